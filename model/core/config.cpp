@@ -1,0 +1,124 @@
+#include "model/core/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "model/core/error.h"
+
+namespace oonic {
+
+namespace {
+
+void walk(ParamTable& t, const YAML::Node& node, const std::string& prefix,
+          const std::string& file) {
+  std::string where = file + ":" + std::to_string(node.Mark().line + 1);
+  if (node.IsMap()) {
+    for (const auto& kv : node) {
+      std::string k = kv.first.as<std::string>();
+      walk(t, kv.second, prefix.empty() ? k : prefix + "." + k, file);
+    }
+  } else if (node.IsScalar()) {
+    if (prefix.empty()) throw Error(msg::kConfig, where + ": expected a map of parameters");
+    t.set(prefix, node.Scalar(), where);
+  } else if (node.IsNull()) {
+    if (!prefix.empty() && t.has(prefix))
+      throw Error(msg::kConfig, where + ": parameter '" + prefix + "' has no value");
+  } else {
+    throw Error(msg::kConfig, where + ": key '" + prefix + "' must be a scalar or a map");
+  }
+}
+
+std::string range_text(const ParamTable::Entry& e) {
+  std::ostringstream os;
+  switch (e.type) {
+    case ParamTable::Type::kUInt:
+    case ParamTable::Type::kDouble:
+      os << "[" << e.min << ", " << e.max << "]";
+      break;
+    case ParamTable::Type::kBool:
+      os << "true|false";
+      break;
+    case ParamTable::Type::kString:
+      for (size_t i = 0; i < e.choices.size(); ++i) os << (i ? "|" : "") << e.choices[i];
+      break;
+  }
+  return os.str();
+}
+
+}  // namespace
+
+void apply_config_file(ParamTable& table, const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw Error(msg::kConfig, path + ": cannot open config file");
+  } catch (const YAML::Exception& e) {
+    throw Error(msg::kConfig, path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  if (root.IsNull()) return;  // empty file: all defaults
+  if (!root.IsMap()) throw Error(msg::kConfig, path + ":1: top level must be a map");
+  walk(table, root, "", path);
+}
+
+void apply_override(ParamTable& table, const std::string& assignment) {
+  auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw Error(msg::kConfig, "--set '" + assignment + "': expected KEY=VALUE");
+  std::string key = assignment.substr(0, eq);
+  std::string val = assignment.substr(eq + 1);
+  try {
+    YAML::Node n = YAML::Load(val);
+    if (n.IsScalar()) val = n.Scalar();
+  } catch (const YAML::Exception&) {
+    // keep the raw text; the table reports the type error
+  }
+  table.set(key, val, "--set");
+}
+
+std::string resolved_yaml(const ParamTable& table) {
+  // Group by dotted prefix to write nested maps in registration order.
+  std::ostringstream os;
+  os << "# oonic resolved configuration: every parameter, with its unit and origin.\n";
+  std::vector<std::string> open;  // current open path components
+  for (const auto& e : table.entries()) {
+    std::vector<std::string> parts;
+    std::stringstream ss(e.key);
+    std::string p;
+    while (std::getline(ss, p, '.')) parts.push_back(p);
+    size_t common = 0;
+    while (common < open.size() && common + 1 < parts.size() && open[common] == parts[common])
+      ++common;
+    open.resize(common);
+    for (size_t i = common; i + 1 < parts.size(); ++i) {
+      os << std::string(2 * i, ' ') << parts[i] << ":\n";
+      open.push_back(parts[i]);
+    }
+    std::string v = table.value_text(e);
+    if (e.type == ParamTable::Type::kString) v = "\"" + v + "\"";
+    os << std::string(2 * (parts.size() - 1), ' ') << parts.back() << ": " << v << "  # "
+       << e.unit << (e.source == "default" ? "" : ", from " + e.source) << "\n";
+  }
+  return os.str();
+}
+
+std::string params_listing(const ParamTable& table, bool markdown) {
+  std::ostringstream os;
+  if (markdown) {
+    os << "| parameter | default | unit | range | description |\n|---|---|---|---|---|\n";
+    for (const auto& e : table.entries())
+      os << "| `" << e.key << "` | " << e.default_text << " | " << e.unit << " | "
+         << range_text(e) << " | " << e.desc << " |\n";
+  } else {
+    for (const auto& e : table.entries()) {
+      os << e.key << " = " << e.default_text << " [" << e.unit << "] range " << range_text(e)
+         << "\n    " << e.desc << "\n";
+    }
+  }
+  return os.str();
+}
+
+}  // namespace oonic

@@ -1,0 +1,22 @@
+// Configuration: a YAML file of nested maps whose leaves are parameters
+// (`rx: {parser: {latency: 4}}` sets rx.parser.latency), then `--set a.b=v`
+// overrides, applied to a ParamTable. The resolved configuration (every
+// parameter, with where its value came from) is written back as YAML.
+#pragma once
+
+#include <string>
+
+#include "model/core/params.h"
+
+namespace oonic {
+
+// Apply every leaf of a YAML file. Errors name FILE:LINE and the key.
+void apply_config_file(ParamTable& table, const std::string& path);
+// Apply "a.b.c=value" (value parsed as a YAML scalar).
+void apply_override(ParamTable& table, const std::string& assignment);
+// Nested YAML of every parameter with its value; comments give unit, source.
+std::string resolved_yaml(const ParamTable& table);
+// Human listing for `oonic params`: key, default, unit, range, description.
+std::string params_listing(const ParamTable& table, bool markdown);
+
+}  // namespace oonic

@@ -1,0 +1,181 @@
+#include "model/core/stats.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/core/error.h"
+
+namespace oonic {
+
+void Histogram::add(double x) {
+  if (count == 0) min = max = x;
+  min = std::min(min, x), max = std::max(max, x);
+  ++count, sum += x;
+  size_t i = x <= 0 ? 0 : static_cast<size_t>(x / bucket_width);
+  if (i >= buckets.size()) i = buckets.size() - 1;
+  ++buckets[i];
+}
+
+void TimeWeighted::finalize(Cycle end) {
+  std::stable_sort(events_.begin(), events_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  points_.clear();
+  int64_t v = 0;
+  peak_ = 0, min_ = 0;
+  long double area = 0;
+  Cycle last_t = 0;
+  for (const auto& [t, d] : events_) {
+    if (t > last_t) {
+      area += static_cast<long double>(v) * static_cast<long double>(std::min(t, end) - std::min(last_t, end));
+      last_t = t;
+    }
+    v += d;
+    if (!points_.empty() && points_.back().first == t)
+      points_.back().second = v;
+    else
+      points_.push_back({t, v});
+    peak_ = std::max(peak_, v), min_ = std::min(min_, v);
+  }
+  if (end > last_t) area += static_cast<long double>(v) * (end - last_t);
+  // Drop change points whose value equals the previous one (net-zero cycles).
+  std::vector<std::pair<Cycle, int64_t>> dedup;
+  for (const auto& p : points_)
+    if (dedup.empty() || dedup.back().second != p.second) dedup.push_back(p);
+  points_.swap(dedup);
+  final_ = v;
+  end_ = end;
+  mean_ = end ? static_cast<double>(area / end) : 0.0;
+  finalized_ = true;
+}
+
+std::vector<double> TimeWeighted::histogram(int64_t top, int n) const {
+  std::vector<double> h(n, 0.0);
+  if (!end_ || top <= 0) return h;
+  auto bucket = [&](int64_t v) {
+    int b = static_cast<int>((static_cast<double>(v) / top) * n);
+    return std::clamp(b, 0, n - 1);
+  };
+  Cycle prev_t = 0;
+  int64_t prev_v = 0;
+  for (const auto& [t, v] : points_) {
+    Cycle tt = std::min(t, end_);
+    if (tt > prev_t) h[bucket(prev_v)] += static_cast<double>(tt - prev_t);
+    prev_t = std::max(prev_t, tt), prev_v = v;
+  }
+  if (end_ > prev_t) h[bucket(prev_v)] += static_cast<double>(end_ - prev_t);
+  for (double& x : h) x /= static_cast<double>(end_);
+  return h;
+}
+
+void Stats::check_new(const std::string& name) {
+  for (const auto& it : items_)
+    if (it.info.name == name) throw Error(msg::kModel, "stat '" + name + "' registered twice");
+}
+
+Counter& Stats::counter(const std::string& name, const char* unit, const char* desc) {
+  check_new(name);
+  counters_.emplace_back();
+  Item it{{name, Kind::kCounter, unit, desc}, &counters_.back(), nullptr, nullptr, {}};
+  items_.push_back(std::move(it));
+  return counters_.back();
+}
+
+Histogram& Stats::histogram(const std::string& name, const char* unit, const char* desc,
+                            double bucket_width, uint32_t nbuckets) {
+  check_new(name);
+  histograms_.emplace_back();
+  histograms_.back().bucket_width = bucket_width;
+  histograms_.back().buckets.assign(std::max<uint32_t>(nbuckets, 1), 0);
+  Item it{{name, Kind::kHistogram, unit, desc}, nullptr, nullptr, nullptr, {}};
+  it.h = &histograms_.back();
+  items_.push_back(std::move(it));
+  return histograms_.back();
+}
+
+TimeWeighted& Stats::gauge(const std::string& name, const char* unit, const char* desc) {
+  check_new(name);
+  gauges_.emplace_back();
+  Item it{{name, Kind::kGauge, unit, desc}, nullptr, nullptr, nullptr, {}};
+  it.g = &gauges_.back();
+  items_.push_back(std::move(it));
+  return gauges_.back();
+}
+
+void Stats::derived(const std::string& name, const char* unit, const char* desc,
+                    std::function<double()> f) {
+  check_new(name);
+  Item it{{name, Kind::kDerived, unit, desc}, nullptr, nullptr, nullptr, {}};
+  it.f = std::move(f);
+  items_.push_back(std::move(it));
+}
+
+nlohmann::json Stats::to_json(Cycle end) {
+  for (auto& g : gauges_)
+    if (!g.finalized()) g.finalize(end);
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& it : items_) {
+    nlohmann::json e;
+    e["unit"] = it.info.unit;
+    e["desc"] = it.info.desc;
+    switch (it.info.kind) {
+      case Kind::kCounter:
+        e["value"] = it.c->value;
+        break;
+      case Kind::kHistogram:
+        e["count"] = it.h->count;
+        e["mean"] = it.h->mean();
+        e["min"] = it.h->min;
+        e["max"] = it.h->max;
+        e["bucket_width"] = it.h->bucket_width;
+        e["buckets"] = it.h->buckets;
+        break;
+      case Kind::kGauge:
+        e["peak"] = it.g->peak();
+        e["mean"] = it.g->mean();
+        e["final"] = it.g->final_value();
+        break;
+      case Kind::kDerived: {
+        double v = it.f();
+        e["value"] = std::isfinite(v) ? v : 0.0;
+        break;
+      }
+    }
+    j[it.info.name] = e;
+  }
+  return j;
+}
+
+std::vector<Stats::Info> Stats::list() const {
+  std::vector<Info> v;
+  for (const auto& it : items_) v.push_back(it.info);
+  return v;
+}
+
+const Counter* Stats::find_counter(const std::string& name) const {
+  for (const auto& it : items_)
+    if (it.info.name == name && it.c) return it.c;
+  return nullptr;
+}
+
+uint64_t Stats::counter_value(const std::string& name) const {
+  const Counter* c = find_counter(name);
+  return c ? c->value : 0;
+}
+
+TimeWeighted* Stats::find_gauge(const std::string& name) {
+  for (auto& it : items_)
+    if (it.info.name == name && it.g) return it.g;
+  return nullptr;
+}
+
+const char* to_string(Stats::Kind k) {
+  switch (k) {
+    case Stats::Kind::kCounter: return "counter";
+    case Stats::Kind::kHistogram: return "histogram";
+    case Stats::Kind::kGauge: return "gauge";
+    case Stats::Kind::kDerived: return "derived";
+  }
+  return "?";
+}
+
+}  // namespace oonic

@@ -1,0 +1,101 @@
+// Stats registry: named counters, histograms, time-weighted gauges and derived
+// figures, each with a unit and a description, dumped as JSON at the end of a
+// run. Names are hierarchical ("nic0.rx.parser.packets"). Plain C++.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/core/cycles.h"
+
+namespace oonic {
+
+struct Counter {
+  uint64_t value = 0;
+  void inc(uint64_t n = 1) { value += n; }
+};
+
+struct Histogram {
+  double bucket_width = 1;
+  std::vector<uint64_t> buckets;  // last bucket collects everything above
+  uint64_t count = 0;
+  double sum = 0, min = 0, max = 0;
+  void add(double x);
+  double mean() const { return count ? sum / count : 0; }
+};
+
+// A quantity that is a step function of the cycle (queue depth, SRAM bits used).
+// Changes may be recorded out of cycle order (blocks book future cycles); the
+// series is sorted once at finalize().
+class TimeWeighted {
+ public:
+  void change(Cycle t, int64_t delta) { events_.push_back({t, delta}); }
+  void finalize(Cycle end);
+  // After finalize: change points (cycle, value), one per cycle with a change.
+  const std::vector<std::pair<Cycle, int64_t>>& points() const { return points_; }
+  int64_t peak() const { return peak_; }
+  double mean() const { return mean_; }
+  int64_t final_value() const { return final_; }
+  int64_t min_value() const { return min_; }
+  // Time-weighted histogram: fraction of cycles spent in each of `n` equal
+  // buckets of [0, top].
+  std::vector<double> histogram(int64_t top, int n) const;
+  bool finalized() const { return finalized_; }
+
+ private:
+  std::vector<std::pair<Cycle, int64_t>> events_;
+  std::vector<std::pair<Cycle, int64_t>> points_;
+  int64_t peak_ = 0, final_ = 0, min_ = 0;
+  double mean_ = 0;
+  Cycle end_ = 0;
+  bool finalized_ = false;
+};
+
+class Stats {
+ public:
+  enum class Kind { kCounter, kHistogram, kGauge, kDerived };
+  struct Info {
+    std::string name;
+    Kind kind;
+    std::string unit;
+    std::string desc;
+  };
+
+  Counter& counter(const std::string& name, const char* unit, const char* desc);
+  Histogram& histogram(const std::string& name, const char* unit, const char* desc,
+                       double bucket_width, uint32_t nbuckets);
+  TimeWeighted& gauge(const std::string& name, const char* unit, const char* desc);
+  void derived(const std::string& name, const char* unit, const char* desc,
+               std::function<double()> f);
+
+  // Finalize every gauge at `end` and build {name: {value/..., unit, desc}}.
+  nlohmann::json to_json(Cycle end);
+  std::vector<Info> list() const;
+  const Counter* find_counter(const std::string& name) const;
+  uint64_t counter_value(const std::string& name) const;  // 0 if absent
+  TimeWeighted* find_gauge(const std::string& name);
+
+ private:
+  void check_new(const std::string& name);
+  struct Item {
+    Info info;
+    Counter* c = nullptr;
+    Histogram* h = nullptr;
+    TimeWeighted* g = nullptr;
+    std::function<double()> f;
+  };
+  std::deque<Counter> counters_;
+  std::deque<Histogram> histograms_;
+  std::deque<TimeWeighted> gauges_;
+  std::vector<Item> items_;
+};
+
+const char* to_string(Stats::Kind k);
+
+}  // namespace oonic

@@ -1,0 +1,107 @@
+// Control plane: ORNIC's Req Manager (Figure 8). The Req Processor registers
+// ACK, NAK and READ-response work here; register-schedulers turn it into frames:
+//   ACK: the QP's latest ACKed PSN is written into its slot of the ACKed-PSN
+//   memory (`control.acked_psn_mem`; later writes overwrite earlier ones) and
+//   the QP is put in the scheduling queue once; when the Hdr Generator is free
+//   the scheduler pops the QP, reads its slot (schedule_cycles + SRAM read) and
+//   the Hdr Generator emits one ACK. Many registrations collapse into one ACK
+//   whenever they arrive faster than ACKs go out.
+//   NAK: the same shape, one slot per QP holding the latest NAK; NAKs go first.
+//   READ response: a FIFO of READ requests; payload is fetched by the DMA
+//   Engine up to dma.read_prefetch_packets ahead and one response packet is
+//   emitted per turn, so ACKs interleave with long READs.
+// This is the one process of the NIC that wakes on its own: when work
+// registered for a cycle becomes due, or when the Hdr Generator frees up.
+#pragma once
+
+#include <deque>
+#include <queue>
+#include <systemc>
+#include <vector>
+
+#include "model/core/clock.h"
+#include "model/core/stats.h"
+#include "model/core/vcd.h"
+#include "model/ornic/dma_engine.h"
+#include "model/ornic/ornic_params.h"
+#include "model/ornic/qp_context.h"
+#include "model/ornic/tx/hdr_generator.h"
+#include "model/sram/sram.h"
+
+namespace oonic::ornic {
+
+class ReqManager : public sc_core::sc_module {
+ public:
+  ReqManager(sc_core::sc_module_name name, const BlockEnv& env, QpContextTable& qps,
+             HdrGenerator& hdr, DmaEngine& dma);
+
+  // Registrations, booked for cycle t (>= now).
+  void register_ack(Cycle t, uint32_t qp, uint32_t psn, uint32_t msn, bool start_addr_cached);
+  void register_nak(Cycle t, uint32_t qp, uint8_t syndrome, uint32_t psn, uint32_t msn);
+  void register_bitmap_nak(Cycle t, uint32_t qp, uint32_t epsn, uint32_t msn,
+                           const wire::BitmapBlock& block);
+  void register_read(Cycle t, uint32_t qp, uint64_t va, uint32_t len, uint32_t psn, uint32_t msn,
+                     bool ooo);
+  Sram& acked_psn_mem() { return mem_; }
+  // Last cycle at which this manager sent or will send something.
+  Cycle last_activity() const { return last_activity_; }
+
+ private:
+  SC_HAS_PROCESS(ReqManager);
+  void scheduler();
+  enum class Kind : uint8_t { kAck, kNak, kBitmapNak, kRead };
+  struct Pending {
+    Cycle t;
+    uint64_t seq;
+    Kind kind;
+    uint32_t qp;
+    uint32_t psn, msn;
+    uint8_t syndrome;
+    bool flag;
+    uint64_t va;
+    uint32_t len;
+    wire::BitmapBlock block;
+    bool operator>(const Pending& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  };
+  struct Slot {  // a QP's word in the ACKed-PSN memory (and its NAK slot)
+    uint32_t psn = 0, msn = 0;
+    bool cached = false, queued = false;
+    uint32_t nak_psn = 0, nak_msn = 0;
+    uint8_t nak_syndrome = 0;
+    bool nak_queued = false, nak_is_bitmap = false;
+    wire::BitmapBlock nak_block;
+  };
+  struct ReadJob {
+    uint32_t qp;
+    uint64_t va;
+    uint32_t len, psn, msn;
+    bool ooo;
+    uint32_t packets, sent = 0, fetched = 0;
+    std::deque<Cycle> ready;  // data-ready cycle of fetched, unsent packets
+    std::vector<uint8_t> data;  // ring of prefetch slots
+  };
+  void apply(const Pending& w);
+  void prefetch(ReadJob& j, Cycle now);
+  void notify_at(Cycle t);
+
+  OrnicParams p_;
+  ClockDomain clk_;
+  QpContextTable& qps_;
+  HdrGenerator& hdr_;
+  DmaEngine& dma_;
+  Sram mem_;
+  std::vector<Slot> slots_;
+  std::deque<uint32_t> ack_q_, nak_q_;
+  std::deque<ReadJob> reads_;
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;
+  uint64_t seq_ = 0;
+  sc_core::sc_event wake_;
+  Cycle last_activity_ = 0;
+  Counter& ack_regs_;
+  Counter& acks_sent_;
+  Counter& nak_regs_;
+  Counter& wakes_;
+  Probe p_queue_;
+};
+
+}  // namespace oonic::ornic

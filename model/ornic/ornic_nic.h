@@ -1,0 +1,114 @@
+// An ORNIC NIC (Figure 1) as a SystemC module: RX, Control and TX planes, the
+// DMA Engine and the QP context table, between a network port and a DMA port.
+//   mac_rx_socket         TLM target: frames arriving from the network
+//   mac_tx_socket         TLM initiator: frames the NIC sends
+//   dma_initiator_socket  TLM initiator: to the PCIe link / host memory
+// The receive path runs in the caller's thread when a frame arrives: each block
+// books its whole schedule for the packet at that moment (see README "Timing
+// model"), so a packet costs no process wake inside the NIC; the Req Manager's
+// scheduler is the one process that wakes, when ACK/NAK/READ work falls due.
+#pragma once
+
+#include <memory>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include <vector>
+
+#include "model/core/clock.h"
+#include "model/ornic/block_env.h"
+#include "model/ornic/control/req_manager.h"
+#include "model/ornic/dma_engine.h"
+#include "model/ornic/packet_log.h"
+#include "model/ornic/qp_context.h"
+#include "model/ornic/rx/bitmap_manager.h"
+#include "model/ornic/rx/pkt_buffer.h"
+#include "model/ornic/rx/req_processor.h"
+#include "model/ornic/rx/rsp_processor.h"
+#include "model/ornic/rx/rx_parser.h"
+#include "model/ornic/tx/hdr_generator.h"
+
+namespace oonic::ornic {
+
+class TxPlane : public sc_core::sc_module {
+ public:
+  HdrGenerator hdr_generator;
+  TxPlane(sc_core::sc_module_name n, const BlockEnv& env)
+      : sc_module(n), hdr_generator("hdr_generator", env) {}
+};
+
+class ControlPlane : public sc_core::sc_module {
+ public:
+  ReqManager req_manager;
+  ControlPlane(sc_core::sc_module_name n, const BlockEnv& env, QpContextTable& qps,
+               HdrGenerator& hdr, DmaEngine& dma)
+      : sc_module(n), req_manager("req_manager", env, qps, hdr, dma) {}
+};
+
+class RxPlane : public sc_core::sc_module {
+ public:
+  Sram req_pkt_sram, req_hdr_sram, rsp_pkt_sram, rsp_hdr_sram;
+  PktBuffer req_pkt_buffer, req_hdr_buffer, rsp_pkt_buffer, rsp_hdr_buffer;
+  RxParser parser;
+  BitmapManager bitmap_manager;
+  ReqProcessor req_processor;
+  RspProcessor rsp_processor;
+  RxPlane(sc_core::sc_module_name n, const BlockEnv& env, QpContextTable& qps, DmaEngine& dma,
+          ReqManager& req_manager);
+};
+
+class OrnicNic : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<OrnicNic> mac_rx_socket;
+  tlm_utils::simple_initiator_socket<OrnicNic> mac_tx_socket;
+  tlm::tlm_initiator_socket<> dma_initiator_socket;
+
+  OrnicNic(sc_core::sc_module_name name, const OrnicParams& p, Stats& stats, Vcd* vcd);
+
+  // QP setup (the Register Manager's job once it exists; here a backdoor used
+  // by platforms before the simulation starts). Returns the context index.
+  uint32_t add_qp(const QpContext& ctx);
+  void add_read_wqe(uint32_t qpn, const ReadWqe& rw);
+  void set_packet_log(PacketLog* log) { log_ = log; }
+  PacketLog* packet_log() { return log_; }
+
+  // Every SRAM instance of the NIC, for reports.
+  std::vector<Sram*> srams();
+  const ClockDomain& clock() const { return clk_; }
+  const OrnicParams& params() const { return p_; }
+  QpContextTable& qps() { return qps_; }
+  // Last cycle with activity (arrival processed, DMA done, frame sent).
+  Cycle last_activity() const;
+  uint64_t payload_bytes_placed() const;
+  const Counter& drops(Drop d) const { return *drops_[static_cast<size_t>(d)]; }
+  uint64_t drops_total() const;
+  RxPlane& rx() { return rx_; }
+  ControlPlane& control() { return control_; }
+  TxPlane& tx() { return tx_; }
+
+ private:
+  void mac_rx(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void send_frame(Cycle start, const uint8_t* frame, size_t len);
+
+  OrnicParams p_;
+  ClockDomain clk_;
+  BlockEnv env_;
+  Sram qp_ctx_sram_;
+  QpContextTable qps_;
+  DmaEngine dma_;
+  TxPlane tx_;
+  ControlPlane control_;
+  RxPlane rx_;
+  PacketLog* log_ = nullptr;
+  std::vector<Counter*> drops_;
+  Counter accepted_frames_;  // frames with no drop (not a registered stat)
+  Counter& frames_in_;
+  Counter& frames_out_;
+  wire::PacketView view_;
+  tlm::tlm_generic_payload tx_gp_;
+  Cycle last_rx_ = 0;
+  uint32_t rx_count_ = 0;
+};
+
+}  // namespace oonic::ornic

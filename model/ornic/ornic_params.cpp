@@ -1,0 +1,84 @@
+#include "model/ornic/ornic_params.h"
+
+#include "model/core/error.h"
+#include "model/wire/roce.h"
+
+namespace oonic::ornic {
+
+void OrnicParams::describe(ParamTable& t) {
+  t.add("nic.clock_mhz", &nic.clock_mhz, "MHz", "NIC clock; every NIC latency is in these cycles",
+        1, 2000);
+  t.add("nic.datapath_bytes", &nic.datapath_bytes, "byte",
+        "datapath width: a B-byte packet takes ceil(B/width) beats", 8, 1024);
+  t.add("nic.ordering", &nic.ordering,
+        "receive ordering layer (ornic: bitmap block array, OTD, direct write)", {"ornic"});
+  t.add("nic.max_qps", &nic.max_qps, "QP", "QP context slots (ORNIC reference: 2048)", 1, 65536);
+  t.add("nic.pmtu_bytes", &nic.pmtu_bytes, "byte",
+        "path MTU: payload bytes of every data packet but a message's last (Eq. 1)", 256, 4096);
+  t.add("nic.otd", &nic.otd, "PSN",
+        "default OOO tolerance distance per QP (Eq. 3); psn - ePSN > OTD declares a loss", 1,
+        1u << 22);
+  t.add("mac.rate_gbps", &mac.rate_gbps, "Gbit/s",
+        "MAC line rate; a frame holds the MAC for (frame + FCS + preamble/IFG) bytes", 1, 1600);
+  t.add("rx.parser.latency", &parser.latency, "cycle",
+        "cycles after a frame's last beat until its header is classified and its ICRC checked", 0,
+        1000);
+  t.add("rx.parser.check_icrc", &parser.check_icrc, "verify the ICRC of every frame (drop if bad)");
+  t.add("rx.req_processor.ii_cycles", &req_processor.ii_cycles, "cycle",
+        "initiation interval: a new request header every ii cycles", 1, 1000);
+  t.add("rx.req_processor.check_cycles", &req_processor.check_cycles, "cycle",
+        "transport checks (PSN, opcode, R_Key, Eq. 1/2) after the QP context read", 0, 1000);
+  t.add("rx.req_processor.ack_policy", &req_processor.ack_policy,
+        "when the Req Processor registers ACK work: every packet that advances the ACKed PSN "
+        "(ORNIC Figure 8), or only AckReq/last packets and the Start_Addr-cached announcement",
+        {"every", "ackreq"});
+  t.add("rx.rsp_processor.ii_cycles", &rsp_processor.ii_cycles, "cycle",
+        "initiation interval: a new response header every ii cycles", 1, 1000);
+  t.add("rx.rsp_processor.check_cycles", &rsp_processor.check_cycles, "cycle",
+        "response checks after the QP context read", 0, 1000);
+  t.add("bitmap.block_bits", &bitmap.block_bits, "bit", "M: bits per bitmap block in the pool", 1,
+        wire::kMaxBitmapBlockBits);
+  t.add("bitmap.nodes_per_qp", &bitmap.nodes_per_qp, "node",
+        "N: block nodes in each QP's cyclic array (QP bitmap width = N x M)", 1, 4096);
+  t.add("bitmap.pool_blocks", &bitmap.pool_blocks, "block",
+        "blocks in the shared bitmap block pool (reference 2048 x 2)", 1, 1u << 24);
+  t.add("dma.setup_cycles", &dma.setup_cycles, "cycle",
+        "DMA Engine cycles to take a descriptor before its first beat", 0, 1000);
+  t.add("dma.read_prefetch_packets", &dma.read_prefetch_packets, "packet",
+        "READ-response payload fetches issued ahead of transmission", 1, 1024);
+  t.add("control.req_manager.schedule_cycles", &req_manager.schedule_cycles, "cycle",
+        "register-scheduler cycles to pop a QP and read its latest ACKed PSN", 0, 1000);
+  t.add("tx.hdr_generator.ack_cycles", &hdr_generator.ack_cycles, "cycle",
+        "Hdr Generator cycles to build an ACK/NAK frame", 1, 1000);
+  t.add("tx.hdr_generator.data_cycles", &hdr_generator.data_cycles, "cycle",
+        "Hdr Generator cycles to build a data (READ response) header", 1, 1000);
+  sram.req_pkt_buffer.describe(t, "sram.rx.req_pkt_buffer", "the Req Pkt Buffer (request payloads)");
+  sram.req_hdr_buffer.describe(t, "sram.rx.req_hdr_buffer", "the Req Hdr Buffer (request headers)");
+  sram.rsp_pkt_buffer.describe(t, "sram.rx.rsp_pkt_buffer",
+                               "the Rsp Pkt Buffer (response payloads)");
+  sram.rsp_hdr_buffer.describe(t, "sram.rx.rsp_hdr_buffer",
+                               "the Rsp Hdr Buffer (response headers)");
+  sram.qp_context.describe(t, "sram.qp.context", "the QP context table (one word per QP)");
+  sram.acked_psn_mem.describe(t, "sram.control.acked_psn_mem",
+                              "the Req Manager's ACKed-PSN memory (one word per QP)");
+  pcie.describe(t);
+  host.describe(t);
+}
+
+void OrnicParams::validate() const {
+  if (uint64_t{bitmap.block_bits} * bitmap.nodes_per_qp <= nic.otd)
+    throw Error(msg::kConfig,
+                "bitmap.nodes_per_qp x bitmap.block_bits (" +
+                    std::to_string(uint64_t{bitmap.block_bits} * bitmap.nodes_per_qp) +
+                    " bits) must exceed nic.otd (" + std::to_string(nic.otd) +
+                    "): the bitmap is OTD + BDP wide (Eq. 5)");
+  if (sram.qp_context.depth < nic.max_qps)
+    throw Error(msg::kConfig, "sram.qp.context.depth (" + std::to_string(sram.qp_context.depth) +
+                                  ") must be at least nic.max_qps (" +
+                                  std::to_string(nic.max_qps) + ")");
+  uint32_t p = nic.pmtu_bytes;
+  if (p != 256 && p != 512 && p != 1024 && p != 2048 && p != 4096)
+    throw Error(msg::kConfig, "nic.pmtu_bytes must be 256, 512, 1024, 2048 or 4096");
+}
+
+}  // namespace oonic::ornic

@@ -1,0 +1,91 @@
+// Parameters of an ORNIC NIC, one struct per block (Figure 1), each mapped to
+// dotted keys by describe(). The member initializers are the defaults.
+#pragma once
+
+#include <string>
+
+#include "model/core/params.h"
+#include "model/sram/sram.h"
+#include "tlm/host_memory.h"
+#include "tlm/pcie_link.h"
+
+namespace oonic::ornic {
+
+struct NicParams {  // nic.*
+  double clock_mhz = 250;
+  uint32_t datapath_bytes = 64;
+  std::string ordering = "ornic";
+  uint32_t max_qps = 2048;
+  uint32_t pmtu_bytes = 4096;
+  uint32_t otd = 64;
+};
+
+struct MacParams {  // mac.*
+  double rate_gbps = 100;
+};
+
+struct RxParserParams {  // rx.parser.*
+  uint32_t latency = 4;
+  bool check_icrc = true;
+};
+
+struct ReqProcessorParams {  // rx.req_processor.*
+  uint32_t ii_cycles = 4;
+  uint32_t check_cycles = 1;
+  std::string ack_policy = "every";
+};
+
+struct RspProcessorParams {  // rx.rsp_processor.*
+  uint32_t ii_cycles = 4;
+  uint32_t check_cycles = 1;
+};
+
+struct BitmapParams {  // bitmap.*
+  uint32_t block_bits = 16;
+  uint32_t nodes_per_qp = 20;
+  uint32_t pool_blocks = 4096;
+};
+
+struct DmaParams {  // dma.*
+  uint32_t setup_cycles = 2;
+  uint32_t read_prefetch_packets = 8;
+};
+
+struct ReqManagerParams {  // control.req_manager.*
+  uint32_t schedule_cycles = 1;
+};
+
+struct HdrGeneratorParams {  // tx.hdr_generator.*
+  uint32_t ack_cycles = 4;
+  uint32_t data_cycles = 4;
+};
+
+struct SramSet {  // sram.<instance>.*
+  SramParams req_pkt_buffer{512, 2048, "1R1W", 1};
+  SramParams req_hdr_buffer{512, 64, "1R1W", 1};
+  SramParams rsp_pkt_buffer{512, 2048, "1R1W", 1};
+  SramParams rsp_hdr_buffer{512, 64, "1R1W", 1};
+  SramParams qp_context{512, 2048, "2RW", 1};
+  SramParams acked_psn_mem{64, 2048, "1R1W", 1};
+};
+
+struct OrnicParams {
+  NicParams nic;
+  MacParams mac;
+  RxParserParams parser;
+  ReqProcessorParams req_processor;
+  RspProcessorParams rsp_processor;
+  BitmapParams bitmap;
+  DmaParams dma;
+  ReqManagerParams req_manager;
+  HdrGeneratorParams hdr_generator;
+  SramSet sram;
+  PcieParams pcie;
+  HostMemoryParams host;
+
+  void describe(ParamTable& t);
+  // Cross-parameter checks; throws oonic::Error naming the keys.
+  void validate() const;
+};
+
+}  // namespace oonic::ornic

@@ -1,0 +1,106 @@
+#include "model/ornic/rx/bitmap_manager.h"
+
+#include <cmath>
+
+namespace oonic::ornic {
+
+namespace {
+
+ordering::OrnicBitmap::Params core_params(const OrnicParams& p) {
+  ordering::OrnicBitmap::Params c;
+  c.block_bits = p.bitmap.block_bits;
+  c.nodes_per_qp = p.bitmap.nodes_per_qp;
+  c.pool_blocks = p.bitmap.pool_blocks;
+  c.max_qps = p.nic.max_qps;
+  return c;
+}
+
+uint32_t id_bits(uint32_t blocks) {
+  uint32_t b = 1;
+  while ((1ull << b) < blocks) ++b;
+  return b;
+}
+
+SramParams node_sram(const OrnicParams& p, uint32_t node_bits) {
+  return SramParams{node_bits, p.nic.max_qps * p.bitmap.nodes_per_qp, "1RW", 0};
+}
+
+}  // namespace
+
+BitmapManager::BitmapManager(sc_core::sc_module_name name, const BlockEnv& env)
+    : sc_module(name),
+      core_(core_params(env.p)),
+      node_bits_(id_bits(env.p.bitmap.pool_blocks) + 2),
+      node_array_("bitmap.node_array", node_sram(env.p, node_bits_), env.stats,
+                  env.sram_stat("bitmap.node_array")),
+      block_pool_("bitmap.block_pool",
+                  SramParams{env.p.bitmap.block_bits, env.p.bitmap.pool_blocks, "1RW", 0},
+                  env.stats, env.sram_stat("bitmap.block_pool")),
+      calls_(env.stats.counter(std::string(this->name()) + ".calls", "call",
+                           "bitmap lookups by the Req and Rsp Processors")),
+      naks_(env.stats.counter(std::string(this->name()) + ".loss_declared", "event",
+                          "OTD violations that produced a NAK block")),
+      locate_(env.stats.histogram(std::string(this->name()) + ".locate_cycles", "cycle",
+                              "cycles to locate an OOO packet's bitmap block", 1, 16)) {
+  std::string n = this->name();
+  env.stats.derived(n + ".port_stall_cycles", "cycle",
+                "cycles calls waited for the manager's port (Req/Rsp contention)",
+                [this] { return static_cast<double>(port_.stall_cycles()); });
+  env.stats.derived(n + ".pool_peak_blocks", "block", "most pool blocks held at once",
+                [this] {
+                  return static_cast<double>(block_pool_.occupancy().peak()) /
+                         block_pool_.params().width_bits;
+                });
+  p_qp_.bind(env.vcd, n + ".qp", 16);
+  p_psn_.bind(env.vcd, n + ".psn", 24);
+  p_epsn_.bind(env.vcd, n + ".epsn", 24);
+  p_header_ptr_.bind(env.vcd, n + ".header_ptr", 16);
+  p_blocks_held_.bind(env.vcd, n + ".blocks_held", 16);
+  p_pool_used_.bind(env.vcd, n + ".pool_used", 24);
+  p_nak_.bind(env.vcd, n + ".nak", 1);
+}
+
+void BitmapManager::open(Cycle t, uint32_t qp, uint32_t start_psn, uint32_t otd) {
+  if (core_.is_open(qp)) return;
+  core_.open(qp, start_psn, otd);
+  // The QP's N node words become live.
+  node_array_.occupy(t, int64_t{core_.params().nodes_per_qp} * node_bits_);
+}
+
+void BitmapManager::close(Cycle t, uint32_t qp) {
+  if (!core_.is_open(qp)) return;
+  uint32_t held = core_.blocks_held(qp);
+  core_.close(qp);
+  node_array_.occupy(t, -int64_t{core_.params().nodes_per_qp} * node_bits_);
+  block_pool_.occupy(t, -int64_t{held} * core_.params().block_bits);
+}
+
+BitmapManager::Result BitmapManager::access(Cycle t, uint32_t qp, uint32_t psn) {
+  Result r;
+  r.out = core_.receive(qp, psn);
+  calls_.inc();
+  Cycle c = r.out.cycles;
+  r.grant = port_.acquire(t, c ? c : 1);
+  r.done = r.grant + c;
+  // One cycle per access, as ORNIC §4.3 counts; the SRAMs keep the access counts.
+  for (uint32_t i = 0; i < r.out.node_accesses; ++i) node_array_.read(r.grant + i, node_bits_);
+  for (uint32_t i = 0; i < r.out.block_accesses; ++i)
+    block_pool_.read(r.grant + i, core_.params().block_bits);
+  if (r.out.blocks_delta)
+    block_pool_.occupy(r.done, int64_t{r.out.blocks_delta} * core_.params().block_bits);
+  if (r.out.locate_cycles) locate_.add(r.out.locate_cycles);
+  if (r.out.nak) naks_.inc();
+  if (p_qp_.on()) {
+    p_qp_.set(r.grant, qp);
+    p_psn_.set(r.grant, psn);
+    p_epsn_.set(r.done, r.out.epsn);
+    p_header_ptr_.set(r.done, core_.header_ptr(qp));
+    p_blocks_held_.set(r.done, r.out.blocks_held);
+    p_pool_used_.set(r.done, core_.pool_used());
+    p_nak_.set(r.done, r.out.nak);
+    if (r.out.nak) p_nak_.set(r.done + 1, 0);
+  }
+  return r;
+}
+
+}  // namespace oonic::ornic

@@ -1,0 +1,360 @@
+#include "model/ornic/rx/req_processor.h"
+
+#include <algorithm>
+
+namespace oonic::ornic {
+
+namespace {
+
+bool is_ooo_write(uint8_t op) {
+  return op == wire::kOooWriteFSpot || op == wire::kOooWriteSpot || op == wire::kOooWriteLast ||
+         op == wire::kOooWriteLastFSpot;
+}
+
+}  // namespace
+
+// What the processor decided for one packet; carried out when the QP context
+// has been written back (t5).
+struct ReqActions {
+  bool place = false;
+  uint64_t addr = 0;
+  bool ack = false;
+  bool nak = false;
+  uint8_t syndrome = 0;
+  uint32_t nak_psn = 0;
+  bool bitmap_nak = false;
+  wire::BitmapBlock block;
+  bool read = false;
+  bool read_ooo = false;
+};
+ReqActions g_act;  // one NIC processes one packet at a time
+
+ReqProcessor::ReqProcessor(sc_core::sc_module_name name, const BlockEnv& env, QpContextTable& qps,
+                           BitmapManager& bitmap, DmaEngine& dma, ReqManager& req_manager,
+                           PktBuffer& hdr_buf, PktBuffer& pkt_buf)
+    : sc_module(name),
+      p_(env.p),
+      qps_(qps),
+      bitmap_(bitmap),
+      dma_(dma),
+      rm_(req_manager),
+      hdr_buf_(hdr_buf),
+      pkt_buf_(pkt_buf),
+      packets_(env.stats.counter(std::string(this->name()) + ".packets", "packet",
+                                 "request headers processed")),
+      accepted_(env.stats.counter(std::string(this->name()) + ".accepted", "packet",
+                                  "request packets accepted (payload placed or READ served)")),
+      accepted_bytes_(env.stats.counter(std::string(this->name()) + ".accepted_bytes", "byte",
+                                        "payload bytes of accepted WRITE/SEND packets")),
+      ooo_packets_(env.stats.counter(std::string(this->name()) + ".ooo_accepted", "packet",
+                                     "OOO WRITE packets accepted ahead of ePSN")),
+      in_order_(env.stats.counter(std::string(this->name()) + ".in_order_accepted", "packet",
+                                  "packets accepted at ePSN")),
+      messages_(env.stats.counter(std::string(this->name()) + ".messages", "message",
+                                  "complete requests received (MSN increments)")),
+      start_addr_cached_(env.stats.counter(std::string(this->name()) + ".start_addr_cached",
+                                           "event", "Start_Addr computed by Eq. 2 and cached")),
+      reads_(env.stats.counter(std::string(this->name()) + ".read_requests", "request",
+                               "READ requests accepted")) {
+  std::string n = this->name();
+  env.stats.derived(n + ".stall_cycles", "cycle",
+                    "cycles headers waited for a pipeline slot",
+                    [this] { return static_cast<double>(pipe_.stall_cycles()); });
+  p_qpn_.bind(env.vcd, n + ".qpn", 24);
+  p_psn_.bind(env.vcd, n + ".psn", 24);
+  p_epsn_.bind(env.vcd, n + ".epsn", 24);
+  p_verdict_.bind(env.vcd, n + ".drop", 8);
+}
+
+bool ReqProcessor::region_ok(const QpContext& c, uint32_t rkey, uint64_t va, uint64_t len) const {
+  for (const MemoryRegion& r : c.regions)
+    if (r.rkey == rkey && va >= r.base && va + len <= r.base + r.length && va + len >= va)
+      return true;
+  return false;
+}
+
+void ReqProcessor::drop(Cycle t, const wire::PacketView& v, PacketRecord& rec, Drop d) {
+  rec.drop = d;
+  rec.verdict = d == Drop::kDuplicate ? "duplicate" : "dropped";
+  pkt_buf_.discard(t, v.payload_len);
+}
+
+void ReqProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord& rec) {
+  packets_.inc();
+  ReqActions& a = g_act;
+  a = ReqActions{};
+  Cycle s = pipe_.acquire(ready, p_.req_processor.ii_cycles);
+  Cycle t1 = hdr_buf_.read_out(s, v.header_len);
+  uint8_t op = v.bth.opcode;
+  int64_t qi = qps_.find(v.bth.dest_qp);
+  if (qi < 0) {
+    drop(t1, v, rec, Drop::kUnknownQp);
+    rec.processed = t1;
+    return;
+  }
+  QpContext& c = qps_.at(static_cast<uint32_t>(qi));
+  const uint32_t ctx_bits = qps_.sram().params().width_bits;
+  Cycle t2 = qps_.sram().read(t1, ctx_bits);
+  Cycle t3 = t2 + p_.req_processor.check_cycles;
+  Cycle t4 = t3;
+  rec.verdict = "accepted";
+  if (is_ooo_write(op))
+    ooo_write(t3, static_cast<uint32_t>(qi), c, v, rec, &t4);
+  else if (op == wire::kReadRequest || op == wire::kOooReadRequest)
+    read_request(t3, static_cast<uint32_t>(qi), c, v, rec);
+  else
+    standard(t3, static_cast<uint32_t>(qi), c, v, rec, &t4);
+  Cycle t5 = qps_.sram().write(t4, ctx_bits);
+  rec.processed = t5;
+  if (p_qpn_.on()) {
+    p_qpn_.set(s, v.bth.dest_qp);
+    p_psn_.set(s, v.bth.psn);
+    p_epsn_.set(t5, c.epsn);
+    p_verdict_.set(t5, static_cast<uint64_t>(rec.drop));
+  }
+  if (rec.drop != Drop::kNone && rec.drop != Drop::kDuplicate) {
+    // dropped: nothing placed
+  } else if (rec.drop == Drop::kNone) {
+    accepted_.inc();
+  }
+  if (a.place) place(t5, a.addr, v, rec);
+  if (a.read) {
+    reads_.inc();
+    rm_.register_read(t5, static_cast<uint32_t>(qi), v.reth.va, v.reth.dma_len, v.bth.psn, c.msn,
+                      a.read_ooo);
+  }
+  if (a.bitmap_nak)
+    rm_.register_bitmap_nak(t5, static_cast<uint32_t>(qi), c.epsn, c.msn, a.block);
+  if (a.nak) rm_.register_nak(t5, static_cast<uint32_t>(qi), a.syndrome, a.nak_psn, c.msn);
+  if (a.ack) ack(t5, static_cast<uint32_t>(qi), c, true);
+}
+
+void ReqProcessor::place(Cycle t, uint64_t addr, const wire::PacketView& v, PacketRecord& rec) {
+  accepted_bytes_.inc(v.payload_len);
+  if (v.payload_len == 0) return;
+  Cycle done = dma_.write(t, addr, v.payload, v.payload_len, &pkt_buf_);
+  rec.dma_done = done;
+  last_dma_done_ = std::max(last_dma_done_, done);
+}
+
+void ReqProcessor::ack(Cycle t, uint32_t qi, QpContext& c, bool) {
+  rm_.register_ack(t, qi, wire::psn_add(c.epsn, -1), c.msn, c.announce_cached);
+  c.announce_cached = false;
+}
+
+bool ReqProcessor::leave_ooo(Cycle t, uint32_t qi, QpContext& c, uint32_t psn) {
+  if (!c.ooo_active) return true;
+  // A standard request may follow an OOO WQE once every OOO PSN is in.
+  if (bitmap_.core().blocks_held(qi) != 0 || psn != c.epsn) return false;
+  bitmap_.close(t, qi);
+  c.ooo_active = false;
+  return true;
+}
+
+void ReqProcessor::standard(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
+                            PacketRecord& rec, Cycle*) {
+  ReqActions& a = g_act;
+  const uint8_t op = v.bth.opcode;
+  const uint32_t psn = v.bth.psn;
+  if (!leave_ooo(t3, qi, c, psn)) {
+    drop(t3, v, rec, Drop::kInvalidRequest);
+    return;
+  }
+  int32_t d = wire::psn_diff(psn, c.epsn);
+  if (d < 0) {
+    drop(t3, v, rec, Drop::kDuplicate);
+    a.ack = true;  // re-ACK so the requester learns what arrived
+    return;
+  }
+  if (d > 0) {
+    if (!c.nak_sent) {
+      a.nak = true, a.syndrome = wire::kAethNakPsnSeqErr, a.nak_psn = c.epsn;
+      c.nak_sent = true;
+    }
+    drop(t3, v, rec, Drop::kPsnSequenceError);
+    return;
+  }
+  const bool is_send = op <= wire::kSendOnlyImm;
+  const bool first = v.flags & wire::kIsFirst;
+  const bool last = v.flags & wire::kIsLast;
+  auto nak_and_drop = [&](uint8_t syndrome, Drop why) {
+    a.nak = true, a.syndrome = syndrome, a.nak_psn = psn;
+    drop(t3, v, rec, why);
+  };
+  if (first) {
+    if (c.in_msg) return nak_and_drop(wire::kAethNakInvalidReq, Drop::kInvalidRequest);
+    if (is_send) {
+      if (c.recv_next >= c.recv_count) return nak_and_drop(wire::kAethRnrNak, Drop::kNoRecvBuffer);
+      c.msg_addr = c.recv_base + uint64_t{c.recv_next} * c.recv_bytes;
+      c.msg_end = c.msg_addr + c.recv_bytes;
+      ++c.recv_next;
+    } else {
+      if (!region_ok(c, v.reth.rkey, v.reth.va, v.reth.dma_len))
+        return nak_and_drop(wire::kAethNakRemoteAccess, Drop::kRemoteAccess);
+      c.msg_addr = v.reth.va;
+      c.msg_end = v.reth.va + v.reth.dma_len;
+    }
+    c.in_msg = true;
+    c.msg_is_send = is_send;
+  } else if (!c.in_msg || c.msg_is_send != is_send) {
+    return nak_and_drop(wire::kAethNakInvalidReq, Drop::kInvalidRequest);
+  }
+  if (c.msg_addr + v.payload_len > c.msg_end)
+    return nak_and_drop(is_send ? wire::kAethNakInvalidReq : wire::kAethNakRemoteAccess,
+                        is_send ? Drop::kInvalidRequest : Drop::kRemoteAccess);
+  a.place = true;
+  a.addr = c.msg_addr;
+  c.msg_addr += v.payload_len;
+  if (last) {
+    c.in_msg = false;
+    c.msn = (c.msn + 1) & wire::kPsnMask;
+    messages_.inc();
+  }
+  c.epsn = wire::psn_add(psn, 1);
+  c.nak_sent = false;
+  in_order_.inc();
+  a.ack = p_.req_processor.ack_policy == "every" || v.bth.ack_req || last;
+}
+
+void ReqProcessor::ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
+                             PacketRecord& rec, Cycle* t4) {
+  ReqActions& a = g_act;
+  const uint8_t op = v.bth.opcode;
+  const uint32_t psn = v.bth.psn;
+  if (c.in_msg) {
+    drop(t3, v, rec, Drop::kInvalidRequest);
+    return;
+  }
+  if (!c.ooo_active) {
+    bitmap_.open(t3, qi, c.epsn, c.otd);
+    c.ooo_active = true;
+    c.wqe_start_psn = c.epsn;
+    c.start_addr_cached = false;
+    c.wqe_last_known = false;
+  }
+  if (wire::psn_diff(psn, c.epsn) < 0) {
+    drop(t3, v, rec, Drop::kDuplicate);  // below ePSN: known from the context, no bitmap access
+    a.ack = true;
+    return;
+  }
+  const bool fspot = op == wire::kOooWriteFSpot || op == wire::kOooWriteLastFSpot;
+  const bool last = op == wire::kOooWriteLast || op == wire::kOooWriteLastFSpot;
+  const uint64_t off = uint64_t(uint32_t(wire::psn_diff(psn, c.wqe_start_psn))) * c.pmtu;
+  auto nak_and_drop = [&](uint8_t syndrome, Drop why) {
+    a.nak = true, a.syndrome = syndrome, a.nak_psn = psn;
+    drop(t3, v, rec, why);
+  };
+  uint64_t addr;
+  if (fspot) {
+    if (!c.start_addr_cached) {
+      if (v.reth.va < off) return nak_and_drop(wire::kAethNakRemoteAccess, Drop::kRemoteAccess);
+      uint64_t start = v.reth.va - off;  // Eq. 2
+      if (!region_ok(c, v.reth.rkey, start, v.reth.dma_len))
+        return nak_and_drop(wire::kAethNakRemoteAccess, Drop::kRemoteAccess);
+      c.start_addr = start;
+      c.wqe_len = v.reth.dma_len;
+      c.wqe_rkey = v.reth.rkey;
+      c.start_addr_cached = true;
+      c.announce_cached = true;
+      start_addr_cached_.inc();
+    }
+    addr = v.reth.va;
+    if (addr != c.start_addr + off)
+      return nak_and_drop(wire::kAethNakInvalidReq, Drop::kInvalidRequest);
+  } else {
+    if (!c.start_addr_cached) {
+      drop(t3, v, rec, Drop::kSpotBeforeStartAddr);
+      return;
+    }
+    addr = c.start_addr + off;  // Eq. 1
+  }
+  if (addr + v.payload_len > c.start_addr + c.wqe_len)
+    return nak_and_drop(wire::kAethNakRemoteAccess, Drop::kRemoteAccess);
+
+  BitmapManager::Result r = bitmap_.access(t3, qi, psn);
+  *t4 = r.done;
+  rec.bitmap = true;
+  rec.locate_cycles = r.out.locate_cycles;
+  rec.bitmap_cycles = r.out.cycles;
+  rec.blocks_held = r.out.blocks_held;
+  if (r.out.nak) a.bitmap_nak = true, a.block = r.out.nak_block;
+  switch (r.out.verdict) {
+    case ordering::Verdict::kInOrder:
+    case ordering::Verdict::kOutOfOrder: {
+      a.place = true;
+      a.addr = addr;
+      if (r.out.verdict == ordering::Verdict::kInOrder)
+        in_order_.inc();
+      else
+        ooo_packets_.inc(), rec.verdict = "ooo";
+      if (last) c.wqe_last_psn = psn, c.wqe_last_known = true;
+      c.epsn = r.out.epsn;
+      bool complete = false;
+      if (r.out.head_advanced && c.wqe_last_known &&
+          wire::psn_diff(c.epsn, c.wqe_last_psn) > 0) {
+        complete = true;  // every PSN of the WQE is in: one more complete request
+        c.msn = (c.msn + 1) & wire::kPsnMask;
+        messages_.inc();
+        c.wqe_start_psn = c.epsn;
+        c.start_addr_cached = false;
+        c.wqe_last_known = false;
+        c.wqe_len = 0;
+      }
+      if (p_.req_processor.ack_policy == "every")
+        a.ack = r.out.head_advanced || c.announce_cached;
+      else
+        a.ack = v.bth.ack_req || complete || c.announce_cached;
+      break;
+    }
+    case ordering::Verdict::kDuplicate:
+      drop(*t4, v, rec, Drop::kDuplicate);
+      break;
+    case ordering::Verdict::kBeyondWindow:
+      drop(*t4, v, rec, Drop::kBeyondWindow);
+      break;
+    case ordering::Verdict::kPoolExhausted:
+      drop(*t4, v, rec, Drop::kBitmapPoolExhausted);
+      break;
+    case ordering::Verdict::kQpClosed:
+      drop(*t4, v, rec, Drop::kUnknownQp);
+      break;
+  }
+}
+
+void ReqProcessor::read_request(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
+                                PacketRecord& rec) {
+  ReqActions& a = g_act;
+  const uint32_t psn = v.bth.psn;
+  int32_t d = wire::psn_diff(psn, c.epsn);
+  if (d < 0) {
+    drop(t3, v, rec, Drop::kDuplicate);
+    return;
+  }
+  if (d > 0) {
+    if (!c.nak_sent) {
+      a.nak = true, a.syndrome = wire::kAethNakPsnSeqErr, a.nak_psn = c.epsn;
+      c.nak_sent = true;
+    }
+    drop(t3, v, rec, Drop::kPsnSequenceError);
+    return;
+  }
+  if (!leave_ooo(t3, qi, c, psn)) {
+    drop(t3, v, rec, Drop::kInvalidRequest);
+    return;
+  }
+  if (c.in_msg || !region_ok(c, v.reth.rkey, v.reth.va, v.reth.dma_len)) {
+    a.nak = true, a.syndrome = c.in_msg ? wire::kAethNakInvalidReq : wire::kAethNakRemoteAccess;
+    a.nak_psn = psn;
+    drop(t3, v, rec, c.in_msg ? Drop::kInvalidRequest : Drop::kRemoteAccess);
+    return;
+  }
+  uint32_t npk = std::max<uint32_t>(1, (v.reth.dma_len + c.pmtu - 1) / c.pmtu);
+  c.epsn = wire::psn_add(psn, npk);  // the responses use these PSNs
+  c.msn = (c.msn + 1) & wire::kPsnMask;
+  c.nak_sent = false;
+  messages_.inc();
+  a.read = true;
+  a.read_ooo = v.bth.opcode == wire::kOooReadRequest;
+}
+
+}  // namespace oonic::ornic

@@ -1,0 +1,148 @@
+#include "model/ornic/rx/rsp_processor.h"
+
+#include <algorithm>
+
+namespace oonic::ornic {
+
+RspProcessor::RspProcessor(sc_core::sc_module_name name, const BlockEnv& env, QpContextTable& qps,
+                           BitmapManager& bitmap, DmaEngine& dma, PktBuffer& hdr_buf,
+                           PktBuffer& pkt_buf)
+    : sc_module(name),
+      p_(env.p),
+      qps_(qps),
+      bitmap_(bitmap),
+      dma_(dma),
+      hdr_buf_(hdr_buf),
+      pkt_buf_(pkt_buf),
+      packets_(env.stats.counter(std::string(this->name()) + ".packets", "packet",
+                                 "response headers processed")),
+      acks_(env.stats.counter(std::string(this->name()) + ".acks", "frame", "ACKs received")),
+      psns_acked_(env.stats.counter(std::string(this->name()) + ".psns_acked", "PSN",
+                                    "PSNs newly acknowledged (a coalesced ACK covers several)")),
+      coalesced_(env.stats.counter(std::string(this->name()) + ".coalesced_acks", "frame",
+                                   "ACKs that acknowledged more than one new PSN")),
+      naks_(env.stats.counter(std::string(this->name()) + ".naks", "frame",
+                              "NAKs received (PSN sequence, RNR, access, invalid)")),
+      bitmap_naks_(env.stats.counter(std::string(this->name()) + ".bitmap_naks", "frame",
+                                     "OOO NAKs with a bitmap block received")),
+      cached_flags_(env.stats.counter(std::string(this->name()) + ".start_addr_cached_acks",
+                                      "frame", "ACKs carrying the Start_Addr-cached flag")),
+      read_packets_(env.stats.counter(std::string(this->name()) + ".read_response_packets",
+                                      "packet", "READ response packets placed")),
+      read_bytes_(env.stats.counter(std::string(this->name()) + ".read_response_bytes", "byte",
+                                    "READ response payload bytes placed")),
+      reads_done_(env.stats.counter(std::string(this->name()) + ".reads_completed", "request",
+                                    "READs whose every response packet is placed")) {}
+
+void RspProcessor::drop(Cycle t, const wire::PacketView& v, PacketRecord& rec, Drop d) {
+  rec.drop = d;
+  rec.verdict = d == Drop::kDuplicate ? "duplicate" : "dropped";
+  pkt_buf_.discard(t, v.payload_len);
+}
+
+void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord& rec) {
+  packets_.inc();
+  Cycle s = pipe_.acquire(ready, p_.rsp_processor.ii_cycles);
+  Cycle t1 = hdr_buf_.read_out(s, v.header_len);
+  rec.verdict = "accepted";
+  int64_t qi = qps_.find(v.bth.dest_qp);
+  if (qi < 0) {
+    drop(t1, v, rec, Drop::kUnknownQp);
+    rec.processed = t1;
+    return;
+  }
+  QpContext& c = qps_.at(static_cast<uint32_t>(qi));
+  const uint32_t ctx_bits = qps_.sram().params().width_bits;
+  Cycle t2 = qps_.sram().read(t1, ctx_bits);
+  Cycle t3 = t2 + p_.rsp_processor.check_cycles;
+  Cycle t4 = t3;
+  const uint8_t op = v.bth.opcode;
+  const uint32_t psn = v.bth.psn;
+  if (op == wire::kAcknowledge || op == wire::kOooNak) {
+    uint8_t kind = v.aeth.syndrome & 0xE0;
+    if (op == wire::kOooNak) {
+      bitmap_naks_.inc();
+    } else if (kind == 0) {
+      acks_.inc();
+      if (v.bth.resv7 & wire::kBthStartAddrCachedBit) cached_flags_.inc();
+      uint32_t next = wire::psn_add(psn, 1);
+      if (!c.snd_una_valid) {
+        psns_acked_.inc();
+        c.snd_una = next, c.snd_una_valid = true;
+      } else {
+        int32_t covered = wire::psn_diff(next, c.snd_una);
+        if (covered > 0) {
+          psns_acked_.inc(static_cast<uint64_t>(covered));
+          if (covered > 1) coalesced_.inc();
+          c.snd_una = next;
+        }
+      }
+    } else {
+      naks_.inc();
+    }
+  } else {
+    // READ response: find the READ it answers.
+    ReadWqe* rw = nullptr;
+    for (ReadWqe& r : c.reads) {
+      int32_t d = wire::psn_diff(psn, r.start_psn);
+      if (d >= 0 && static_cast<uint32_t>(d) < r.packets) {
+        rw = &r;
+        break;
+      }
+    }
+    if (!rw) {
+      drop(t3, v, rec, Drop::kUnexpectedResponse);
+    } else {
+      bool accept = false;
+      if (rw->ooo) {
+        if (!bitmap_.core().is_open(static_cast<uint32_t>(qi)))
+          bitmap_.open(t3, static_cast<uint32_t>(qi), rw->start_psn, c.otd);
+        BitmapManager::Result r = bitmap_.access(t3, static_cast<uint32_t>(qi), psn);
+        t4 = r.done;
+        rec.bitmap = true;
+        rec.locate_cycles = r.out.locate_cycles;
+        rec.bitmap_cycles = r.out.cycles;
+        rec.blocks_held = r.out.blocks_held;
+        accept = r.out.verdict == ordering::Verdict::kInOrder ||
+                 r.out.verdict == ordering::Verdict::kOutOfOrder;
+        if (!accept)
+          drop(t4, v, rec,
+               r.out.verdict == ordering::Verdict::kDuplicate ? Drop::kDuplicate
+               : r.out.verdict == ordering::Verdict::kBeyondWindow ? Drop::kBeyondWindow
+                                                                    : Drop::kBitmapPoolExhausted);
+        else if (r.out.verdict == ordering::Verdict::kOutOfOrder)
+          rec.verdict = "ooo";
+      } else {
+        int32_t d = wire::psn_diff(psn, rw->next_psn);
+        if (d == 0) {
+          accept = true;
+          rw->next_psn = wire::psn_add(psn, 1);
+        } else {
+          drop(t3, v, rec, d < 0 ? Drop::kDuplicate : Drop::kPsnSequenceError);
+        }
+      }
+      if (accept) {
+        uint64_t addr =
+            rw->local_addr + uint64_t(uint32_t(wire::psn_diff(psn, rw->start_psn))) * c.pmtu;
+        Cycle t5 = qps_.sram().write(t4, ctx_bits);
+        rec.processed = t5;
+        read_packets_.inc();
+        read_bytes_.inc(v.payload_len);
+        if (v.payload_len) {
+          rec.dma_done = dma_.write(t5, addr, v.payload, v.payload_len, &pkt_buf_);
+          last_dma_done_ = std::max(last_dma_done_, rec.dma_done);
+        }
+        if (++rw->received == rw->packets) {
+          reads_done_.inc();
+          if (rw->ooo) bitmap_.close(t5, static_cast<uint32_t>(qi));
+        }
+        return;
+      }
+    }
+  }
+  Cycle t5 = qps_.sram().write(t4, ctx_bits);
+  rec.processed = t5;
+  pkt_buf_.discard(t5, rec.drop == Drop::kNone ? v.payload_len : 0);
+}
+
+}  // namespace oonic::ornic

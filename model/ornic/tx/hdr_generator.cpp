@@ -1,0 +1,95 @@
+#include "model/ornic/tx/hdr_generator.h"
+
+#include <cmath>
+
+namespace oonic::ornic {
+
+HdrGenerator::HdrGenerator(sc_core::sc_module_name name, const BlockEnv& env)
+    : sc_module(name),
+      p_(env.p),
+      clk_(env.p.nic.clock_mhz),
+      buf_(16384),
+      acks_(env.stats.counter(std::string(this->name()) + ".acks", "frame", "ACK frames sent")),
+      naks_(env.stats.counter(std::string(this->name()) + ".naks", "frame",
+                          "NAK frames sent (PSN sequence, remote access, RNR, invalid request)")),
+      bitmap_naks_(env.stats.counter(std::string(this->name()) + ".bitmap_naks", "frame",
+                                 "OOO NAK frames carrying a bitmap block")),
+      read_responses_(env.stats.counter(std::string(this->name()) + ".read_responses", "frame",
+                                    "READ response frames sent")),
+      frames_(env.stats.counter(std::string(this->name()) + ".frames", "frame", "frames sent")),
+      bytes_(env.stats.counter(std::string(this->name()) + ".bytes", "byte",
+                           "frame bytes sent (without FCS)")) {
+  std::string n = this->name();
+  env.stats.derived(n + ".mac_busy_cycles", "cycle", "cycles the MAC was sending",
+                [this] { return static_cast<double>(mac_.busy_cycles()); });
+  env.stats.derived(n + ".stall_cycles", "cycle", "cycles work waited for the Hdr Generator",
+                [this] { return static_cast<double>(gen_.stall_cycles()); });
+  p_opcode_.bind(env.vcd, n + ".opcode", 8);
+  p_psn_.bind(env.vcd, n + ".psn", 24);
+  p_qpn_.bind(env.vcd, n + ".qpn", 24);
+}
+
+Cycle HdrGenerator::emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec,
+                         const QpContext& qp) {
+  spec.bth.dest_qp = qp.peer_qpn;
+  size_t need = wire::frame_size(spec);
+  if (buf_.size() < need) buf_.resize(need);
+  size_t len = wire::build(spec, buf_.data(), buf_.size());
+  Cycle g = gen_.acquire(t, gen_cycles);
+  Cycle ready = g + gen_cycles;
+  double ps = static_cast<double>(wire::wire_bytes(len)) * 8000.0 / p_.mac.rate_gbps;
+  Cycle hold = static_cast<Cycle>(std::ceil(ps / clk_.period_ps()));
+  Cycle start = mac_.acquire(ready, hold ? hold : 1);
+  frames_.inc();
+  bytes_.inc(len);
+  if (p_opcode_.on()) {
+    p_opcode_.set(start, spec.bth.opcode);
+    p_psn_.set(start, spec.bth.psn);
+    p_qpn_.set(start, spec.bth.dest_qp);
+  }
+  if (sink_) sink_(start, buf_.data(), len);
+  return start;
+}
+
+Cycle HdrGenerator::send_ack(Cycle t, const QpContext& qp, uint32_t psn, uint32_t msn,
+                             uint8_t syndrome, bool start_addr_cached) {
+  wire::FrameSpec s = qp.tx_template;
+  s.bth = wire::Bth{};
+  s.bth.opcode = wire::kAcknowledge;
+  s.bth.psn = psn & wire::kPsnMask;
+  if (start_addr_cached) s.bth.resv7 = wire::kBthStartAddrCachedBit;
+  s.aeth.syndrome = syndrome;
+  s.aeth.msn = msn & wire::kPsnMask;
+  s.payload_len = 0;
+  ((syndrome & 0xE0) == 0 ? acks_ : naks_).inc();
+  return emit(t, p_.hdr_generator.ack_cycles, s, qp);
+}
+
+Cycle HdrGenerator::send_bitmap_nak(Cycle t, const QpContext& qp, uint32_t epsn, uint32_t msn,
+                                    const wire::BitmapBlock& block) {
+  wire::FrameSpec s = qp.tx_template;
+  s.bth = wire::Bth{};
+  s.bth.opcode = wire::kOooNak;
+  s.bth.psn = epsn & wire::kPsnMask;
+  s.aeth.syndrome = wire::kAethNakPsnSeqErr;
+  s.aeth.msn = msn & wire::kPsnMask;
+  s.bitmap = block;
+  bitmap_naks_.inc();
+  return emit(t, p_.hdr_generator.ack_cycles, s, qp);
+}
+
+Cycle HdrGenerator::send_read_response(Cycle t, const QpContext& qp, uint8_t opcode, uint32_t psn,
+                                       uint32_t msn, const uint8_t* payload, uint32_t len) {
+  wire::FrameSpec s = qp.tx_template;
+  s.bth = wire::Bth{};
+  s.bth.opcode = opcode;
+  s.bth.psn = psn & wire::kPsnMask;
+  s.aeth.syndrome = wire::kAethAckNoCredit;
+  s.aeth.msn = msn & wire::kPsnMask;
+  s.payload = payload;
+  s.payload_len = len;
+  read_responses_.inc();
+  return emit(t, p_.hdr_generator.data_cycles, s, qp);
+}
+
+}  // namespace oonic::ornic

@@ -1,0 +1,527 @@
+// RoCEv2 codec (see roce.h and WIRE.md).
+#include "model/wire/roce.h"
+
+#include <arpa/inet.h>
+#include <isa-l/crc.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace oonic::wire {
+namespace {
+
+// ---- the opcode table: the one place that says which headers an opcode carries ----
+
+constexpr uint16_t kSendData = kHasPayload | kIsRequest;
+constexpr uint16_t kReadRsp = kHasPayload | kIsResponse;
+constexpr uint16_t kOooExt = kIsOoo | kIsExtension;
+
+constexpr OpcodeInfo kOpcodes[] = {
+    {kSendFirst, "SEND First", kSendData | kIsFirst},
+    {kSendMiddle, "SEND Middle", kSendData},
+    {kSendLast, "SEND Last", kSendData | kIsLast},
+    {kSendLastImm, "SEND Last with Immediate", kSendData | kIsLast | kHasImmDt},
+    {kSendOnly, "SEND Only", kSendData | kIsFirst | kIsLast},
+    {kSendOnlyImm, "SEND Only with Immediate", kSendData | kIsFirst | kIsLast | kHasImmDt},
+    {kWriteFirst, "RDMA WRITE First", kSendData | kIsFirst | kHasReth},
+    {kWriteMiddle, "RDMA WRITE Middle", kSendData},
+    {kWriteLast, "RDMA WRITE Last", kSendData | kIsLast},
+    {kWriteLastImm, "RDMA WRITE Last with Immediate", kSendData | kIsLast | kHasImmDt},
+    {kWriteOnly, "RDMA WRITE Only", kSendData | kIsFirst | kIsLast | kHasReth},
+    {kWriteOnlyImm, "RDMA WRITE Only with Immediate",
+     kSendData | kIsFirst | kIsLast | kHasReth | kHasImmDt},
+    {kReadRequest, "RDMA READ Request", kIsRequest | kIsFirst | kIsLast | kHasReth},
+    {kReadResponseFirst, "RDMA READ Response First", kReadRsp | kIsFirst | kHasAeth},
+    {kReadResponseMiddle, "RDMA READ Response Middle", kReadRsp},
+    {kReadResponseLast, "RDMA READ Response Last", kReadRsp | kIsLast | kHasAeth},
+    {kReadResponseOnly, "RDMA READ Response Only", kReadRsp | kIsFirst | kIsLast | kHasAeth},
+    {kAcknowledge, "Acknowledge", kIsResponse | kHasAeth},
+    // ORNIC extensions (RC reserved range). FSpot packets carry the OOO address
+    // extension (RETH layout: Write_Addr, R_Key, WQE length) right after the BTH.
+    {kOooWriteFSpot, "OOO WRITE FSpot", kSendData | kOooExt | kHasOooAddr},
+    {kOooWriteSpot, "OOO WRITE Spot", kSendData | kOooExt},
+    {kOooWriteLast, "OOO WRITE Last", kSendData | kOooExt | kIsLast},
+    {kOooWriteLastFSpot, "OOO WRITE Last FSpot", kSendData | kOooExt | kIsLast | kHasOooAddr},
+    {kOooReadRequest, "OOO READ Request", kIsRequest | kIsFirst | kIsLast | kOooExt | kHasReth},
+    {kOooReadResponse, "OOO READ Response", kReadRsp | kOooExt},
+    {kOooNak, "OOO NAK", kIsResponse | kOooExt | kHasBitmap | kHasAeth},
+    // RoCEv2 CNP: UD-class opcode, 16 B reserved payload. parse() reports kUdOrCnp.
+    {kCnp, "CNP", kHasPayload},
+};
+
+struct OpcodeIndex {
+  const OpcodeInfo* by_opcode[256] = {};
+  constexpr OpcodeIndex() {
+    for (const auto& i : kOpcodes) by_opcode[i.opcode] = &i;
+  }
+};
+// Built at compile time: usable from other translation units' static initialisers.
+constexpr OpcodeIndex kIndex{};
+
+// ---- big-endian helpers ----
+
+inline uint16_t rd16(const uint8_t* p) {
+  return static_cast<uint16_t>((p[0] << 8) | p[1]);
+}
+inline uint32_t rd24(const uint8_t* p) {
+  return (static_cast<uint32_t>(p[0]) << 16) | (static_cast<uint32_t>(p[1]) << 8) | p[2];
+}
+inline uint32_t rd32(const uint8_t* p) {
+  return (static_cast<uint32_t>(p[0]) << 24) | (static_cast<uint32_t>(p[1]) << 16) |
+         (static_cast<uint32_t>(p[2]) << 8) | p[3];
+}
+inline uint64_t rd64(const uint8_t* p) {
+  return (static_cast<uint64_t>(rd32(p)) << 32) | rd32(p + 4);
+}
+inline void wr16(uint8_t* p, uint16_t v) {
+  p[0] = static_cast<uint8_t>(v >> 8);
+  p[1] = static_cast<uint8_t>(v);
+}
+inline void wr24(uint8_t* p, uint32_t v) {
+  p[0] = static_cast<uint8_t>(v >> 16);
+  p[1] = static_cast<uint8_t>(v >> 8);
+  p[2] = static_cast<uint8_t>(v);
+}
+inline void wr32(uint8_t* p, uint32_t v) {
+  p[0] = static_cast<uint8_t>(v >> 24);
+  p[1] = static_cast<uint8_t>(v >> 16);
+  p[2] = static_cast<uint8_t>(v >> 8);
+  p[3] = static_cast<uint8_t>(v);
+}
+inline void wr64(uint8_t* p, uint64_t v) {
+  wr32(p, static_cast<uint32_t>(v >> 32));
+  wr32(p + 4, static_cast<uint32_t>(v));
+}
+
+constexpr size_t kBitmapExtFixedBytes = 8;
+constexpr uint32_t kMaxBitmapWords = kMaxBitmapBlockBits / 32;
+
+inline uint32_t bitmap_words(uint32_t nbits) {
+  uint32_t w = (nbits + 31) / 32;
+  return w > kMaxBitmapWords ? kMaxBitmapWords : w;
+}
+
+inline bool is_ud_or_cnp(uint8_t op) {
+  return (op & 0xE0) == 0x60 || op == kCnp;
+}
+
+// Bytes of transport headers after the BTH (extension headers, RETH, AETH, ImmDt).
+size_t ext_header_bytes(uint16_t flags, uint32_t nbits) {
+  size_t n = 0;
+  if (flags & kHasOooAddr) n += kRethBytes;
+  if (flags & kHasBitmap) n += kBitmapExtFixedBytes + 4u * bitmap_words(nbits);
+  if (flags & kHasReth) n += kRethBytes;
+  if (flags & kHasAeth) n += kAethBytes;
+  if (flags & kHasImmDt) n += kImmDtBytes;
+  return n;
+}
+
+void read_reth(const uint8_t* p, Reth& r) {
+  r.va = rd64(p);
+  r.rkey = rd32(p + 8);
+  r.dma_len = rd32(p + 12);
+}
+void write_reth(uint8_t* p, const Reth& r) {
+  wr64(p, r.va);
+  wr32(p + 8, r.rkey);
+  wr32(p + 12, r.dma_len);
+}
+
+uint16_t ipv4_checksum(const uint8_t* h) {
+  uint32_t sum = 0;
+  for (size_t i = 0; i < kIpv4HeaderBytes; i += 2) sum += rd16(h + i);
+  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+  return static_cast<uint16_t>(~sum);
+}
+
+}  // namespace
+
+const OpcodeInfo* opcode_info(uint8_t opcode) {
+  return kIndex.by_opcode[opcode];
+}
+
+const std::vector<OpcodeInfo>& opcode_table() {
+  static const std::vector<OpcodeInfo> table(std::begin(kOpcodes), std::end(kOpcodes));
+  return table;
+}
+
+const char* to_string(ParseStatus s) {
+  switch (s) {
+    case ParseStatus::kOk:
+      return "ok";
+    case ParseStatus::kTruncated:
+      return "truncated";
+    case ParseStatus::kNotIp:
+      return "not IP";
+    case ParseStatus::kNotUdp:
+      return "not UDP";
+    case ParseStatus::kNotRoce:
+      return "not RoCEv2 (UDP port)";
+    case ParseStatus::kBadIpHeader:
+      return "bad IP header";
+    case ParseStatus::kUnknownOpcode:
+      return "unknown opcode";
+    case ParseStatus::kBadExtension:
+      return "malformed extension header";
+    case ParseStatus::kBadPadding:
+      return "bad pad count";
+    case ParseStatus::kBadIcrc:
+      return "bad ICRC";
+    case ParseStatus::kUdOrCnp:
+      return "UD or CNP";
+  }
+  return "?";
+}
+
+// ---- ICRC ----
+
+uint32_t compute_icrc(const uint8_t* frame, size_t len, size_t l3_offset) {
+  // Masked copy of IP + UDP + BTH (+ the 8-byte all-ones prefix for IPv4).
+  uint8_t buf[8 + 60 + kUdpHeaderBytes + kBthBytes];
+  if (frame == nullptr || l3_offset >= len) return 0;
+  const uint8_t* ip = frame + l3_offset;
+  size_t avail = len - l3_offset;
+  size_t n = 0;
+  size_t ip_len = 0;
+  if ((ip[0] >> 4) == 4) {
+    ip_len = static_cast<size_t>(ip[0] & 0x0F) * 4;
+    if (ip_len < kIpv4HeaderBytes) return 0;
+    if (avail < ip_len + kUdpHeaderBytes + kBthBytes + kIcrcBytes) return 0;
+    std::memset(buf, 0xFF, 8);
+    std::memcpy(buf + 8, ip, ip_len);
+    buf[8 + 1] = 0xFF;   // TOS
+    buf[8 + 8] = 0xFF;   // TTL
+    buf[8 + 10] = 0xFF;  // header checksum
+    buf[8 + 11] = 0xFF;
+    n = 8 + ip_len;
+  } else {
+    ip_len = kIpv6HeaderBytes;
+    if (avail < ip_len + kUdpHeaderBytes + kBthBytes + kIcrcBytes) return 0;
+    std::memcpy(buf, ip, ip_len);
+    buf[0] |= 0x0F;  // traffic class (low nibble of byte 0, high of byte 1) + flow label
+    buf[1] = 0xFF;
+    buf[2] = 0xFF;
+    buf[3] = 0xFF;
+    buf[7] = 0xFF;  // hop limit
+    n = ip_len;
+  }
+  std::memcpy(buf + n, ip + ip_len, kUdpHeaderBytes + kBthBytes);
+  buf[n + 6] = 0xFF;  // UDP checksum
+  buf[n + 7] = 0xFF;
+  buf[n + kUdpHeaderBytes + 4] = 0xFF;  // BTH FECN | BECN | Resv6
+  n += kUdpHeaderBytes + kBthBytes;
+  uint32_t crc = crc32_gzip_refl(0, buf, n);
+  const size_t rest_off = ip_len + kUdpHeaderBytes + kBthBytes;
+  const size_t rest_len = avail - rest_off - kIcrcBytes;
+  if (rest_len > 0) crc = crc32_gzip_refl(crc, ip + rest_off, rest_len);
+  return crc;
+}
+
+// ---- parse ----
+
+ParseStatus parse(const uint8_t* frame, size_t len, PacketView& out, bool check_icrc) {
+  out = PacketView{};
+  if (frame == nullptr || len < kEthHeaderBytes) return ParseStatus::kTruncated;
+  std::memcpy(out.dst_mac.data(), frame, 6);
+  std::memcpy(out.src_mac.data(), frame + 6, 6);
+  uint16_t ethertype = rd16(frame + 12);
+  size_t l3 = kEthHeaderBytes;
+  if (ethertype == kEtherTypeVlan) {
+    if (len < kEthHeaderBytes + kVlanTagBytes) return ParseStatus::kTruncated;
+    out.has_vlan = true;
+    out.vlan_tci = rd16(frame + 14);
+    ethertype = rd16(frame + 16);
+    l3 += kVlanTagBytes;
+  }
+
+  size_t end = 0;  // end of the IP packet (Ethernet padding excluded)
+  size_t l4 = 0;
+  const uint8_t* ip = frame + l3;
+  if (ethertype == kEtherTypeIpv4) {
+    if (len - l3 < kIpv4HeaderBytes) return ParseStatus::kTruncated;
+    if ((ip[0] >> 4) != 4 || (ip[0] & 0x0F) != 5) return ParseStatus::kBadIpHeader;
+    const size_t total = rd16(ip + 2);
+    if (total < kIpv4HeaderBytes) return ParseStatus::kBadIpHeader;
+    if (total > len - l3) return ParseStatus::kTruncated;
+    out.ip_version = 4;
+    out.tos = ip[1];
+    out.ttl = ip[8];
+    std::memcpy(out.src_ip.data(), ip + 12, 4);
+    std::memcpy(out.dst_ip.data(), ip + 16, 4);
+    if (ip[9] != 17) return ParseStatus::kNotUdp;
+    end = l3 + total;
+    l4 = l3 + kIpv4HeaderBytes;
+  } else if (ethertype == kEtherTypeIpv6) {
+    if (len - l3 < kIpv6HeaderBytes) return ParseStatus::kTruncated;
+    if ((ip[0] >> 4) != 6) return ParseStatus::kBadIpHeader;
+    const size_t plen = rd16(ip + 4);
+    if (plen > len - l3 - kIpv6HeaderBytes) return ParseStatus::kTruncated;
+    out.ip_version = 6;
+    out.tos = static_cast<uint8_t>(((ip[0] & 0x0F) << 4) | (ip[1] >> 4));
+    out.ttl = ip[7];
+    std::memcpy(out.src_ip.data(), ip + 8, 16);
+    std::memcpy(out.dst_ip.data(), ip + 24, 16);
+    if (ip[6] != 17) return ParseStatus::kNotUdp;
+    end = l3 + kIpv6HeaderBytes + plen;
+    l4 = l3 + kIpv6HeaderBytes;
+  } else {
+    return ParseStatus::kNotIp;
+  }
+
+  // UDP
+  if (end - l4 < kUdpHeaderBytes) return ParseStatus::kTruncated;
+  const uint8_t* udp = frame + l4;
+  out.udp_sport = rd16(udp);
+  out.udp_dport = rd16(udp + 2);
+  const size_t udp_len = rd16(udp + 4);
+  if (out.udp_dport != kRoceUdpPort) return ParseStatus::kNotRoce;
+  if (udp_len < kUdpHeaderBytes || udp_len > end - l4) return ParseStatus::kTruncated;
+  end = l4 + udp_len;  // == IP end for any sane packet
+
+  // BTH (+ room for the ICRC)
+  const size_t l5 = l4 + kUdpHeaderBytes;
+  if (end - l5 < kBthBytes + kIcrcBytes) return ParseStatus::kTruncated;
+  const uint8_t* b = frame + l5;
+  Bth& bth = out.bth;
+  bth.opcode = b[0];
+  bth.se = b[1] & 0x80;
+  bth.migreq = b[1] & 0x40;
+  bth.pad_count = (b[1] >> 4) & 0x3;
+  bth.tver = b[1] & 0x0F;
+  bth.pkey = rd16(b + 2);
+  bth.fecn = b[4] & 0x80;
+  bth.becn = b[4] & 0x40;
+  bth.dest_qp = rd24(b + 5);
+  bth.ack_req = b[8] & 0x80;
+  bth.resv7 = b[8] & 0x7F;
+  bth.psn = rd24(b + 9);
+
+  const size_t tail = end - kIcrcBytes;  // ICRC position
+  out.frame_len = static_cast<uint32_t>(end);
+  out.icrc = static_cast<uint32_t>(frame[tail]) | (static_cast<uint32_t>(frame[tail + 1]) << 8) |
+             (static_cast<uint32_t>(frame[tail + 2]) << 16) |
+             (static_cast<uint32_t>(frame[tail + 3]) << 24);
+  size_t pos = l5 + kBthBytes;
+
+  if (is_ud_or_cnp(bth.opcode)) {
+    // Not RC: report the BTH; the payload is everything after it (DETH included for UD).
+    out.info = opcode_info(bth.opcode);
+    out.flags = out.info ? out.info->flags : 0;
+    out.header_len = static_cast<uint32_t>(pos);
+    out.payload = frame + pos;
+    const size_t area = tail - pos;
+    out.payload_len = static_cast<uint32_t>(area >= bth.pad_count ? area - bth.pad_count : 0);
+    if (check_icrc && compute_icrc(frame, end, l3) != out.icrc) return ParseStatus::kBadIcrc;
+    return ParseStatus::kUdOrCnp;
+  }
+  const OpcodeInfo* info = opcode_info(bth.opcode);
+  if (info == nullptr) return ParseStatus::kUnknownOpcode;
+  out.info = info;
+  const uint16_t flags = info->flags;
+
+  // Extension headers (malformed or truncated -> kBadExtension).
+  if (flags & kHasOooAddr) {
+    if (tail - pos < kRethBytes) return ParseStatus::kBadExtension;
+    read_reth(frame + pos, out.reth);
+    pos += kRethBytes;
+    out.flags |= kHasOooAddr;
+  }
+  if (flags & kHasBitmap) {
+    if (tail - pos < kBitmapExtFixedBytes) return ParseStatus::kBadExtension;
+    const uint8_t* e = frame + pos;
+    const uint32_t nbits = rd16(e + 4);
+    if (nbits == 0 || nbits > kMaxBitmapBlockBits) return ParseStatus::kBadExtension;
+    const uint32_t words = bitmap_words(nbits);
+    if (tail - pos - kBitmapExtFixedBytes < 4u * words) return ParseStatus::kBadExtension;
+    out.bitmap.base_psn = rd24(e + 1);
+    out.bitmap.nbits = static_cast<uint16_t>(nbits);
+    for (uint32_t w = 0; w < words; ++w) out.bitmap.words[w] = rd32(e + 8 + 4 * w);
+    pos += kBitmapExtFixedBytes + 4u * words;
+    out.flags |= kHasBitmap;
+  }
+  if (flags & kHasReth) {
+    if (tail - pos < kRethBytes) return ParseStatus::kTruncated;
+    read_reth(frame + pos, out.reth);
+    pos += kRethBytes;
+    out.flags |= kHasReth;
+  }
+  if (flags & kHasAeth) {
+    if (tail - pos < kAethBytes) return ParseStatus::kTruncated;
+    out.aeth.syndrome = frame[pos];
+    out.aeth.msn = rd24(frame + pos + 1);
+    pos += kAethBytes;
+    out.flags |= kHasAeth;
+  }
+  if (flags & kHasImmDt) {
+    if (tail - pos < kImmDtBytes) return ParseStatus::kTruncated;
+    out.immdt = rd32(frame + pos);
+    pos += kImmDtBytes;
+    out.flags |= kHasImmDt;
+  }
+  out.flags |= flags & ~(kHasReth | kHasAeth | kHasImmDt | kHasOooAddr | kHasBitmap);
+
+  const size_t area = tail - pos;
+  if (bth.pad_count > area) return ParseStatus::kBadPadding;
+  out.header_len = static_cast<uint32_t>(pos);
+  out.payload = frame + pos;
+  out.payload_len = static_cast<uint32_t>(area - bth.pad_count);
+
+  if (check_icrc && compute_icrc(frame, end, l3) != out.icrc) return ParseStatus::kBadIcrc;
+  return ParseStatus::kOk;
+}
+
+// ---- build ----
+
+namespace {
+inline uint8_t pad_for(uint32_t payload_len) {
+  return static_cast<uint8_t>((4 - payload_len % 4) % 4);
+}
+inline uint16_t spec_flags(const FrameSpec& s) {
+  const OpcodeInfo* i = opcode_info(s.bth.opcode);
+  return i ? i->flags : 0;
+}
+}  // namespace
+
+size_t frame_size(const FrameSpec& spec) {
+  size_t n = kEthHeaderBytes + (spec.vlan ? kVlanTagBytes : 0);
+  n += spec.ip_version == 6 ? kIpv6HeaderBytes : kIpv4HeaderBytes;
+  n += kUdpHeaderBytes + kBthBytes + ext_header_bytes(spec_flags(spec), spec.bitmap.nbits);
+  n += spec.payload_len + pad_for(spec.payload_len) + kIcrcBytes;
+  return n;
+}
+
+size_t build(const FrameSpec& spec, uint8_t* out, size_t cap) {
+  const size_t size = frame_size(spec);
+  if (out == nullptr || cap < size) return 0;
+  const uint16_t flags = spec_flags(spec);
+  const uint8_t pad = pad_for(spec.payload_len);
+  uint8_t* p = out;
+
+  std::memcpy(p, spec.dst_mac.data(), 6);
+  std::memcpy(p + 6, spec.src_mac.data(), 6);
+  p += 12;
+  if (spec.vlan) {
+    wr16(p, kEtherTypeVlan);
+    wr16(p + 2, spec.vlan_tci);
+    p += kVlanTagBytes;
+  }
+  const size_t l3 = static_cast<size_t>(p - out) + 2;
+  const bool v6 = spec.ip_version == 6;
+  wr16(p, v6 ? kEtherTypeIpv6 : kEtherTypeIpv4);
+  p += 2;
+
+  const size_t ip_hdr = v6 ? kIpv6HeaderBytes : kIpv4HeaderBytes;
+  const size_t udp_len = size - l3 - ip_hdr;
+  if (!v6) {
+    p[0] = 0x45;
+    p[1] = spec.tos;
+    wr16(p + 2, static_cast<uint16_t>(ip_hdr + udp_len));
+    wr16(p + 4, 0);       // identification
+    wr16(p + 6, 0x4000);  // DF
+    p[8] = spec.ttl;
+    p[9] = 17;
+    wr16(p + 10, 0);
+    std::memcpy(p + 12, spec.src_ip.data(), 4);
+    std::memcpy(p + 16, spec.dst_ip.data(), 4);
+    wr16(p + 10, ipv4_checksum(p));
+  } else {
+    p[0] = static_cast<uint8_t>(0x60 | (spec.tos >> 4));
+    p[1] = static_cast<uint8_t>((spec.tos << 4) & 0xF0);  // flow label 0
+    p[2] = 0;
+    p[3] = 0;
+    wr16(p + 4, static_cast<uint16_t>(udp_len));
+    p[6] = 17;
+    p[7] = spec.ttl;
+    std::memcpy(p + 8, spec.src_ip.data(), 16);
+    std::memcpy(p + 24, spec.dst_ip.data(), 16);
+  }
+  p += ip_hdr;
+
+  wr16(p, spec.udp_sport);
+  wr16(p + 2, kRoceUdpPort);
+  wr16(p + 4, static_cast<uint16_t>(udp_len));
+  wr16(p + 6, 0);
+  p += kUdpHeaderBytes;
+
+  const Bth& b = spec.bth;
+  p[0] = b.opcode;
+  p[1] = static_cast<uint8_t>((b.se ? 0x80 : 0) | (b.migreq ? 0x40 : 0) | (pad << 4) |
+                              (b.tver & 0x0F));
+  wr16(p + 2, b.pkey);
+  p[4] = static_cast<uint8_t>((b.fecn ? 0x80 : 0) | (b.becn ? 0x40 : 0));
+  wr24(p + 5, b.dest_qp & 0xFFFFFF);
+  p[8] = static_cast<uint8_t>((b.ack_req ? 0x80 : 0) | (b.resv7 & 0x7F));
+  wr24(p + 9, b.psn & kPsnMask);
+  p += kBthBytes;
+
+  if (flags & kHasOooAddr) {
+    write_reth(p, spec.reth);
+    p += kRethBytes;
+  }
+  if (flags & kHasBitmap) {
+    const uint32_t words = bitmap_words(spec.bitmap.nbits);
+    p[0] = 0;
+    wr24(p + 1, spec.bitmap.base_psn & kPsnMask);
+    wr16(p + 4, spec.bitmap.nbits);
+    wr16(p + 6, 0);
+    for (uint32_t w = 0; w < words; ++w) wr32(p + 8 + 4 * w, spec.bitmap.words[w]);
+    p += kBitmapExtFixedBytes + 4u * words;
+  }
+  if (flags & kHasReth) {
+    write_reth(p, spec.reth);
+    p += kRethBytes;
+  }
+  if (flags & kHasAeth) {
+    p[0] = spec.aeth.syndrome;
+    wr24(p + 1, spec.aeth.msn & 0xFFFFFF);
+    p += kAethBytes;
+  }
+  if (flags & kHasImmDt) {
+    wr32(p, spec.immdt);
+    p += kImmDtBytes;
+  }
+  if (spec.payload_len > 0) {
+    if (spec.payload != nullptr) {
+      std::memcpy(p, spec.payload, spec.payload_len);
+    } else {
+      std::memset(p, 0, spec.payload_len);
+    }
+    p += spec.payload_len;
+  }
+  std::memset(p, 0, pad);
+  p += pad;
+
+  const uint32_t icrc = compute_icrc(out, size, l3);
+  p[0] = static_cast<uint8_t>(icrc);
+  p[1] = static_cast<uint8_t>(icrc >> 8);
+  p[2] = static_cast<uint8_t>(icrc >> 16);
+  p[3] = static_cast<uint8_t>(icrc >> 24);
+  return size;
+}
+
+std::vector<uint8_t> build(const FrameSpec& spec) {
+  std::vector<uint8_t> v(frame_size(spec));
+  build(spec, v.data(), v.size());
+  return v;
+}
+
+// ---- formatting ----
+
+std::string format_mac(const std::array<uint8_t, 6>& mac) {
+  char s[18];
+  std::snprintf(s, sizeof s, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
+                mac[4], mac[5]);
+  return s;
+}
+
+std::string format_ip(uint8_t version, const std::array<uint8_t, 16>& ip) {
+  char s[INET6_ADDRSTRLEN];
+  if (version == 6) {
+    if (inet_ntop(AF_INET6, ip.data(), s, sizeof s) == nullptr) return "?";
+    return s;
+  }
+  std::snprintf(s, sizeof s, "%u.%u.%u.%u", ip[0], ip[1], ip[2], ip[3]);
+  return s;
+}
+
+}  // namespace oonic::wire

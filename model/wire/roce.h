@@ -1,0 +1,254 @@
+// RoCEv2 codec: Ethernet / 802.1Q / IPv4 / IPv6 / UDP / BTH / extension headers /
+// RETH / AETH / ImmDt / payload / ICRC. Parsing is in place (a PacketView points
+// into the frame, the payload is never copied); building writes one frame.
+// Plain C++: no SystemC.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace oonic::wire {
+
+constexpr uint16_t kRoceUdpPort = 4791;
+constexpr uint16_t kEtherTypeIpv4 = 0x0800;
+constexpr uint16_t kEtherTypeIpv6 = 0x86DD;
+constexpr uint16_t kEtherTypeVlan = 0x8100;
+constexpr size_t kEthHeaderBytes = 14;
+constexpr size_t kVlanTagBytes = 4;
+constexpr size_t kIpv4HeaderBytes = 20;
+constexpr size_t kIpv6HeaderBytes = 40;
+constexpr size_t kUdpHeaderBytes = 8;
+constexpr size_t kBthBytes = 12;
+constexpr size_t kRethBytes = 16;
+constexpr size_t kAethBytes = 4;
+constexpr size_t kImmDtBytes = 4;
+constexpr size_t kIcrcBytes = 4;
+constexpr size_t kFcsBytes = 4;
+constexpr size_t kPreambleIfgBytes = 20;
+constexpr uint32_t kPsnMask = 0xFFFFFF;
+
+// BTH opcodes. Standard RC opcodes (IBTA) plus oonic's extensions in the RC
+// reserved range 0x18-0x1F (WIRE.md). The table in roce.cpp (opcode_info) is the
+// one place that says which headers each opcode carries.
+enum Opcode : uint8_t {
+  kSendFirst = 0x00,
+  kSendMiddle = 0x01,
+  kSendLast = 0x02,
+  kSendLastImm = 0x03,
+  kSendOnly = 0x04,
+  kSendOnlyImm = 0x05,
+  kWriteFirst = 0x06,
+  kWriteMiddle = 0x07,
+  kWriteLast = 0x08,
+  kWriteLastImm = 0x09,
+  kWriteOnly = 0x0A,
+  kWriteOnlyImm = 0x0B,
+  kReadRequest = 0x0C,
+  kReadResponseFirst = 0x0D,
+  kReadResponseMiddle = 0x0E,
+  kReadResponseLast = 0x0F,
+  kReadResponseOnly = 0x10,
+  kAcknowledge = 0x11,
+  // ORNIC extensions (WIRE.md "Extensions").
+  kOooWriteFSpot = 0x18,      // BTH + OooAddr ext + payload
+  kOooWriteSpot = 0x19,       // BTH + payload
+  kOooWriteLast = 0x1A,       // BTH + payload (last packet of the WQE)
+  kOooWriteLastFSpot = 0x1B,  // BTH + OooAddr ext + payload (last packet, address still carried)
+  kOooReadRequest = 0x1C,     // BTH + RETH (as READ Request)
+  kOooReadResponse = 0x1D,    // BTH + payload (one type for every position)
+  kOooNak = 0x1F,             // BTH + Bitmap ext + AETH (NAK carrying a bitmap block)
+  kCnp = 0x81,                // RoCEv2 CNP (UD-class opcode), 16 B reserved payload
+};
+
+// BTH byte 8 bit 6 (first Resv7 bit after the AckReq bit): on an Acknowledge,
+// "Start_Addr cached" (ORNIC). Resv7 is covered by the ICRC; Wireshark still
+// dissects the frame as a normal ACK.
+constexpr uint8_t kBthStartAddrCachedBit = 0x40;
+
+// AETH syndromes (IBTA 9.7.5.1): top 3 bits are the kind.
+constexpr uint8_t kAethAck = 0x00;           // | credit count (we use 0x1F: invalid credit)
+constexpr uint8_t kAethAckNoCredit = 0x1F;
+constexpr uint8_t kAethRnrNak = 0x20;
+constexpr uint8_t kAethNakPsnSeqErr = 0x60;
+constexpr uint8_t kAethNakInvalidReq = 0x61;
+constexpr uint8_t kAethNakRemoteAccess = 0x62;
+constexpr uint8_t kAethNakRemoteOpErr = 0x63;
+constexpr uint8_t kAethNakInvalidRdReq = 0x64;
+
+// Maximum bitmap block carried by an OOO NAK (bits). The block size of the
+// model (bitmap.block_bits) may not exceed it.
+constexpr uint32_t kMaxBitmapBlockBits = 512;
+
+enum HeaderFlags : uint16_t {
+  kHasReth = 1 << 0,
+  kHasAeth = 1 << 1,
+  kHasImmDt = 1 << 2,
+  kHasOooAddr = 1 << 3,
+  kHasBitmap = 1 << 4,
+  kHasPayload = 1 << 5,   // opcode carries data payload
+  kIsRequest = 1 << 6,    // sent by a requester (WRITE/SEND data, READ request)
+  kIsResponse = 1 << 7,   // sent by a responder (ACK/NAK, READ response)
+  kIsFirst = 1 << 8,      // first packet of a message
+  kIsLast = 1 << 9,       // last packet of a message (Last/Only)
+  kIsOoo = 1 << 10,       // ORNIC OOO WQE packet
+  kIsExtension = 1 << 11  // oonic extension opcode (0x18-0x1F)
+};
+
+struct OpcodeInfo {
+  uint8_t opcode;
+  const char* name;  // e.g. "RDMA WRITE First", "OOO WRITE FSpot"
+  uint16_t flags;    // HeaderFlags
+};
+
+// Info for an opcode, or nullptr if the opcode is not RC / not known.
+const OpcodeInfo* opcode_info(uint8_t opcode);
+// The whole table (for docs and `oonic` listings).
+const std::vector<OpcodeInfo>& opcode_table();
+
+struct Bth {
+  uint8_t opcode = 0;
+  bool se = false;
+  bool migreq = false;
+  uint8_t pad_count = 0;  // 0..3
+  uint8_t tver = 0;
+  uint16_t pkey = 0xFFFF;
+  bool fecn = false;
+  bool becn = false;
+  uint32_t dest_qp = 0;  // 24 bit
+  bool ack_req = false;
+  uint8_t resv7 = 0;  // 7 bits; kBthStartAddrCachedBit lives here (as 0x40 of the byte)
+  uint32_t psn = 0;   // 24 bit
+};
+
+struct Reth {  // also the layout of the OOO address extension (Write_Addr, R_Key, WQE length)
+  uint64_t va = 0;
+  uint32_t rkey = 0;
+  uint32_t dma_len = 0;
+};
+
+struct Aeth {
+  uint8_t syndrome = 0;
+  uint32_t msn = 0;  // 24 bit
+};
+
+// Bitmap extension of the OOO NAK: base PSN of the block and its bits
+// (bit i = PSN base_psn + i received). Wire layout: rsvd 8 | base_psn 24 |
+// nbits 16 | rsvd 16 | bits, ceil(nbits/32) 32-bit words, bit i at word i/32,
+// bit (i%32) of that big-endian word counted from the LSB.
+struct BitmapBlock {
+  uint32_t base_psn = 0;
+  uint16_t nbits = 0;
+  std::array<uint32_t, kMaxBitmapBlockBits / 32> words{};
+  bool test(uint32_t i) const { return (words[i / 32] >> (i % 32)) & 1u; }
+  void set(uint32_t i) { words[i / 32] |= (1u << (i % 32)); }
+};
+
+enum class ParseStatus : uint8_t {
+  kOk = 0,
+  kTruncated,       // frame shorter than its headers say
+  kNotIp,           // ethertype neither IPv4 nor IPv6 (ARP, ...)
+  kNotUdp,          // IP protocol not UDP (TCP, ICMPv6, ...)
+  kNotRoce,         // UDP destination port not 4791
+  kBadIpHeader,     // IPv4 IHL/total length inconsistent, options present, bad version
+  kUnknownOpcode,   // BTH opcode neither RC/CNP standard nor an oonic extension
+  kBadExtension,    // malformed extension header (e.g. bitmap nbits too large)
+  kBadPadding,      // pad count larger than the payload
+  kBadIcrc,         // ICRC mismatch
+  kUdOrCnp,         // UD-class opcode (0x60-0x7F) or CNP: parsed BTH, not RC
+};
+const char* to_string(ParseStatus s);
+
+struct PacketView {
+  // L2
+  std::array<uint8_t, 6> dst_mac{};
+  std::array<uint8_t, 6> src_mac{};
+  bool has_vlan = false;
+  uint16_t vlan_tci = 0;
+  // L3 (IPv4 addresses in the first 4 bytes)
+  uint8_t ip_version = 0;  // 4 or 6
+  std::array<uint8_t, 16> src_ip{};
+  std::array<uint8_t, 16> dst_ip{};
+  uint8_t tos = 0;  // IPv4 TOS / IPv6 traffic class (DSCP << 2 | ECN)
+  uint8_t ttl = 0;
+  // L4
+  uint16_t udp_sport = 0;
+  uint16_t udp_dport = 0;
+  // Transport
+  Bth bth;
+  const OpcodeInfo* info = nullptr;
+  uint16_t flags = 0;  // HeaderFlags present in this packet
+  Reth reth;           // RETH, or the OOO address extension (kHasOooAddr)
+  Aeth aeth;
+  uint32_t immdt = 0;
+  BitmapBlock bitmap;
+  // Payload (points into the frame; excludes pad bytes and ICRC)
+  const uint8_t* payload = nullptr;
+  uint32_t payload_len = 0;
+  uint32_t header_len = 0;  // bytes from frame start to payload
+  uint32_t frame_len = 0;   // bytes of the frame as parsed (Ethernet padding excluded)
+  uint32_t icrc = 0;        // as carried
+};
+
+// Parse a frame (Ethernet II, no FCS). Ethernet padding beyond the IP total
+// length is ignored. With check_icrc the ICRC is verified (kBadIcrc otherwise).
+// kUdOrCnp (also ICRC-checked): L2-L4, bth, frame_len and icrc are filled; info
+// is the CNP entry (or nullptr for UD), payload = the bytes after the BTH (for
+// UD these start with the DETH). On other errors the fields parsed so far are set.
+ParseStatus parse(const uint8_t* frame, size_t len, PacketView& out, bool check_icrc = true);
+
+// Everything needed to build one frame.
+struct FrameSpec {
+  std::array<uint8_t, 6> dst_mac{{0x02, 0, 0, 0, 0, 0x02}};
+  std::array<uint8_t, 6> src_mac{{0x02, 0, 0, 0, 0, 0x01}};
+  bool vlan = false;
+  uint16_t vlan_tci = 0;
+  uint8_t ip_version = 4;
+  std::array<uint8_t, 16> src_ip{{10, 0, 0, 1}};
+  std::array<uint8_t, 16> dst_ip{{10, 0, 0, 2}};
+  uint8_t tos = 0;
+  uint8_t ttl = 64;
+  uint16_t udp_sport = 49152;
+  Bth bth;  // pad_count is computed from payload_len by build()
+  Reth reth;     // used if the opcode carries RETH or the OOO address extension
+  Aeth aeth;     // used if the opcode carries AETH
+  uint32_t immdt = 0;
+  BitmapBlock bitmap;  // used by kOooNak
+  const uint8_t* payload = nullptr;
+  uint32_t payload_len = 0;
+};
+
+// Bytes build() will write for this spec.
+size_t frame_size(const FrameSpec& spec);
+// Write the frame (headers, payload, pad, ICRC; IPv4 checksum and lengths
+// filled). Returns bytes written, or 0 if cap is too small.
+size_t build(const FrameSpec& spec, uint8_t* out, size_t cap);
+std::vector<uint8_t> build(const FrameSpec& spec);
+
+// ICRC of a frame whose last 4 bytes are the ICRC slot (those 4 bytes are not
+// read). l3_offset is the offset of the IP header. CRC-32 via ISA-L.
+uint32_t compute_icrc(const uint8_t* frame, size_t len, size_t l3_offset);
+
+// Wire time helpers: bytes a frame occupies on an Ethernet link (adds FCS +
+// preamble + IFG; frames shorter than 60 B are padded to 60 B first).
+inline uint64_t wire_bytes(size_t frame_len_no_fcs) {
+  size_t l = frame_len_no_fcs < 60 ? 60 : frame_len_no_fcs;
+  return l + kFcsBytes + kPreambleIfgBytes;
+}
+
+std::string format_mac(const std::array<uint8_t, 6>& mac);
+std::string format_ip(uint8_t version, const std::array<uint8_t, 16>& ip);
+
+// PSN arithmetic modulo 2^24.
+inline uint32_t psn_add(uint32_t psn, int64_t d) {
+  return static_cast<uint32_t>((static_cast<int64_t>(psn) + d) & kPsnMask);
+}
+// Signed distance b - a in (-2^23, 2^23].
+inline int32_t psn_diff(uint32_t b, uint32_t a) {
+  int32_t d = static_cast<int32_t>((b - a) & kPsnMask);
+  return d >= (1 << 23) ? d - (1 << 24) : d;
+}
+
+}  // namespace oonic::wire

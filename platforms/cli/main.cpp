@@ -1,0 +1,164 @@
+// oonic: the command line. Subcommands: replay, params, stats.
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <cstdlib>
+#include <systemc>
+#include <vector>
+
+#include "model/core/config.h"
+#include "model/core/error.h"
+#include "platforms/replay/replay.h"
+
+// SystemC prints its banner when its kernel starts, before sc_main; silence it
+// from a static initializer so it never lands in our stdout.
+[[maybe_unused]] static const bool kNoBanner = [] { return setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0; }();
+
+namespace {
+
+const char* kUsage = R"(usage: oonic COMMAND [ARGS]
+
+oonic is a cycle-accurate SystemC/TLM-2.0 model of an out-of-order RDMA NIC
+(RoCEv2 RC; ORNIC's RX/Control/TX planes).
+
+commands:
+  replay TRACE [options]   play a packet trace, in arrival order, into one NIC
+  params [--markdown]      list every parameter: default, unit, range, description
+  stats [--markdown]       list every stat a replay reports: kind, unit, description
+  help                     this text; `oonic COMMAND --help` for a command
+
+exit status: 0 done, 2 bad input (the message names the file, line, key or record)
+)";
+
+const char* kReplayUsage = R"(usage: oonic replay TRACE [options]
+
+Plays TRACE (pcap, pcapng or oonic text trace, see traces/README.md) into the
+receive side of one ORNIC NIC with its PCIe link and host memory, and writes
+the results directory.
+
+options:
+  --config FILE        YAML configuration (`oonic params` lists every key)
+  --set KEY=VALUE      override one parameter (repeatable), e.g. --set nic.otd=32
+  --qps FILE           QP / memory-region sidecar (default: TRACE's .qps.yaml if
+                       present, else derived from the trace and printed)
+  --out DIR            results directory (default: results/<trace name>)
+  --timing MODE        captured (default) | line-rate | gap:N (N NIC cycles apart)
+  --dut WHO            device under test in a two-sided capture: mac=..., ip=...,
+                       qp=N (default: the receiver of the first RC request)
+  --vcd                also write waves.vcd (whole cycles, hierarchical names)
+  --seed N             run seed (default 1)
+  --no-packets-csv     do not write packets.csv (same as --set out.packets_csv=false)
+  --quiet              no summary on stdout
+  -h, --help           this text
+
+results: stats.json packets.csv sram.csv tx.pcap tx.csv config.yaml qps.yaml [waves.vcd]
+)";
+
+struct Args {
+  std::vector<std::string> v;
+  size_t i = 0;
+  bool more() const { return i < v.size(); }
+  std::string next(const std::string& opt) {
+    if (i >= v.size()) throw oonic::Error(oonic::msg::kCli, opt + " needs a value");
+    return v[i++];
+  }
+};
+
+int cmd_replay(Args& a) {
+  oonic::replay::ReplayOptions o;
+  while (a.more()) {
+    std::string s = a.v[a.i++];
+    auto val = [&](const std::string& opt) {
+      auto eq = s.find('=');
+      if (eq != std::string::npos && s.rfind("--", 0) == 0 && s.substr(0, eq) == opt)
+        return s.substr(eq + 1);
+      return a.next(opt);
+    };
+    auto is = [&](const char* opt) { return s == opt || s.rfind(std::string(opt) + "=", 0) == 0; };
+    if (s == "-h" || s == "--help") {
+      std::fputs(kReplayUsage, stdout);
+      return 0;
+    } else if (is("--config")) {
+      o.config = val("--config");
+    } else if (is("--set")) {
+      o.sets.push_back(val("--set"));
+    } else if (is("--qps")) {
+      o.qps = val("--qps");
+    } else if (is("--out")) {
+      o.out = val("--out");
+    } else if (is("--timing")) {
+      o.timing = val("--timing");
+    } else if (is("--dut")) {
+      o.dut = val("--dut");
+    } else if (s == "--vcd") {
+      o.vcd = true;
+    } else if (s.rfind("--vcd=", 0) == 0) {
+      o.vcd = true, o.vcd_groups = s.substr(6);
+    } else if (is("--seed")) {
+      std::string n = val("--seed");
+      char* end = nullptr;
+      o.seed = std::strtoull(n.c_str(), &end, 0);
+      if (n.empty() || *end) throw oonic::Error(oonic::msg::kCli, "--seed '" + n + "': expected a number");
+    } else if (s == "--no-packets-csv") {
+      o.sets.push_back("out.packets_csv=false");
+    } else if (s == "--quiet") {
+      o.quiet = true;
+    } else if (!s.empty() && s[0] == '-') {
+      throw oonic::Error(oonic::msg::kCli, "replay: unknown option '" + s + "' (see oonic replay --help)");
+    } else if (o.trace.empty()) {
+      o.trace = s;
+    } else {
+      throw oonic::Error(oonic::msg::kCli, "replay: more than one TRACE given ('" + o.trace +
+                                               "' and '" + s + "')");
+    }
+  }
+  if (o.trace.empty()) throw oonic::Error(oonic::msg::kCli, "replay: no TRACE given (see oonic replay --help)");
+  return oonic::replay::run_replay(o);
+}
+
+}  // namespace
+
+int sc_main(int argc, char* argv[]) {
+  Args a;
+  for (int i = 1; i < argc; ++i) a.v.push_back(argv[i]);
+  try {
+    if (!a.more() || a.v[0] == "help" || a.v[0] == "-h" || a.v[0] == "--help") {
+      std::fputs(kUsage, stdout);
+      return a.more() ? 0 : 2;
+    }
+    std::string cmd = a.v[a.i++];
+    if (cmd == "replay") return cmd_replay(a);
+    if (cmd == "params" || cmd == "stats") {
+      bool md = false;
+      while (a.more()) {
+        std::string s = a.v[a.i++];
+        if (s == "--markdown") md = true;
+        else if (s == "-h" || s == "--help") {
+          std::printf("usage: oonic %s [--markdown]\n", cmd.c_str());
+          return 0;
+        } else
+          throw oonic::Error(oonic::msg::kCli, cmd + ": unknown option '" + s + "'");
+      }
+      if (cmd == "params") {
+        oonic::ParamTable t;
+        oonic::replay::AllParams all;
+        all.describe(t);
+        std::fputs(oonic::params_listing(t, md).c_str(), stdout);
+      } else {
+        std::fputs(oonic::replay::stats_listing(md).c_str(), stdout);
+      }
+      return 0;
+    }
+    throw oonic::Error(oonic::msg::kCli, "unknown command '" + cmd + "' (see oonic --help)");
+  } catch (const oonic::Error& e) {
+    std::fprintf(stderr, "oonic: error: %s\n", e.what());
+    return 2;
+  } catch (const sc_core::sc_report& e) {
+    std::fprintf(stderr, "oonic: error: %s: %s\n", e.get_msg_type(), e.get_msg());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "oonic: error: %s\n", e.what());
+    return 2;
+  }
+}

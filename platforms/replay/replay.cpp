@@ -1,0 +1,274 @@
+#include "platforms/replay/replay.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "model/core/config.h"
+#include "model/core/error.h"
+#include "model/core/report.h"
+#include "model/ornic/ornic_nic.h"
+#include "platforms/replay/integrity.h"
+#include "platforms/replay/network_sink.h"
+#include "platforms/replay/setup.h"
+#include "platforms/replay/trace_source.h"
+#include "tlm/host_memory.h"
+#include "tlm/pcie_link.h"
+
+namespace fs = std::filesystem;
+
+namespace oonic::replay {
+
+void PlatformParams::describe(ParamTable& t) {
+  t.add("net.link_gbps", &link_gbps, "Gbit/s",
+        "rate of the link feeding the NIC in a replay (line-rate timing; floor for captured)", 0.1,
+        1600);
+  t.add("out.packets_csv", &packets_csv, "write packets.csv (one row per frame)");
+  t.add("out.sram_csv", &sram_csv, "write sram.csv (occupancy change points)");
+}
+
+namespace {
+
+// The systems of a replay, bound by name.
+struct ReplaySystem {
+  ornic::OrnicNic nic;
+  PcieLink pcie;
+  HostMemory host;
+  TraceSource source;
+  NetworkSink sink;
+  ReplaySystem(const AllParams& p, Stats& stats, Vcd* vcd, const trace::Trace& trace,
+               const std::vector<uint32_t>& input, Timing timing, const std::string& dir,
+               bool progress)
+      : nic("nic0", p.nic, stats, vcd),
+        pcie("pcie0", p.nic.pcie, stats),
+        host("host0", p.nic.host, stats),
+        source("source", trace, input, timing, p.platform.link_gbps, nic.clock(), stats, progress),
+        sink("sink", nic.clock(), dir + "/tx.pcap", dir + "/tx.csv") {
+    source.mac_tx_socket.bind(nic.mac_rx_socket);
+    nic.mac_tx_socket.bind(sink.mac_rx_socket);
+    nic.dma_initiator_socket.bind(pcie.nic_target_socket);
+    pcie.host_initiator_socket.bind(host.target_socket);
+  }
+};
+
+std::string fmt(double v, int prec) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(prec) << v;
+  return os.str();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  if (!f) throw Error(msg::kIo, path + ": cannot write");
+  f << text;
+}
+
+}  // namespace
+
+int run_replay(const ReplayOptions& o) {
+  install_report_handler();
+  AllParams all;
+  ParamTable table;
+  all.describe(table);
+  if (!o.config.empty()) apply_config_file(table, o.config);
+  for (const auto& s : o.sets) apply_override(table, s);
+  all.nic.validate();
+  Timing timing = Timing::parse(o.timing);
+
+  trace::Trace tr = trace::Trace::load(o.trace);
+  std::string qps_path = o.qps;
+  if (qps_path.empty() && fs::exists(trace::default_sidecar_path(o.trace)))
+    qps_path = trace::default_sidecar_path(o.trace);
+  std::optional<trace::Sidecar> sidecar;
+  if (!qps_path.empty()) sidecar = trace::load_sidecar(qps_path);
+  ReplaySetup setup = make_setup(tr, sidecar, o.dut, all.nic);
+
+  std::string dir = o.out.empty() ? "results/" + fs::path(o.trace).stem().string() : o.out;
+  fs::create_directories(dir);
+  write_text(dir + "/config.yaml", resolved_yaml(table));
+  write_text(dir + "/qps.yaml", setup.sidecar_yaml);
+
+  Stats stats;
+  std::unique_ptr<Vcd> vcd;
+  ClockDomain clk(all.nic.nic.clock_mhz);
+  if (o.vcd) vcd = std::make_unique<Vcd>(clk.period_ps());
+  bool progress = !o.quiet && isatty(fileno(stderr));
+  auto sys = std::make_unique<ReplaySystem>(all, stats, vcd.get(), tr, setup.input, timing, dir,
+                                            progress);
+  std::unique_ptr<ornic::PacketLog> plog;
+  if (all.platform.packets_csv) {
+    plog = std::make_unique<ornic::PacketLog>(dir + "/packets.csv");
+    sys->nic.set_packet_log(plog.get());
+  }
+  for (const auto& c : setup.qps) sys->nic.add_qp(c);
+  for (const auto& [q, rw] : setup.reads) sys->nic.add_read_wqe(q, rw);
+  for (const auto& pf : setup.prefill) {
+    if (pf.bytes.empty()) {
+      std::vector<uint8_t> b(pf.len);
+      trace::fill_pattern(pf.addr, b.data(), b.size());
+      sys->host.memory().write(pf.addr, b.data(), b.size());
+    } else {
+      sys->host.memory().write(pf.addr, pf.bytes.data(), pf.bytes.size());
+    }
+  }
+  Counter& from_dut = stats.counter("source.frames_from_dut", "frame",
+                                    "frames the device under test sent in the capture (not input)");
+  from_dut.inc(setup.from_dut.size());
+  ornic::PacketLog* plog_raw = plog.get();
+  sys->source.set_skipped(&setup.from_dut, [&](uint32_t i) {
+    if (!plog_raw) return;
+    ornic::PacketRecord r;
+    r.index = tr.records[i].index;
+    r.verdict = "skipped";
+    r.drop = ornic::Drop::kNotForDut;
+    plog_raw->write(r);
+  });
+
+  auto w0 = std::chrono::steady_clock::now();
+  sc_core::sc_start();
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+  sys->sink.close();
+  plog.reset();
+
+  Cycle end = std::max(sys->nic.last_activity(), sys->source.last_arrival());
+  Cycle first = sys->source.first_arrival();
+  IntegrityResult integ = check_integrity(tr, setup, sys->host.memory());
+
+  // ---- stats.json ----
+  nlohmann::json j;
+  j["run"] = {{"trace", o.trace},
+              {"format", trace::to_string(tr.format)},
+              {"records", tr.records.size()},
+              {"input_frames", setup.input.size()},
+              {"dut", setup.dut.text()},
+              {"timing", timing.text()},
+              {"seed", o.seed},
+              {"clock_mhz", all.nic.nic.clock_mhz},
+              {"first_arrival_cycle", first},
+              {"end_cycle", end}};
+  j["stats"] = stats.to_json(end);
+  nlohmann::json sj = nlohmann::json::object();
+  auto srams = sys->nic.srams();
+  for (Sram* s : srams) {
+    s->occupancy().finalize(end);
+    sj[s->name()] = {{"capacity_bits", s->capacity_bits()},
+                     {"peak_bits", s->occupancy().peak()},
+                     {"mean_bits", s->occupancy().mean()},
+                     {"final_bits", s->occupancy().final_value()},
+                     {"reads", s->reads()},
+                     {"writes", s->writes()},
+                     {"stall_cycles", s->stall_cycles()},
+                     {"histogram_16", s->occupancy().histogram(s->capacity_bits(), 16)}};
+  }
+  j["sram"] = sj;
+  j["integrity"] = {{"checked", integ.checked}, {"ok", integ.ok},       {"bytes", integ.bytes},
+                    {"ranges", integ.ranges},   {"text", integ.text()}};
+  j["setup"] = setup.notes;
+  nlohmann::json issues = nlohmann::json::array();
+  for (const auto& is : tr.issues) issues.push_back({{"record", is.index}, {"reason", is.reason}});
+  j["trace_issues"] = issues;
+  write_text(dir + "/stats.json", j.dump(2) + "\n");
+
+  if (all.platform.sram_csv) {
+    std::vector<std::tuple<Cycle, size_t, int64_t>> rows;
+    for (size_t k = 0; k < srams.size(); ++k)
+      for (const auto& [t, v] : srams[k]->occupancy().points()) rows.emplace_back(t, k, v);
+    std::sort(rows.begin(), rows.end());
+    std::ofstream f(dir + "/sram.csv");
+    f << "cycle,instance,used_bits,capacity_bits\n";
+    for (const auto& [t, k, v] : rows)
+      f << t << "," << srams[k]->name() << "," << v << "," << srams[k]->capacity_bits() << "\n";
+  }
+  if (vcd) vcd->write(dir + "/waves.vcd");
+
+  if (!o.quiet) {
+    std::ostringstream s;
+    const auto& n = sys->nic;
+    uint64_t placed = n.payload_bytes_placed();
+    double us = (end - std::min(first, end)) * clk.period_ps() / 1e6;
+    auto cnt = [&](const std::string& k) { return stats.counter_value(k); };
+    s << "oonic replay " << o.trace << " (" << trace::to_string(tr.format) << ", "
+      << tr.records.size() << " records)\n";
+    for (const auto& note : setup.notes) s << "  setup       " << note << "\n";
+    for (const auto& is : tr.issues)
+      s << "  trace       record " << is.index << ": " << is.reason << "\n";
+    uint64_t acc = cnt("nic0.rx.req_processor.accepted") + cnt("nic0.rx.rsp_processor.packets") -
+                   0;
+    s << "  frames      " << setup.input.size() << " in, " << setup.from_dut.size()
+      << " sent by the DUT (skipped); requests accepted "
+      << cnt("nic0.rx.req_processor.accepted") << " (" << cnt("nic0.rx.req_processor.ooo_accepted")
+      << " out of order), responses " << cnt("nic0.rx.rsp_processor.packets") << ", duplicates "
+      << n.drops(ornic::Drop::kDuplicate).value << ", dropped " << n.drops_total() << "\n";
+    (void)acc;
+    s << "  cycles      " << end << " at " << fmt(all.nic.nic.clock_mhz, 0)
+      << " MHz (first arrival " << first << "; " << fmt(us, 3) << " us to last activity)\n";
+    s << "  throughput  " << fmt(us > 0 ? placed * 8.0 / (us * 1e3) : 0, 2) << " Gbit/s payload ("
+      << placed << " B placed in host memory)\n";
+    s << "  sent        ACK " << cnt("nic0.tx.hdr_generator.acks") << ", NAK "
+      << cnt("nic0.tx.hdr_generator.naks") << ", NAK+bitmap "
+      << cnt("nic0.tx.hdr_generator.bitmap_naks") << ", READ response "
+      << cnt("nic0.tx.hdr_generator.read_responses") << " (" << sys->sink.frames()
+      << " frames in tx.pcap; ACK aggregation "
+      << fmt(cnt("nic0.control.req_manager.acks_scheduled")
+                 ? double(cnt("nic0.control.req_manager.ack_registrations")) /
+                       cnt("nic0.control.req_manager.acks_scheduled")
+                 : 0,
+             2)
+      << " registrations/ACK)\n";
+    s << "  drops      ";
+    bool any = false;
+    for (size_t i = 1; i < static_cast<size_t>(ornic::Drop::kCount); ++i) {
+      auto d = static_cast<ornic::Drop>(i);
+      if (d == ornic::Drop::kDuplicate || d == ornic::Drop::kNotForDut) continue;
+      if (uint64_t v = n.drops(d).value) s << " " << ornic::drop_name(d) << " " << v, any = true;
+    }
+    s << (any ? "\n" : " none\n");
+    s << "  SRAM        " << std::left << std::setw(24) << "instance" << std::right
+      << std::setw(12) << "capacity" << std::setw(12) << "peak" << std::setw(14) << "mean (bits)"
+      << "\n";
+    for (Sram* m : srams)
+      s << "              " << std::left << std::setw(24) << m->name() << std::right
+        << std::setw(12) << m->capacity_bits() << std::setw(12) << m->occupancy().peak()
+        << std::setw(14) << fmt(m->occupancy().mean(), 1) << "\n";
+    s << "  integrity   " << integ.text() << "\n";
+    s << "  results     " << dir << "/  (simulated in " << fmt(wall, 2) << " s wall)\n";
+    std::fputs(s.str().c_str(), stdout);
+  }
+  return 0;
+}
+
+std::string stats_listing(bool markdown) {
+  install_report_handler();
+  AllParams all;
+  Stats stats;
+  trace::Trace tr;
+  std::vector<uint32_t> none;
+  fs::path tmp = fs::temp_directory_path() / ("oonic-stats-" + std::to_string(::getpid()));
+  fs::create_directories(tmp);
+  {
+    ReplaySystem sys(all, stats, nullptr, tr, none, Timing{}, tmp.string(), false);
+    stats.counter("source.frames_from_dut", "frame",
+                  "frames the device under test sent in the capture (not input)");
+    for (Sram* s : sys.nic.srams()) (void)s;
+  }
+  fs::remove_all(tmp);
+  std::ostringstream os;
+  if (markdown) os << "| stat | kind | unit | description |\n|---|---|---|---|\n";
+  for (const auto& i : stats.list()) {
+    if (markdown)
+      os << "| `" << i.name << "` | " << to_string(i.kind) << " | " << i.unit << " | " << i.desc
+         << " |\n";
+    else
+      os << i.name << " [" << i.unit << ", " << to_string(i.kind) << "] " << i.desc << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace oonic::replay

@@ -1,0 +1,66 @@
+// The network side of a replay: plays the trace's input frames into the NIC's
+// mac_rx_socket in their arrival order. Arrival cycle (the cycle the frame's
+// last byte is in, rounded up to the NIC clock) by timing mode:
+//   line-rate  back to back on a net.link_gbps link: end_i = end_{i-1} + wire(i)
+//   captured   the record's timestamp is its first byte: end_i = max(ts_i + wire(i),
+//              end_{i-1} + wire(i)) (a capture never beats the link); text lines
+//              with time '-' follow the previous frame at line rate
+//   gap:N      end_0 = wire(0), then exactly N NIC cycles between arrivals
+// wire(i) = (frame + FCS + preamble/IFG) bytes x 8 / rate. One wake per frame.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <vector>
+
+#include "model/core/clock.h"
+#include "model/core/stats.h"
+#include "platforms/trace/trace.h"
+#include "tlm/net_packet.h"
+
+namespace oonic::replay {
+
+struct Timing {
+  enum class Mode { kCaptured, kLineRate, kGap } mode = Mode::kCaptured;
+  uint64_t gap_cycles = 0;
+  static Timing parse(const std::string& s);  // throws oonic::Error
+  std::string text() const;
+};
+
+class TraceSource : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<TraceSource> mac_tx_socket;
+
+  TraceSource(sc_core::sc_module_name name, const trace::Trace& trace,
+              const std::vector<uint32_t>& input, Timing timing, double link_gbps,
+              const ClockDomain& clk, Stats& stats, bool progress);
+  Cycle first_arrival() const { return first_; }
+  Cycle last_arrival() const { return last_; }
+  // Called, in record order among the input frames, for each record that is
+  // not input (frames the DUT sent), so logs stay in trace order.
+  void set_skipped(const std::vector<uint32_t>* skipped, std::function<void(uint32_t)> on_skip) {
+    skipped_ = skipped, on_skip_ = std::move(on_skip);
+  }
+  // Arrival cycle of every input frame (computed before the run).
+  const std::vector<Cycle>& arrivals() const { return arrival_; }
+
+ private:
+  SC_HAS_PROCESS(TraceSource);
+  void run();
+  const trace::Trace& trace_;
+  const std::vector<uint32_t>& input_;
+  ClockDomain clk_;
+  std::vector<Cycle> arrival_;
+  const std::vector<uint32_t>* skipped_ = nullptr;
+  std::function<void(uint32_t)> on_skip_;
+  Cycle first_ = 0, last_ = 0;
+  bool progress_;
+  Counter& frames_;
+  tlm::tlm_generic_payload gp_;
+  NetPacketMeta meta_;
+};
+
+}  // namespace oonic::replay

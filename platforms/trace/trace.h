@@ -1,0 +1,107 @@
+// Trace input/output for the replay: pcap / pcapng (libpcap) and oonic's text
+// trace (one packet a line, traces/README.md), loaded into one contiguous
+// arena of frames; and a buffered classic-pcap writer (nanosecond timestamps)
+// for the frames the NIC sends (tx.pcap).
+//
+// Errors (missing file, unsupported link type, bad text line) throw
+// oonic::Error (msg::kTrace / msg::kIo) naming the file (and line and field for
+// text traces). A damaged pcap tail is not an error: the records read so far
+// are kept and an Issue says why reading stopped.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace oonic::trace {
+
+enum class Format { kPcap, kPcapNg, kText };
+const char* to_string(Format f);  // "pcap", "pcapng", "text"
+
+struct Record {
+  // pcap/pcapng: capture time relative to the first record (records before
+  // the first one in time get 0; times need not be monotonic).
+  // text: the time column as written (ns since the start of the replay).
+  uint64_t time_ps = 0;
+  bool has_time = false;  // false for a text line whose time is '-'
+  uint64_t offset = 0;    // of the frame in the arena
+  uint32_t len = 0;       // captured bytes in the arena
+  uint32_t orig_len = 0;  // bytes on the wire (> len: cut by the snaplen)
+  uint32_t index = 0;     // 1-based record number in the file
+  uint32_t line = 0;      // text: source line; pcap: 0
+};
+
+struct Issue {
+  uint32_t index;  // record number the issue is about (1-based)
+  uint32_t line;   // text line, or 0
+  std::string reason;
+};
+
+class Trace {
+ public:
+  // Detects the format by magic number (pcap: a1b2c3d4 / a1b23c4d in either
+  // byte order; pcapng: 0a0d0d0a), anything else is a text trace.
+  static Trace load(const std::string& path);
+
+  Format format = Format::kText;
+  std::string path;
+  std::vector<Record> records;
+  std::vector<Issue> issues;
+
+  const uint8_t* data(const Record& r) const { return arena_.data() + r.offset; }
+  size_t bytes() const { return arena_.size(); }  // frame bytes held
+
+ private:
+  void load_pcap();
+  void load_text();
+  std::vector<uint8_t> arena_;
+};
+
+// The deterministic payload pattern of `payload=pat:<addr>` (traces/README.md):
+// the byte at address a is (splitmix64(a >> 3) >> (8 * (a & 7))) & 0xff, i.e.
+// the aligned 8-byte word at address 8k holds splitmix64(k) little-endian.
+// splitmix64(x) is the first output of the standard SplitMix64 generator
+// seeded with x: z = x + 0x9e3779b97f4a7c15; z = (z ^ (z >> 30)) *
+// 0xbf58476d1ce4e5b9; z = (z ^ (z >> 27)) * 0x94d049bb133111eb; z ^ (z >> 31).
+inline uint64_t splitmix64(uint64_t x) {
+  uint64_t z = x + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+inline uint8_t pattern_byte(uint64_t addr) {
+  return static_cast<uint8_t>(splitmix64(addr >> 3) >> (8 * (addr & 7)));
+}
+// Writes the pattern bytes of addresses [addr, addr + n) to out.
+void fill_pattern(uint64_t addr, uint8_t* out, size_t n);
+// Index of the first byte of [data, data + n) that is not the pattern of
+// address addr + i, or n if all match (for host-memory checks).
+size_t check_pattern(uint64_t addr, const uint8_t* data, size_t n);
+
+// Classic pcap writer: nanosecond magic 0xa1b23c4d (host byte order),
+// LINKTYPE_ETHERNET, snaplen 262144, buffered. Frames longer than the snaplen
+// are cut (orig_len keeps the length).
+class PcapWriter {
+ public:
+  static constexpr uint32_t kSnaplen = 262144;
+  explicit PcapWriter(const std::string& path);  // throws Error(kIo) naming path
+  PcapWriter(const PcapWriter&) = delete;
+  PcapWriter& operator=(const PcapWriter&) = delete;
+  ~PcapWriter();  // flushes and closes (errors ignored; call close() to see them)
+
+  void write(uint64_t time_ps, const uint8_t* data, size_t len);  // throws on I/O error
+  void close();                                                   // throws on I/O error
+  uint64_t frames() const { return frames_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::FILE* fp_ = nullptr;
+  std::unique_ptr<char[]> buf_;
+  uint64_t frames_ = 0;
+};
+
+}  // namespace oonic::trace
