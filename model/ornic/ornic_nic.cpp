@@ -74,6 +74,8 @@ uint32_t OrnicNic::add_qp(const QpContext& ctx) {
   QpContext c = ctx;
   if (!c.pmtu) c.pmtu = p_.nic.pmtu_bytes;
   if (!c.otd) c.otd = p_.nic.otd;
+  // The QP's slot of the ACKed-PSN memory is live from now on.
+  control_.req_manager.acked_psn_mem().occupy(0, control_.req_manager.acked_psn_mem().params().width_bits);
   return qps_.add(0, c);
 }
 
@@ -141,6 +143,7 @@ void OrnicNic::mac_rx(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   drops_[static_cast<size_t>(rec.drop)]->inc();
   last_rx_ = std::max({last_rx_, rec.parsed, rec.processed, rec.dma_done});
   if (log_) log_->write(rec);
+  if (observer_) observer_(rec);
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

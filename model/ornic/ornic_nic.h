@@ -9,6 +9,7 @@
 // scheduler is the one process that wakes, when ACK/NAK/READ work falls due.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <systemc>
 #include <tlm>
@@ -71,6 +72,8 @@ class OrnicNic : public sc_core::sc_module {
   uint32_t add_qp(const QpContext& ctx);
   void add_read_wqe(uint32_t qpn, const ReadWqe& rw);
   void set_packet_log(PacketLog* log) { log_ = log; }
+  // Called with every packet's record (testbenches).
+  void set_packet_observer(std::function<void(const PacketRecord&)> f) { observer_ = std::move(f); }
   PacketLog* packet_log() { return log_; }
 
   // Every SRAM instance of the NIC, for reports.
@@ -101,6 +104,7 @@ class OrnicNic : public sc_core::sc_module {
   ControlPlane control_;
   RxPlane rx_;
   PacketLog* log_ = nullptr;
+  std::function<void(const PacketRecord&)> observer_;
   std::vector<Counter*> drops_;
   Counter accepted_frames_;  // frames with no drop (not a registered stat)
   Counter& frames_in_;
