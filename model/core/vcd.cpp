@@ -58,11 +58,12 @@ void emit_value(FILE* f, int width, uint64_t v, const std::string& code) {
 }  // namespace
 
 int Vcd::add_var(const std::string& full_name, int width) {
+  if (vars_.size() >= 65536) throw Error(msg::kModel, "VCD: more than 65536 signals");
   vars_.push_back(Var{full_name, width, id_code(vars_.size())});
   return static_cast<int>(vars_.size() - 1);
 }
 
-void Vcd::write(const std::string& path, Cycle from, Cycle to) const {
+void Vcd::write(const std::string& path, Cycle from, Cycle to) {
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "w"), &std::fclose);
   if (!f) throw Error(msg::kIo, path + ": cannot write VCD");
   static char buf[1 << 16];
@@ -89,27 +90,28 @@ void Vcd::write(const std::string& path, Cycle from, Cycle to) const {
   emit_scope(f.get(), "", root, leaf);
   std::fprintf(f.get(), "$enddefinitions $end\n");
 
-  std::vector<Change> ch(changes_);
-  std::stable_sort(ch.begin(), ch.end(), [](const Change& a, const Change& b) {
-    return a.t != b.t ? a.t < b.t : a.seq < b.seq;
-  });
+  // Stable: changes of one cycle keep the order they were recorded in.
+  std::vector<Change>& ch = changes_;
+  std::stable_sort(ch.begin(), ch.end(),
+                   [](const Change& a, const Change& b) { return a.t() < b.t(); });
   // Last value per var at each cycle; drop non-changes. Initial values are 0.
   std::vector<uint64_t> cur(vars_.size(), 0);
   std::fprintf(f.get(), "#%llu\n$dumpvars\n", static_cast<unsigned long long>(from * period_ps_));
   size_t i = 0;
   // Apply changes before the window silently.
-  while (i < ch.size() && ch[i].t < from) cur[ch[i].var] = ch[i].value, ++i;
+  while (i < ch.size() && ch[i].t() < from) cur[ch[i].var()] = ch[i].value, ++i;
   for (size_t v = 0; v < vars_.size(); ++v) emit_value(f.get(), vars_[v].width, cur[v], vars_[v].code);
   std::fprintf(f.get(), "$end\n");
   std::vector<uint64_t> pending(vars_.size());
   std::vector<int> touched;
   std::vector<char> is_touched(vars_.size(), 0);
-  while (i < ch.size() && ch[i].t <= to) {
-    Cycle t = ch[i].t;
+  while (i < ch.size() && ch[i].t() <= to) {
+    Cycle t = ch[i].t();
     touched.clear();
-    for (; i < ch.size() && ch[i].t == t; ++i) {
-      if (!is_touched[ch[i].var]) is_touched[ch[i].var] = 1, touched.push_back(ch[i].var);
-      pending[ch[i].var] = ch[i].value;
+    for (; i < ch.size() && ch[i].t() == t; ++i) {
+      int v = ch[i].var();
+      if (!is_touched[v]) is_touched[v] = 1, touched.push_back(v);
+      pending[v] = ch[i].value;
     }
     bool stamped = false;
     std::sort(touched.begin(), touched.end());

@@ -17,9 +17,14 @@ class Vcd {
  public:
   explicit Vcd(uint64_t period_ps) : period_ps_(period_ps) {}
   int add_var(const std::string& full_name, int width);
-  void change(Cycle t, int var, uint64_t value) { changes_.push_back({t, seq_++, var, value}); }
-  // Writes the file; throws oonic::Error if it cannot. Cycle window [from, to].
-  void write(const std::string& path, Cycle from = 0, Cycle to = kNever) const;
+  // Cycles up to 2^48 and up to 65536 variables: a change is packed in 16 bytes.
+  void change(Cycle t, int var, uint64_t value) {
+    if (changes_.capacity() == changes_.size()) changes_.reserve(changes_.size() * 2 + (1 << 16));
+    changes_.push_back({(t << 16) | static_cast<uint64_t>(var), value});
+  }
+  // Writes the file (sorting the recorded changes in place); throws oonic::Error
+  // if it cannot. Cycle window [from, to].
+  void write(const std::string& path, Cycle from = 0, Cycle to = kNever);
   size_t changes() const { return changes_.size(); }
 
  private:
@@ -29,13 +34,12 @@ class Vcd {
     std::string code;
   };
   struct Change {
-    Cycle t;
-    uint64_t seq;
-    int var;
+    uint64_t key;  // cycle << 16 | var
     uint64_t value;
+    Cycle t() const { return key >> 16; }
+    int var() const { return static_cast<int>(key & 0xFFFF); }
   };
   uint64_t period_ps_;
-  uint64_t seq_ = 0;
   std::vector<Var> vars_;
   std::vector<Change> changes_;
 };

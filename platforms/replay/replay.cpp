@@ -238,7 +238,7 @@ int run_replay(const ReplayOptions& o) {
         << std::setw(12) << m->capacity_bits() << std::setw(12) << m->occupancy().peak()
         << std::setw(14) << fmt(m->occupancy().mean(), 1) << "\n";
     s << "  integrity   " << integ.text() << "\n";
-    s << "  results     " << dir << "/  (simulated in " << fmt(wall, 2) << " s wall)\n";
+    s << "  results     " << dir << "/  (simulated in " << fmt(wall, 3) << " s wall)\n";
     std::fputs(s.str().c_str(), stdout);
   }
   return 0;
