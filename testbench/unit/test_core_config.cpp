@@ -88,14 +88,14 @@ TEST_F(CoreConfig, NestedMapsFlattenToDottedKeysWithLineSources) {
   Params p;
   std::string f = write("a.yaml",
                         "# comment line 1\n"
-                        "rx:\n"                     // line 2
-                        "  parser:\n"               // line 3
-                        "    latency: 7\n"          // line 4
-                        "    check_icrc: no\n"      // line 5
+                        "rx:\n"                                   // line 2
+                        "  parser:\n"                             // line 3
+                        "    latency: 7\n"                        // line 4
+                        "    check_icrc: no\n"                    // line 5
                         "sram: {depth: 0x100, ports: \"2RW\"}\n"  // line 6
-                        "host.base: 4096\n"         // line 7: a dotted key works too
-                        "nic:\n"                    // line 8
-                        "  clock_mhz: 322.265625\n");  // line 9
+                        "host.base: 4096\n"                       // line 7: a dotted key works too
+                        "nic:\n"                                  // line 8
+                        "  clock_mhz: 322.265625\n");             // line 9
   oonic::apply_config_file(p.t, f);
   EXPECT_EQ(p.latency, 7u);
   EXPECT_FALSE(p.check_icrc);
@@ -123,8 +123,7 @@ TEST_F(CoreConfig, UnknownKeyOnLine3NamesFileLineKeyAndSuggestion) {
   EXPECT_TRUE(contains(m, f + ":3")) << m;
   EXPECT_TRUE(contains(m, "'rx.parser.latncy'")) << m;
   EXPECT_TRUE(contains(m, "did you mean 'rx.parser.latency'")) << m;
-  EXPECT_EQ(m, f +
-                   ":3: unknown parameter 'rx.parser.latncy' (did you mean "
+  EXPECT_EQ(m, f + ":3: unknown parameter 'rx.parser.latncy' (did you mean "
                    "'rx.parser.latency'?); `oonic params` lists them all");
 }
 
@@ -336,8 +335,8 @@ TEST_F(CoreConfig, ResolvedYamlRoundTrip) {
                         "  width_bits: 0x40\n"
                         "  ports: 1RW\n");
   oonic::apply_config_file(a.t, f);
-  oonic::apply_override(a.t, "host.base=999999999999999");    // 15 digits, within [0, 1e15]
-  oonic::apply_override(a.t, "nic.clock_mhz=322.265625");  // 10 significant digits
+  oonic::apply_override(a.t, "host.base=999999999999999");  // 15 digits, within [0, 1e15]
+  oonic::apply_override(a.t, "nic.clock_mhz=322.265625");   // 10 significant digits
   std::string out = write("resolved.yaml", oonic::resolved_yaml(a.t));
   Params b;
   oonic::apply_config_file(b.t, out);

@@ -63,7 +63,7 @@ TEST(CoreParams, RegistrationRecordsMetadataAndDefaults) {
   EXPECT_EQ(f.t.find("nic.clock_mhz")->default_text, "250");
   EXPECT_EQ(f.t.find("rx.parser.check_icrc")->unit, "bool");
   EXPECT_EQ(f.t.find("rx.parser.check_icrc")->default_text, "true");
-  EXPECT_EQ(f.t.find("sram.ports")->unit, "enum");  // non-empty choices
+  EXPECT_EQ(f.t.find("sram.ports")->unit, "enum");   // non-empty choices
   EXPECT_EQ(f.t.find("out.label")->unit, "string");  // no choices
   EXPECT_EQ(f.t.find("sram.ports")->default_text, "1R1W");
   EXPECT_TRUE(f.t.has("sram.ports"));

@@ -23,9 +23,9 @@ using Points = std::vector<std::pair<Cycle, int64_t>>;
 TEST(CoreStatsCounter, Increments) {
   oonic::Counter c;
   EXPECT_EQ(c.value, 0u);
-  c.inc();      // 1
-  c.inc(41);    // 42
-  c.inc(0);     // 42
+  c.inc();    // 1
+  c.inc(41);  // 42
+  c.inc(0);   // 42
   EXPECT_EQ(c.value, 42u);
 }
 
@@ -35,12 +35,12 @@ TEST(CoreStatsHistogram, BucketsMinMaxMean) {
   oonic::Histogram& h = s.histogram("lat", "cycle", "latency", 10, 4);
   ASSERT_EQ(h.buckets.size(), 4u);
   EXPECT_EQ(h.mean(), 0);  // empty
-  h.add(0);      // bucket 0
-  h.add(9.99);   // 9.99/10 -> bucket 0
-  h.add(10);     // exactly on the edge -> bucket 1
-  h.add(35);     // bucket 3
-  h.add(1000);   // 100 -> clamped to the last bucket, 3
-  h.add(-5);     // <= 0 -> bucket 0
+  h.add(0);                // bucket 0
+  h.add(9.99);             // 9.99/10 -> bucket 0
+  h.add(10);               // exactly on the edge -> bucket 1
+  h.add(35);               // bucket 3
+  h.add(1000);             // 100 -> clamped to the last bucket, 3
+  h.add(-5);               // <= 0 -> bucket 0
   EXPECT_EQ(h.buckets, (std::vector<uint64_t>{3, 1, 0, 2}));
   EXPECT_EQ(h.count, 6u);
   // sum = 0 + 9.99 + 10 + 35 + 1000 - 5 = 1049.99; mean = 1049.99 / 6 = 174.99833...
@@ -249,7 +249,7 @@ TEST(CoreStatsRegistry, ToJsonListAndLookups) {
   EXPECT_EQ(j["a.depth"]["final"], 3);
   EXPECT_DOUBLE_EQ(j["a.depth"]["mean"].get<double>(), 1.9);
   EXPECT_DOUBLE_EQ(j["a.ratio"]["value"].get<double>(), 0.75);  // 3 / 4
-  EXPECT_EQ(j["a.nan"]["value"], 0.0);  // non-finite -> 0
+  EXPECT_EQ(j["a.nan"]["value"], 0.0);                          // non-finite -> 0
   EXPECT_EQ(j["a.inf"]["value"], 0.0);
   EXPECT_EQ(j.size(), 106u);  // 6 + 100 fillers
 

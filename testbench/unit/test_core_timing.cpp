@@ -35,7 +35,7 @@ TEST(CoreCycles, CeilFloorAndToPs) {
   EXPECT_EQ(c.to_ps(0), 0u);
   EXPECT_EQ(c.to_ps(3), 12000u);  // 3 x 4000
   EXPECT_EQ(c.ceil_cycles(0), 0u);
-  EXPECT_EQ(c.ceil_cycles(1), 1u);     // seen on the next edge
+  EXPECT_EQ(c.ceil_cycles(1), 1u);  // seen on the next edge
   EXPECT_EQ(c.ceil_cycles(3999), 1u);
   EXPECT_EQ(c.ceil_cycles(4000), 1u);  // exactly on an edge: that edge
   EXPECT_EQ(c.ceil_cycles(4001), 2u);
@@ -99,7 +99,7 @@ std::vector<uint64_t> draw(oonic::Rng r, int n) {
 TEST(CoreRng, StreamsDependOnSeedAndNameOnly) {
   auto a1 = draw(oonic::make_rng(42, "nic0.rx.parser"), 8);
   auto a2 = draw(oonic::make_rng(42, "nic0.rx.parser"), 8);
-  EXPECT_EQ(a1, a2);  // same seed + name -> same stream
+  EXPECT_EQ(a1, a2);                                              // same seed + name -> same stream
   EXPECT_NE(a1, draw(oonic::make_rng(42, "nic0.rx.parsec"), 8));  // one letter differs
   EXPECT_NE(a1, draw(oonic::make_rng(43, "nic0.rx.parser"), 8));  // seed differs
   EXPECT_NE(draw(oonic::make_rng(0, ""), 8), draw(oonic::make_rng(0, "a"), 8));

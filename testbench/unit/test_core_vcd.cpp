@@ -50,9 +50,9 @@ void add_example(oonic::Vcd& v) {
   ASSERT_EQ(v.add_var("top", 8), 3);            // code $ (no scope)
   v.change(5, 0, 7);
   v.change(2, 1, 1);
-  v.change(5, 1, 1);   // valid is already 1 since cycle 2: nothing written
-  v.change(3, 2, 0);   // busy is already 0 (initial): nothing written, no time stamp
-  v.change(7, 0, 7);   // psn: 7 -> 9 -> 8 within cycle 7, the last one wins
+  v.change(5, 1, 1);  // valid is already 1 since cycle 2: nothing written
+  v.change(3, 2, 0);  // busy is already 0 (initial): nothing written, no time stamp
+  v.change(7, 0, 7);  // psn: 7 -> 9 -> 8 within cycle 7, the last one wins
   v.change(7, 0, 9);
   v.change(7, 0, 8);
   v.change(9, 3, 255);
@@ -165,8 +165,7 @@ TEST_F(CoreVcd, WideValuesAndManyVariables) {
   EXPECT_NE(s.find("$var wire 64 \"\" v95 $end\n"), std::string::npos);
   EXPECT_NE(s.find("$var wire 64 ,# v199 $end\n"), std::string::npos);
   // Cycle 1 -> #1000; 2^63 is a 1 and 63 zeros, 2^64-1 is 64 ones.
-  EXPECT_NE(s.find("#1000\nb1" + std::string(63, '0') + " !\nb" + std::string(64, '1') +
-                   " ,#\n"),
+  EXPECT_NE(s.find("#1000\nb1" + std::string(63, '0') + " !\nb" + std::string(64, '1') + " ,#\n"),
             std::string::npos)
       << s;
 }
@@ -191,6 +190,46 @@ TEST_F(CoreVcd, ProbeBindsAndRecords) {
             std::string::npos)
       << s;
   EXPECT_NE(s.find("$end\n#4000\nb1 !\n#8000\nb11 !\n"), std::string::npos) << s;
+}
+
+TEST_F(CoreVcd, WriteTwiceAndRecordAfterAWrite) {
+  oonic::Vcd v(4000);
+  add_example(v);
+  v.write(path("1.vcd"));
+  v.write(path("2.vcd"));  // the changes were sorted in place: same file again
+  EXPECT_EQ(slurp(path("1.vcd")), slurp(path("2.vcd")));
+  // Recorded after the first write, this is the last change of cycle 7: psn goes
+  // 7 -> 9 -> 8 -> 7 within cycle 7, i.e. stays 7 (set at cycle 5): #28000 disappears.
+  v.change(7, 0, 7);
+  EXPECT_EQ(v.changes(), 10u);
+  v.write(path("3.vcd"));
+  std::string s = slurp(path("3.vcd"));
+  EXPECT_EQ(s.find("#28000"), std::string::npos) << s;
+  EXPECT_NE(s.find("#20000\nb111 !\n#36000\n0\"\nb11111111 $\n"), std::string::npos) << s;
+}
+
+TEST_F(CoreVcd, LimitsOfThePackedChange) {
+  // Up to 65536 variables; the last one gets code 65535 = 17 + 39*94 + 7*94^2,
+  // digits least significant first: '!'+17 = '2', '!'+39 = 'H', '!'+7 = '('.
+  oonic::Vcd v(1);  // 1 ps per cycle: times equal cycles
+  for (int i = 0; i < 65536; ++i) v.add_var("v" + std::to_string(i), 1);
+  try {
+    v.add_var("one.too.many", 1);
+    ADD_FAILURE() << "expected an oonic::Error";
+  } catch (const oonic::Error& e) {
+    EXPECT_EQ(e.id(), oonic::msg::kModel);
+    EXPECT_EQ(std::string(e.what()), "VCD: more than 65536 signals");
+  }
+  const oonic::Cycle last = (oonic::Cycle{1} << 48) - 1;  // 281474976710655
+  v.change(last, 0, 0);      // v0: 1 -> 0 at the last representable cycle
+  v.change(last, 65535, 1);  // already 1 since cycle 3: nothing written
+  v.change(3, 65535, 1);
+  v.change(3, 0, 1);
+  v.write(path("big.vcd"));
+  std::string s = slurp(path("big.vcd"));
+  EXPECT_NE(s.find("$var wire 1 2H( v65535 $end\n"), std::string::npos);
+  EXPECT_NE(s.find("$end\n#3\n1!\n12H(\n#281474976710655\n0!\n"), std::string::npos)
+      << s.substr(s.size() - 200);
 }
 
 TEST_F(CoreVcd, CannotWrite) {

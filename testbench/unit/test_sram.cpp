@@ -39,11 +39,11 @@ SramParams params(const char* ports, uint32_t read_latency = 2) {
 TEST(SramTiming, BeatsOfAnAccess) {
   Stats st;
   Sram s("buf", params("1R1W"), st, "nic0.buf");
-  EXPECT_EQ(s.beats(0), 1u);    // an empty access still takes a beat
+  EXPECT_EQ(s.beats(0), 1u);  // an empty access still takes a beat
   EXPECT_EQ(s.beats(1), 1u);
   EXPECT_EQ(s.beats(64), 1u);
-  EXPECT_EQ(s.beats(65), 2u);   // ceil(65 / 64)
-  EXPECT_EQ(s.beats(192), 3u);  // 192 / 64
+  EXPECT_EQ(s.beats(65), 2u);           // ceil(65 / 64)
+  EXPECT_EQ(s.beats(192), 3u);          // 192 / 64
   EXPECT_EQ(s.capacity_bits(), 1024u);  // 64 x 16
   EXPECT_EQ(s.name(), "buf");
   EXPECT_EQ(s.params().ports, "1R1W");
