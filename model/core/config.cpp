@@ -31,7 +31,7 @@ void walk(ParamTable& t, const YAML::Node& node, const std::string& prefix,
   }
 }
 
-std::string range_text(const ParamTable::Entry& e) {
+std::string range_text(const ParamTable::Entry& e, const char* sep = "|") {
   std::ostringstream os;
   switch (e.type) {
     case ParamTable::Type::kUInt:
@@ -39,10 +39,10 @@ std::string range_text(const ParamTable::Entry& e) {
       os << "[" << e.min << ", " << e.max << "]";
       break;
     case ParamTable::Type::kBool:
-      os << "true|false";
+      os << "true" << sep << "false";
       break;
     case ParamTable::Type::kString:
-      for (size_t i = 0; i < e.choices.size(); ++i) os << (i ? "|" : "") << e.choices[i];
+      for (size_t i = 0; i < e.choices.size(); ++i) os << (i ? sep : "") << e.choices[i];
       break;
   }
   return os.str();
@@ -111,7 +111,7 @@ std::string params_listing(const ParamTable& table, bool markdown) {
     os << "| parameter | default | unit | range | description |\n|---|---|---|---|---|\n";
     for (const auto& e : table.entries())
       os << "| `" << e.key << "` | " << e.default_text << " | " << e.unit << " | "
-         << range_text(e) << " | " << e.desc << " |\n";
+         << range_text(e, " / ") << " | " << e.desc << " |\n";
   } else {
     for (const auto& e : table.entries()) {
       os << e.key << " = " << e.default_text << " [" << e.unit << "] range " << range_text(e)

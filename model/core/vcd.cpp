@@ -57,7 +57,23 @@ void emit_value(FILE* f, int width, uint64_t v, const std::string& code) {
 
 }  // namespace
 
+const std::vector<std::string>& Vcd::known_groups() {
+  static const std::vector<std::string> g{"rx", "bitmap", "dma", "control", "tx"};
+  return g;
+}
+
+std::string Vcd::group_of(const std::string& full_name) {
+  if (full_name.find(".bitmap_manager.") != std::string::npos) return "bitmap";
+  auto a = full_name.find('.');
+  if (a == std::string::npos) return "";
+  auto b = full_name.find('.', a + 1);
+  return full_name.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
+}
+
 int Vcd::add_var(const std::string& full_name, int width) {
+  if (!groups_.empty() &&
+      std::find(groups_.begin(), groups_.end(), group_of(full_name)) == groups_.end())
+    return -1;
   if (vars_.size() >= 65536) throw Error(msg::kModel, "VCD: more than 65536 signals");
   vars_.push_back(Var{full_name, width, id_code(vars_.size())});
   return static_cast<int>(vars_.size() - 1);

@@ -16,6 +16,13 @@ namespace oonic {
 class Vcd {
  public:
   explicit Vcd(uint64_t period_ps) : period_ps_(period_ps) {}
+  // Record only these signal groups (empty: all). A signal's group is its
+  // block's plane: "nic0.rx.parser.psn" is rx, "nic0.rx.bitmap_manager.epsn" is
+  // bitmap, "nic0.dma.addr" is dma, then control, tx (docs/VCD.md).
+  void set_groups(std::vector<std::string> groups) { groups_ = std::move(groups); }
+  static std::string group_of(const std::string& full_name);
+  static const std::vector<std::string>& known_groups();
+  // Returns -1 when the signal's group is filtered out (the probe stays off).
   int add_var(const std::string& full_name, int width);
   // Cycles up to 2^48 and up to 65536 variables: a change is packed in 16 bytes.
   void change(Cycle t, int var, uint64_t value) {
@@ -40,6 +47,7 @@ class Vcd {
     int var() const { return static_cast<int>(key & 0xFFFF); }
   };
   uint64_t period_ps_;
+  std::vector<std::string> groups_;
   std::vector<Var> vars_;
   std::vector<Change> changes_;
 };
@@ -50,6 +58,7 @@ class Probe {
   void bind(Vcd* vcd, const std::string& name, int width) {
     vcd_ = vcd;
     if (vcd_) id_ = vcd_->add_var(name, width);
+    if (id_ < 0) vcd_ = nullptr;
   }
   void set(Cycle t, uint64_t v) {
     if (vcd_) vcd_->change(t, id_, v);

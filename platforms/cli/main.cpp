@@ -46,7 +46,9 @@ options:
   --timing MODE        captured (default) | line-rate | gap:N (N NIC cycles apart)
   --dut WHO            device under test in a two-sided capture: mac=..., ip=...,
                        qp=N (default: the receiver of the first RC request)
-  --vcd                also write waves.vcd (whole cycles, hierarchical names)
+  --vcd[=GROUPS]       also write waves.vcd (whole cycles, hierarchical names);
+                       GROUPS: comma-separated rx,bitmap,dma,control,tx (default all)
+  --vcd-window A:B     only cycles A..B in waves.vcd
   --seed N             run seed (default 1)
   --no-packets-csv     do not write packets.csv (same as --set out.packets_csv=false)
   --quiet              no summary on stdout
@@ -95,6 +97,13 @@ int cmd_replay(Args& a) {
       o.vcd = true;
     } else if (s.rfind("--vcd=", 0) == 0) {
       o.vcd = true, o.vcd_groups = s.substr(6);
+    } else if (is("--vcd-window")) {
+      std::string w = val("--vcd-window");
+      unsigned long long from = 0, to = 0;
+      char tail = 0;
+      if (std::sscanf(w.c_str(), "%llu:%llu%c", &from, &to, &tail) != 2 || from > to)
+        throw oonic::Error(oonic::msg::kCli, "--vcd-window '" + w + "': expected FROM:TO cycles, FROM <= TO");
+      o.vcd_from = from, o.vcd_to = to;
     } else if (is("--seed")) {
       std::string n = val("--seed");
       char* end = nullptr;

@@ -98,7 +98,23 @@ int run_replay(const ReplayOptions& o) {
   Stats stats;
   std::unique_ptr<Vcd> vcd;
   ClockDomain clk(all.nic.nic.clock_mhz);
-  if (o.vcd) vcd = std::make_unique<Vcd>(clk.period_ps());
+  if (o.vcd) {
+    vcd = std::make_unique<Vcd>(clk.period_ps());
+    std::vector<std::string> groups;
+    std::stringstream gs(o.vcd_groups);
+    for (std::string g; std::getline(gs, g, ',');) {
+      if (g.empty()) continue;
+      const auto& known = Vcd::known_groups();
+      if (std::find(known.begin(), known.end(), g) == known.end()) {
+        std::string all;
+        for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
+        throw Error(msg::kCli, "--vcd=" + o.vcd_groups + ": unknown signal group '" + g +
+                                   "' (groups: " + all + ")");
+      }
+      groups.push_back(g);
+    }
+    vcd->set_groups(groups);
+  }
   bool progress = !o.quiet && isatty(fileno(stderr));
   auto sys = std::make_unique<ReplaySystem>(all, stats, vcd.get(), tr, setup.input, timing, dir,
                                             progress);
@@ -186,7 +202,7 @@ int run_replay(const ReplayOptions& o) {
     for (const auto& [t, k, v] : rows)
       f << t << "," << srams[k]->name() << "," << v << "," << srams[k]->capacity_bits() << "\n";
   }
-  if (vcd) vcd->write(dir + "/waves.vcd");
+  if (vcd) vcd->write(dir + "/waves.vcd", o.vcd_from, o.vcd_to);
 
   if (!o.quiet) {
     std::ostringstream s;

@@ -28,7 +28,8 @@ struct ReplayOptions {
   std::string timing = "captured";
   std::string dut;
   bool vcd = false;
-  std::string vcd_groups;          // reserved: signal groups (all when empty)
+  std::string vcd_groups;          // comma-separated signal groups (all when empty)
+  uint64_t vcd_from = 0, vcd_to = ~uint64_t{0};  // cycle window of waves.vcd
   uint64_t seed = 1;
   bool quiet = false;              // no summary on stdout
 };

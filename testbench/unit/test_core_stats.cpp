@@ -106,7 +106,7 @@ TEST(CoreStatsGauge, NetZeroCycleInTheMiddleIsDropped) {
   EXPECT_DOUBLE_EQ(g.mean(), 0.9);
 }
 
-// BUG: stats.cpp:37-39 starts the dedup with an empty list, so a net-zero first cycle
+// BUG: stats.cpp:41-43 starts the dedup with an empty list, so a net-zero first cycle
 // survives as a change point equal to the initial value 0: changes 5:+2, 5:-2, 8:+1
 // give points {(5,0),(8,1)}. Expected {(8,1)} ("one per cycle with a change").
 TEST(CoreStatsGauge, DISABLED_NetZeroFirstCycleIsDropped) {
@@ -118,11 +118,12 @@ TEST(CoreStatsGauge, DISABLED_NetZeroFirstCycleIsDropped) {
   EXPECT_EQ(g.points(), (Points{{8, 1}}));
 }
 
-// BUG: stats.cpp:35 updates peak_/min_ after every individual change instead of once
+// BUG: stats.cpp:37 updates peak_/min_ after every individual change instead of once
 // per cycle, so the order in which same-cycle changes were booked leaks into peak():
 // 1:+2, then 5:+3 and 5:-2 booked in that order give a transient 5 inside cycle 5 and
 // peak() = 5, although the value (and points()) is 2 then 3 and never 5. Booked as
-// 5:-2 then 5:+3 the peak is 3. Likewise min_value() becomes -2 for 5:-2,5:+2 from 0.
+// 5:-2 then 5:+3 the peak is 3. Likewise min_value() becomes -2 for 5:-2, 5:+2 from 0
+// although the value never leaves 0 before cycle 6.
 // Expected peak 3 (max over points) and min 0 regardless of booking order.
 TEST(CoreStatsGauge, DISABLED_PeakAndMinIgnoreTransientsWithinACycle) {
   TimeWeighted a;
@@ -137,7 +138,6 @@ TEST(CoreStatsGauge, DISABLED_PeakAndMinIgnoreTransientsWithinACycle) {
   b.change(5, +2);
   b.change(6, +1);
   b.finalize(10);
-  EXPECT_EQ(b.points(), (Points{{6, 1}}));
   EXPECT_EQ(b.min_value(), 0);
 }
 

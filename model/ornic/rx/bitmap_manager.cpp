@@ -1,6 +1,8 @@
 #include "model/ornic/rx/bitmap_manager.h"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace oonic::ornic {
 
@@ -58,6 +60,55 @@ BitmapManager::BitmapManager(sc_core::sc_module_name name, const BlockEnv& env)
   p_blocks_held_.bind(env.vcd, n + ".blocks_held", 16);
   p_pool_used_.bind(env.vcd, n + ".pool_used", 24);
   p_nak_.bind(env.vcd, n + ".nak", 1);
+  if (env.vcd) {
+    // Per-node signals of the watched QP's node array (physical node index).
+    const uint32_t nodes = env.p.bitmap.nodes_per_qp;
+    const int id_w = static_cast<int>(id_bits(env.p.bitmap.pool_blocks));
+    const int bits_w = static_cast<int>(std::min<uint32_t>(env.p.bitmap.block_bits, 64));
+    p_nodes_.resize(nodes);
+    for (uint32_t i = 0; i < nodes; ++i) {
+      const std::string nn = n + ".node" + std::to_string(i);
+      p_nodes_[i].valid.bind(env.vcd, nn + ".valid", 1);
+      p_nodes_[i].all_1.bind(env.vcd, nn + ".all_1", 1);
+      p_nodes_[i].block_id.bind(env.vcd, nn + ".block_id", id_w);
+      p_nodes_[i].bits.bind(env.vcd, nn + ".bits", bits_w);
+    }
+    if (p_nodes_.empty() || !p_nodes_[0].valid.on()) {
+      p_nodes_.clear();  // filtered out by the VCD's signal groups
+    } else {
+      node_seen_.assign(nodes, NodeState{});
+      watch_bits_.assign(nodes, 0);
+    }
+  }
+}
+
+void BitmapManager::watch_qp(uint32_t qp) {
+  watch_qp_ = qp;
+  std::fill(watch_bits_.begin(), watch_bits_.end(), 0);
+}
+
+// Records the watched QP's nodes whose value differs from what was last recorded.
+// Calls finish in call order (the port grants in booking order), so recording at
+// max(t, last) keeps the waveform in the core's order.
+void BitmapManager::record_nodes(Cycle t, uint32_t qp) {
+  t = std::max(t, watch_last_);
+  watch_last_ = t;
+  const uint32_t nodes = static_cast<uint32_t>(p_nodes_.size());
+  const uint32_t hp = core_.header_ptr(qp);
+  for (uint32_t i = 0; i < nodes; ++i) {
+    const uint32_t p = (hp + i) % nodes;
+    const ordering::OrnicBitmap::NodeView v = core_.node(qp, i);
+    const bool holds = v.valid && !v.all_1;
+    if (!holds) watch_bits_[p] = 0;
+    const NodeState now{v.valid, v.all_1, holds ? v.block_id : 0u, watch_bits_[p]};
+    NodeState& seen = node_seen_[p];
+    NodeProbes& pr = p_nodes_[p];
+    if (now.valid != seen.valid) pr.valid.set(t, now.valid);
+    if (now.all_1 != seen.all_1) pr.all_1.set(t, now.all_1);
+    if (now.block_id != seen.block_id) pr.block_id.set(t, now.block_id);
+    if (now.bits != seen.bits) pr.bits.set(t, now.bits);
+    seen = now;
+  }
 }
 
 void BitmapManager::open(Cycle t, uint32_t qp, uint32_t start_psn, uint32_t otd) {
@@ -65,6 +116,10 @@ void BitmapManager::open(Cycle t, uint32_t qp, uint32_t start_psn, uint32_t otd)
   core_.open(qp, start_psn, otd);
   // The QP's N node words become live.
   node_array_.occupy(t, int64_t{core_.params().nodes_per_qp} * node_bits_);
+  if (!p_nodes_.empty() && qp == watch_qp_) {
+    std::fill(watch_bits_.begin(), watch_bits_.end(), 0);
+    record_nodes(t, qp);
+  }
 }
 
 void BitmapManager::close(Cycle t, uint32_t qp) {
@@ -73,10 +128,14 @@ void BitmapManager::close(Cycle t, uint32_t qp) {
   core_.close(qp);
   node_array_.occupy(t, -int64_t{core_.params().nodes_per_qp} * node_bits_);
   block_pool_.occupy(t, -int64_t{held} * core_.params().block_bits);
+  if (!p_nodes_.empty() && qp == watch_qp_) record_nodes(t, qp);
 }
 
 BitmapManager::Result BitmapManager::access(Cycle t, uint32_t qp, uint32_t psn) {
   Result r;
+  const bool watched = !p_nodes_.empty() && qp == watch_qp_;
+  const uint32_t hp0 = watched ? core_.header_ptr(qp) : 0;
+  const uint32_t base0 = watched ? core_.base_psn(qp) : 0;
   r.out = core_.receive(qp, psn);
   calls_.inc();
   Cycle c = r.out.cycles;
@@ -99,6 +158,18 @@ BitmapManager::Result BitmapManager::access(Cycle t, uint32_t qp, uint32_t psn) 
     p_pool_used_.set(r.done, core_.pool_used());
     p_nak_.set(r.done, r.out.nak);
     if (r.out.nak) p_nak_.set(r.done + 1, 0);
+  }
+  if (watched) {
+    // The core keeps block contents private: rebuild the watched QP's bits from the
+    // tracked packets (the bit lands in node (header_ptr + off / M) % N, as in the core).
+    if (r.out.verdict == ordering::Verdict::kInOrder ||
+        r.out.verdict == ordering::Verdict::kOutOfOrder) {
+      const uint32_t m = core_.params().block_bits;
+      const auto off = static_cast<uint32_t>(wire::psn_diff(psn & wire::kPsnMask, base0));
+      const uint32_t p = (hp0 + off / m) % core_.params().nodes_per_qp;
+      if (off % m < 64) watch_bits_[p] |= uint64_t{1} << (off % m);
+    }
+    record_nodes(r.done, qp);
   }
   return r;
 }

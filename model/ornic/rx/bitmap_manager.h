@@ -31,6 +31,9 @@ class BitmapManager : public sc_core::sc_module {
   void open(Cycle t, uint32_t qp, uint32_t start_psn, uint32_t otd);
   void close(Cycle t, uint32_t qp);
   Result access(Cycle t, uint32_t qp, uint32_t psn);
+  // VCD only: which QP's node array the node<i> signals show (default 0). Call
+  // before that QP's first open/access; the signals keep their names.
+  void watch_qp(uint32_t qp);
   const ordering::OrnicBitmap& core() const { return core_; }
   Sram& node_array() { return node_array_; }
   Sram& block_pool() { return block_pool_; }
@@ -45,6 +48,22 @@ class BitmapManager : public sc_core::sc_module {
   Counter& naks_;
   Histogram& locate_;
   Probe p_qp_, p_psn_, p_epsn_, p_header_ptr_, p_blocks_held_, p_pool_used_, p_nak_;
+
+  // Node probes of the watched QP: empty with VCD off, so nothing below runs.
+  struct NodeProbes {
+    Probe valid, all_1, block_id, bits;
+  };
+  struct NodeState {
+    bool valid = false, all_1 = false;
+    uint32_t block_id = 0;
+    uint64_t bits = 0;
+  };
+  std::vector<NodeProbes> p_nodes_;
+  std::vector<NodeState> node_seen_;  // last values recorded, per physical node
+  std::vector<uint64_t> watch_bits_;  // low 64 bits of each node's block, rebuilt from calls
+  uint32_t watch_qp_ = 0;
+  Cycle watch_last_ = 0;  // latest cycle node changes were recorded at
+  void record_nodes(Cycle t, uint32_t qp);
 };
 
 }  // namespace oonic::ornic

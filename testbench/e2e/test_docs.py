@@ -1,0 +1,52 @@
+#!/usr/bin/python3
+"""Docs follow the code: docs/PARAMS.md and docs/STATS.md equal what the binary
+prints, every stat a replay writes is documented, and every documented stat is
+registered (appears in a run's stats.json)."""
+import json
+import os
+import re
+import subprocess
+import tempfile
+import unittest
+
+SRC = os.environ.get("OONIC_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+BIN = os.environ.get("OONIC_BIN", os.path.join(SRC, "build", "oonic"))
+
+
+def doc_table(path):
+    text = open(path).read()
+    return text[text.index("| "):]
+
+
+class Docs(unittest.TestCase):
+    def test_params_doc_matches_binary(self):
+        out = subprocess.run([BIN, "params", "--markdown"], capture_output=True, text=True, check=True).stdout
+        self.assertEqual(doc_table(os.path.join(SRC, "docs", "PARAMS.md")), out,
+                         "docs/PARAMS.md is stale: run scripts/gen-docs")
+
+    def test_stats_doc_matches_binary(self):
+        out = subprocess.run([BIN, "stats", "--markdown"], capture_output=True, text=True, check=True).stdout
+        self.assertEqual(doc_table(os.path.join(SRC, "docs", "STATS.md")), out,
+                         "docs/STATS.md is stale: run scripts/gen-docs")
+
+    def test_every_documented_stat_is_registered_and_vice_versa(self):
+        documented = set(re.findall(r"^\| `([^`]+)` \|", open(os.path.join(SRC, "docs", "STATS.md")).read(), re.M))
+        self.assertGreater(len(documented), 50)
+        with tempfile.TemporaryDirectory() as d:
+            subprocess.run([BIN, "replay", os.path.join(SRC, "traces", "default.txt"), "--out", d, "--quiet"],
+                           check=True)
+            registered = set(json.load(open(os.path.join(d, "stats.json")))["stats"])
+        self.assertEqual(documented - registered, set(), "documented but not registered")
+        self.assertEqual(registered - documented, set(), "registered but not documented")
+
+    def test_every_param_has_unit_and_description(self):
+        for line in open(os.path.join(SRC, "docs", "PARAMS.md")):
+            if line.startswith("| `"):
+                cells = [c.strip() for c in line.strip().strip("|").split("|")]
+                self.assertEqual(len(cells), 5, line)
+                key, default, unit, rng, desc = cells
+                self.assertTrue(unit and desc and default != "", line)
+
+
+if __name__ == "__main__":
+    unittest.main()
