@@ -4,10 +4,10 @@
 // the NIC reaches host memory through PcieLink.
 #pragma once
 
+#include <tlm_utils/simple_target_socket.h>
 #include <string>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "model/core/params.h"
 #include "model/core/stats.h"

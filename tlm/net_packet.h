@@ -9,8 +9,8 @@
 namespace oonic {
 
 struct NetPacketMeta : tlm::tlm_extension<NetPacketMeta> {
-  uint32_t record = 0;       // trace record number (1-based), 0 if none
-  uint64_t capture_ps = 0;   // capture timestamp relative to the trace start
+  uint32_t record = 0;      // trace record number (1-based), 0 if none
+  uint64_t capture_ps = 0;  // capture timestamp relative to the trace start
   tlm::tlm_extension_base* clone() const override { return new NetPacketMeta(*this); }
   void copy_from(const tlm::tlm_extension_base& e) override {
     *this = static_cast<const NetPacketMeta&>(e);

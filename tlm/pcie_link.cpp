@@ -52,7 +52,8 @@ PcieLink::PcieLink(sc_core::sc_module_name name, const PcieParams& p, Stats& sta
                 [this] { return static_cast<double>(up_.busy_ps()); });
   stats.derived(n + ".down_busy_ps", "ps", "time the host-to-NIC direction carried TLPs",
                 [this] { return static_cast<double>(down_.busy_ps()); });
-  stats.derived(n + ".up_stall_ps", "ps", "time writes/requests waited for the NIC-to-host direction",
+  stats.derived(n + ".up_stall_ps", "ps",
+                "time writes/requests waited for the NIC-to-host direction",
                 [this] { return static_cast<double>(up_.stall_ps()); });
   stats.derived(n + ".bandwidth_gbps", "Gbit/s", "usable link bit rate after encoding",
                 [this] { return p_.gbps(); });

@@ -20,9 +20,7 @@ class ClockDomain : public CycleClock {
   }
   // Current cycle (time is always a whole number of cycles inside the NIC;
   // otherwise the cycle whose edge comes next).
-  Cycle now() const {
-    return ceil_cycles(ps_of(sc_core::sc_time_stamp()));
-  }
+  Cycle now() const { return ceil_cycles(ps_of(sc_core::sc_time_stamp())); }
   static uint64_t ps_of(const sc_core::sc_time& t) {
     return static_cast<uint64_t>(t.to_seconds() * 1e12 + 0.5);
   }

@@ -99,8 +99,8 @@ std::string resolved_yaml(const ParamTable& table) {
     }
     std::string v = table.value_text(e);
     if (e.type == ParamTable::Type::kString) v = "\"" + v + "\"";
-    os << std::string(2 * (parts.size() - 1), ' ') << parts.back() << ": " << v << "  # "
-       << e.unit << (e.source == "default" ? "" : ", from " + e.source) << "\n";
+    os << std::string(2 * (parts.size() - 1), ' ') << parts.back() << ": " << v << "  # " << e.unit
+       << (e.source == "default" ? "" : ", from " + e.source) << "\n";
   }
   return os.str();
 }

@@ -118,7 +118,8 @@ void ParamTable::set(const std::string& key, const std::string& text, const std:
       const char* b = text.data();
       const char* end = b + text.size();
       int base = 10;
-      if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) b += 2, base = 16;
+      if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+        b += 2, base = 16;
       uint64_t v = 0;
       auto r = std::from_chars(b, end, v, base);
       if (r.ec != std::errc() || r.ptr != end || b == end)

@@ -21,7 +21,7 @@ class ParamTable {
     void* ptr;
     std::string unit;
     std::string desc;
-    double min = 0, max = 0;            // numeric range, inclusive
+    double min = 0, max = 0;           // numeric range, inclusive
     std::vector<std::string> choices;  // kString: allowed values (empty = any)
     std::string default_text;          // value when described
     std::string source = "default";    // "default", "FILE:LINE" or "--set"

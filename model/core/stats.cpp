@@ -26,7 +26,8 @@ void TimeWeighted::finalize(Cycle end) {
   Cycle last_t = 0;
   for (const auto& [t, d] : events_) {
     if (t > last_t) {
-      area += static_cast<long double>(v) * static_cast<long double>(std::min(t, end) - std::min(last_t, end));
+      area += static_cast<long double>(v) *
+              static_cast<long double>(std::min(t, end) - std::min(last_t, end));
       last_t = t;
     }
     v += d;
@@ -170,10 +171,14 @@ TimeWeighted* Stats::find_gauge(const std::string& name) {
 
 const char* to_string(Stats::Kind k) {
   switch (k) {
-    case Stats::Kind::kCounter: return "counter";
-    case Stats::Kind::kHistogram: return "histogram";
-    case Stats::Kind::kGauge: return "gauge";
-    case Stats::Kind::kDerived: return "derived";
+    case Stats::Kind::kCounter:
+      return "counter";
+    case Stats::Kind::kHistogram:
+      return "histogram";
+    case Stats::Kind::kGauge:
+      return "gauge";
+    case Stats::Kind::kDerived:
+      return "derived";
   }
   return "?";
 }

@@ -116,7 +116,8 @@ void Vcd::write(const std::string& path, Cycle from, Cycle to) {
   size_t i = 0;
   // Apply changes before the window silently.
   while (i < ch.size() && ch[i].t() < from) cur[ch[i].var()] = ch[i].value, ++i;
-  for (size_t v = 0; v < vars_.size(); ++v) emit_value(f.get(), vars_[v].width, cur[v], vars_[v].code);
+  for (size_t v = 0; v < vars_.size(); ++v)
+    emit_value(f.get(), vars_[v].width, cur[v], vars_[v].code);
   std::fprintf(f.get(), "$end\n");
   std::vector<uint64_t> pending(vars_.size());
   std::vector<int> touched;

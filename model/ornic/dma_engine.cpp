@@ -10,18 +10,19 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const BlockEnv& env)
       p_(env.p),
       clk_(env.p.nic.clock_mhz),
       writes_(env.stats.counter(std::string(this->name()) + ".writes", "descriptor",
-                            "payload writes to host memory")),
+                                "payload writes to host memory")),
       write_bytes_(env.stats.counter(std::string(this->name()) + ".write_bytes", "byte",
-                                 "payload bytes written to host memory")),
+                                     "payload bytes written to host memory")),
       reads_(env.stats.counter(std::string(this->name()) + ".reads", "descriptor",
-                           "payload reads from host memory")),
+                               "payload reads from host memory")),
       read_bytes_(env.stats.counter(std::string(this->name()) + ".read_bytes", "byte",
-                                "payload bytes read from host memory")),
+                                    "payload bytes read from host memory")),
       errors_(env.stats.counter(std::string(this->name()) + ".errors", "descriptor",
-                            "DMA transactions answered with a TLM error response")) {
+                                "DMA transactions answered with a TLM error response")) {
   std::string n = this->name();
-  env.stats.derived(n + ".write_stall_cycles", "cycle", "cycles writes waited for the write channel",
-                [this] { return static_cast<double>(wr_.stall_cycles()); });
+  env.stats.derived(n + ".write_stall_cycles", "cycle",
+                    "cycles writes waited for the write channel",
+                    [this] { return static_cast<double>(wr_.stall_cycles()); });
   p_addr_.bind(env.vcd, n + ".addr", 64);
   p_len_.bind(env.vcd, n + ".len", 16);
 }
@@ -41,9 +42,8 @@ Cycle DmaEngine::transport(Cycle t, tlm::tlm_command cmd, uint64_t addr, uint8_t
   if (gp_.is_response_error()) {
     errors_.inc();
     report_warning(msg::kModel, std::string(name()) + ": DMA " +
-                                    (cmd == tlm::TLM_WRITE_COMMAND ? "write" : "read") +
-                                    " at 0x" + std::to_string(addr) + " failed: " +
-                                    gp_.get_response_string());
+                                    (cmd == tlm::TLM_WRITE_COMMAND ? "write" : "read") + " at 0x" +
+                                    std::to_string(addr) + " failed: " + gp_.get_response_string());
   }
   uint64_t done_ps = ClockDomain::ps_of(sc_core::sc_time_stamp() + delay);
   return clk_.ceil_cycles(done_ps);

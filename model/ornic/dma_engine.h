@@ -7,9 +7,9 @@
 // write into host memory.
 #pragma once
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "model/core/clock.h"
 #include "model/core/resource.h"

@@ -7,29 +7,29 @@ namespace oonic::ornic {
 
 enum class Drop : uint8_t {
   kNone = 0,
-  kTruncated,          // frame shorter than its headers say (or cut by the capture's snaplen)
-  kNotRoce,            // not IPv4/IPv6 UDP port 4791 (ARP, TCP, ICMPv6, ...)
-  kBadIpHeader,        // IPv4 with options, bad lengths
-  kUdOrCnp,            // UD (connection management on QP1) or CNP: not RC traffic
-  kUnknownOpcode,      // BTH opcode not RC and not an oonic extension
-  kBadExtension,       // malformed extension header
-  kBadPadding,         // pad count larger than the payload
-  kBadIcrc,            // ICRC mismatch
-  kUnknownQp,          // no QP context for the destination QPN
-  kDuplicate,          // PSN already received (re-ACKed)
-  kPsnSequenceError,   // standard packet with a PSN gap (NAK sent once per ePSN)
-  kBeyondWindow,       // OOO packet beyond the QP's bitmap (N x M PSNs)
-  kBitmapPoolExhausted,// OOO packet needing a bitmap block with the pool empty
-  kSpotBeforeStartAddr,// OOO WRITE Spot/Last before Start_Addr was cached
-  kRemoteAccess,       // R_Key unknown or address outside its region (NAK remote access)
-  kNoRecvBuffer,       // SEND with no receive buffer left (RNR NAK)
-  kInvalidRequest,     // opcode out of sequence (e.g. WRITE Middle with no First)
-  kReqPktBufferFull,   // Req Pkt Buffer had no room for the payload
-  kReqHdrBufferFull,   // Req Hdr Buffer had no room for the header
+  kTruncated,            // frame shorter than its headers say (or cut by the capture's snaplen)
+  kNotRoce,              // not IPv4/IPv6 UDP port 4791 (ARP, TCP, ICMPv6, ...)
+  kBadIpHeader,          // IPv4 with options, bad lengths
+  kUdOrCnp,              // UD (connection management on QP1) or CNP: not RC traffic
+  kUnknownOpcode,        // BTH opcode not RC and not an oonic extension
+  kBadExtension,         // malformed extension header
+  kBadPadding,           // pad count larger than the payload
+  kBadIcrc,              // ICRC mismatch
+  kUnknownQp,            // no QP context for the destination QPN
+  kDuplicate,            // PSN already received (re-ACKed)
+  kPsnSequenceError,     // standard packet with a PSN gap (NAK sent once per ePSN)
+  kBeyondWindow,         // OOO packet beyond the QP's bitmap (N x M PSNs)
+  kBitmapPoolExhausted,  // OOO packet needing a bitmap block with the pool empty
+  kSpotBeforeStartAddr,  // OOO WRITE Spot/Last before Start_Addr was cached
+  kRemoteAccess,         // R_Key unknown or address outside its region (NAK remote access)
+  kNoRecvBuffer,         // SEND with no receive buffer left (RNR NAK)
+  kInvalidRequest,       // opcode out of sequence (e.g. WRITE Middle with no First)
+  kReqPktBufferFull,     // Req Pkt Buffer had no room for the payload
+  kReqHdrBufferFull,     // Req Hdr Buffer had no room for the header
   kRspPktBufferFull,
   kRspHdrBufferFull,
-  kUnexpectedResponse, // response with no outstanding request (e.g. READ response for no READ)
-  kNotForDut,          // sent by the device under test in the capture (not replayed as input)
+  kUnexpectedResponse,  // response with no outstanding request (e.g. READ response for no READ)
+  kNotForDut,           // sent by the device under test in the capture (not replayed as input)
   kCount
 };
 

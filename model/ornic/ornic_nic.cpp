@@ -75,7 +75,8 @@ uint32_t OrnicNic::add_qp(const QpContext& ctx) {
   if (!c.pmtu) c.pmtu = p_.nic.pmtu_bytes;
   if (!c.otd) c.otd = p_.nic.otd;
   // The QP's slot of the ACKed-PSN memory is live from now on.
-  control_.req_manager.acked_psn_mem().occupy(0, control_.req_manager.acked_psn_mem().params().width_bits);
+  control_.req_manager.acked_psn_mem().occupy(
+      0, control_.req_manager.acked_psn_mem().params().width_bits);
   return qps_.add(0, c);
 }
 

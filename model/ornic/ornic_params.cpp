@@ -52,7 +52,8 @@ void OrnicParams::describe(ParamTable& t) {
         "Hdr Generator cycles to build an ACK/NAK frame", 1, 1000);
   t.add("tx.hdr_generator.data_cycles", &hdr_generator.data_cycles, "cycle",
         "Hdr Generator cycles to build a data (READ response) header", 1, 1000);
-  sram.req_pkt_buffer.describe(t, "sram.rx.req_pkt_buffer", "the Req Pkt Buffer (request payloads)");
+  sram.req_pkt_buffer.describe(t, "sram.rx.req_pkt_buffer",
+                               "the Req Pkt Buffer (request payloads)");
   sram.req_hdr_buffer.describe(t, "sram.rx.req_hdr_buffer", "the Req Hdr Buffer (request headers)");
   sram.rsp_pkt_buffer.describe(t, "sram.rx.rsp_pkt_buffer",
                                "the Rsp Pkt Buffer (response payloads)");
@@ -74,8 +75,8 @@ void OrnicParams::validate() const {
                     "): the bitmap is OTD + BDP wide (Eq. 5)");
   if (sram.qp_context.depth < nic.max_qps)
     throw Error(msg::kConfig, "sram.qp.context.depth (" + std::to_string(sram.qp_context.depth) +
-                                  ") must be at least nic.max_qps (" +
-                                  std::to_string(nic.max_qps) + ")");
+                                  ") must be at least nic.max_qps (" + std::to_string(nic.max_qps) +
+                                  ")");
   uint32_t p = nic.pmtu_bytes;
   if (p != 256 && p != 512 && p != 1024 && p != 2048 && p != 4096)
     throw Error(msg::kConfig, "nic.pmtu_bytes must be 256, 512, 1024, 2048 or 4096");

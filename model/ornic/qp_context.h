@@ -24,9 +24,9 @@ struct ReadWqe {
   uint32_t length = 0;
   uint64_t local_addr = 0;
   bool ooo = false;
-  uint32_t packets = 0;        // ceil(length / pmtu)
-  uint32_t next_psn = 0;       // standard READ: next expected response PSN
-  uint32_t received = 0;       // packets placed
+  uint32_t packets = 0;   // ceil(length / pmtu)
+  uint32_t next_psn = 0;  // standard READ: next expected response PSN
+  uint32_t received = 0;  // packets placed
 };
 
 struct QpContext {
@@ -36,9 +36,9 @@ struct QpContext {
   wire::FrameSpec tx_template;
   std::vector<MemoryRegion> regions;
   // Responder: requests arriving at this QP.
-  uint32_t epsn = 0;     // expected PSN (standard path; the bitmap holds it for OOO)
-  uint32_t msn = 0;      // complete requests received (24 bit)
-  bool nak_sent = false; // a PSN-sequence NAK was sent for the current ePSN
+  uint32_t epsn = 0;      // expected PSN (standard path; the bitmap holds it for OOO)
+  uint32_t msn = 0;       // complete requests received (24 bit)
+  bool nak_sent = false;  // a PSN-sequence NAK was sent for the current ePSN
   // Standard message being received.
   bool in_msg = false;
   bool msg_is_send = false;

@@ -5,10 +5,9 @@
 namespace oonic {
 
 void SramParams::describe(ParamTable& t, const std::string& prefix, const char* what) {
-  t.add(prefix + ".width_bits", &width_bits, "bit",
-        (std::string("word width of ") + what).c_str(), 1, 4096);
-  t.add(prefix + ".depth", &depth, "word", (std::string("words in ") + what).c_str(), 1,
-        1u << 30);
+  t.add(prefix + ".width_bits", &width_bits, "bit", (std::string("word width of ") + what).c_str(),
+        1, 4096);
+  t.add(prefix + ".depth", &depth, "word", (std::string("words in ") + what).c_str(), 1, 1u << 30);
   t.add(prefix + ".ports", &ports,
         (std::string("port configuration of ") + what +
          ": one shared read/write port, one read + one write port, or two read/write ports")
@@ -31,14 +30,11 @@ Sram::Sram(std::string name, const SramParams& p, Stats& stats, const std::strin
     throw Error(msg::kConfig, "SRAM " + name_ + ": ports must be 1RW, 1R1W or 2RW");
   stats.derived(stat_prefix + ".capacity_bits", "bit", "width_bits x depth",
                 [this] { return static_cast<double>(capacity_bits()); });
-  stats.derived(stat_prefix + ".stall_cycles", "cycle",
-                "cycles accesses waited for a busy port",
+  stats.derived(stat_prefix + ".stall_cycles", "cycle", "cycles accesses waited for a busy port",
                 [this] { return static_cast<double>(stall_cycles()); });
-  stats.derived(stat_prefix + ".peak_utilization", "ratio", "peak used bits / capacity",
-                [this] {
-                  return capacity_bits() ? static_cast<double>(occupancy_.peak()) / capacity_bits()
-                                         : 0.0;
-                });
+  stats.derived(stat_prefix + ".peak_utilization", "ratio", "peak used bits / capacity", [this] {
+    return capacity_bits() ? static_cast<double>(occupancy_.peak()) / capacity_bits() : 0.0;
+  });
 }
 
 Resource& Sram::port_for(bool is_read, Cycle t) {
@@ -65,8 +61,12 @@ Cycle Sram::write_at(Cycle t, uint64_t bits, Cycle* grant) {
   return g + k;
 }
 
-Cycle Sram::read(Cycle t, uint64_t bits) { return read_at(t, bits, nullptr); }
-Cycle Sram::write(Cycle t, uint64_t bits) { return write_at(t, bits, nullptr); }
+Cycle Sram::read(Cycle t, uint64_t bits) {
+  return read_at(t, bits, nullptr);
+}
+Cycle Sram::write(Cycle t, uint64_t bits) {
+  return write_at(t, bits, nullptr);
+}
 
 uint64_t Sram::stall_cycles() const {
   uint64_t s = 0;
@@ -93,8 +93,8 @@ bool BlockPool::alloc(Cycle t, uint32_t* id) {
 
 void BlockPool::release(Cycle t, uint32_t id) {
   if (id >= blocks_ || !in_use_[id])
-    throw Error(msg::kModel, "block pool: release of block " + std::to_string(id) +
-                                 " that is not in use");
+    throw Error(msg::kModel,
+                "block pool: release of block " + std::to_string(id) + " that is not in use");
   in_use_[id] = 0;
   free_.push_back(id);
   --used_;

@@ -10,6 +10,7 @@
 #include "model/core/config.h"
 #include "model/core/error.h"
 #include "platforms/replay/replay.h"
+#include "platforms/trace/trace_tools.h"
 
 // SystemC prints its banner when its kernel starts, before sc_main; silence it
 // from a static initializer so it never lands in our stdout.
@@ -26,6 +27,7 @@ commands:
   replay TRACE [options]   play a packet trace, in arrival order, into one NIC
   params [--markdown]      list every parameter: default, unit, range, description
   stats [--markdown]       list every stat a replay reports: kind, unit, description
+  trace SUBCOMMAND         trace tools: convert, synth, perturb, stats
   help                     this text; `oonic COMMAND --help` for a command
 
 exit status: 0 done, 2 bad input (the message names the file, line, key or record)
@@ -138,6 +140,8 @@ int sc_main(int argc, char* argv[]) {
     }
     std::string cmd = a.v[a.i++];
     if (cmd == "replay") return cmd_replay(a);
+    if (cmd == "trace")
+      return oonic::trace::trace_command(std::vector<std::string>(a.v.begin() + a.i, a.v.end()));
     if (cmd == "params" || cmd == "stats") {
       bool md = false;
       while (a.more()) {

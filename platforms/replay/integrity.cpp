@@ -31,9 +31,9 @@ std::string IntegrityResult::text() const {
   if (ok) {
     os << "OK (" << bytes << " bytes in " << ranges << " payload ranges)";
   } else {
-    os << "MISMATCH at host address 0x" << std::hex << first_bad_addr << std::dec
-       << ": expected 0x" << std::hex << int(expected) << ", found 0x" << int(actual) << std::dec
-       << " (trace record " << record << ")";
+    os << "MISMATCH at host address 0x" << std::hex << first_bad_addr << std::dec << ": expected 0x"
+       << std::hex << int(expected) << ", found 0x" << int(actual) << std::dec << " (trace record "
+       << record << ")";
   }
   return os.str();
 }
@@ -95,8 +95,9 @@ IntegrityResult check_integrity(const trace::Trace& trace, const ReplaySetup& se
           const wire::PacketView& w = req[m]->v;
           last_psn = w.bth.psn;
           if (have_start && w.payload_len)
-            pieces.push_back({start_addr + uint64_t(uint32_t(wire::psn_diff(w.bth.psn, start))) * c.pmtu,
-                              w.payload, w.payload_len, req[m]->record});
+            pieces.push_back(
+                {start_addr + uint64_t(uint32_t(wire::psn_diff(w.bth.psn, start))) * c.pmtu,
+                 w.payload, w.payload_len, req[m]->record});
         }
         expect = wire::psn_add(last_psn, 1);
         k = j - 1;
@@ -144,8 +145,8 @@ IntegrityResult check_integrity(const trace::Trace& trace, const ReplaySetup& se
       if (!(p.v.flags & wire::kIsResponse) || p.v.bth.opcode == wire::kAcknowledge || d < 0 ||
           static_cast<uint32_t>(d) >= packets || !p.v.payload_len)
         continue;
-      pieces.push_back({rw.local_addr + uint64_t(uint32_t(d)) * pmtu, p.v.payload,
-                        p.v.payload_len, p.record});
+      pieces.push_back(
+          {rw.local_addr + uint64_t(uint32_t(d)) * pmtu, p.v.payload, p.v.payload_len, p.record});
     }
   }
 

@@ -20,11 +20,11 @@ namespace oonic::replay {
 struct IntegrityResult {
   bool checked = false;  // anything to check
   bool ok = true;
-  uint64_t bytes = 0;    // bytes compared
-  uint64_t ranges = 0;   // payload ranges compared
+  uint64_t bytes = 0;   // bytes compared
+  uint64_t ranges = 0;  // payload ranges compared
   uint64_t first_bad_addr = 0;
   uint8_t expected = 0, actual = 0;
-  uint32_t record = 0;   // trace record whose byte differs
+  uint32_t record = 0;  // trace record whose byte differs
   std::string text() const;
 };
 

@@ -12,11 +12,14 @@ NetworkSink::NetworkSink(sc_core::sc_module_name name, const ClockDomain& clk,
   pcap_ = std::make_unique<trace::PcapWriter>(pcap_path);
   csv_ = std::fopen(csv_path.c_str(), "w");
   if (!csv_) throw Error(msg::kIo, csv_path + ": cannot write");
-  std::fputs("frame,cycle,time_ps,opcode,opcode_name,dest_qp,psn,syndrome,msn,start_addr_cached,bytes\n",
-             csv_);
+  std::fputs(
+      "frame,cycle,time_ps,opcode,opcode_name,dest_qp,psn,syndrome,msn,start_addr_cached,bytes\n",
+      csv_);
 }
 
-NetworkSink::~NetworkSink() { close(); }
+NetworkSink::~NetworkSink() {
+  close();
+}
 
 void NetworkSink::close() {
   if (pcap_) pcap_->close(), pcap_.reset();

@@ -3,12 +3,12 @@
 // frame: what the model says it sent, for comparison with a dissector).
 #pragma once
 
+#include <tlm_utils/simple_target_socket.h>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "model/core/clock.h"
 #include "platforms/trace/trace.h"

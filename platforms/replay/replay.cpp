@@ -116,8 +116,8 @@ int run_replay(const ReplayOptions& o) {
     vcd->set_groups(groups);
   }
   bool progress = !o.quiet && isatty(fileno(stderr));
-  auto sys = std::make_unique<ReplaySystem>(all, stats, vcd.get(), tr, setup.input, timing, dir,
-                                            progress);
+  auto sys =
+      std::make_unique<ReplaySystem>(all, stats, vcd.get(), tr, setup.input, timing, dir, progress);
   std::unique_ptr<ornic::PacketLog> plog;
   if (all.platform.packets_csv) {
     plog = std::make_unique<ornic::PacketLog>(dir + "/packets.csv");
@@ -184,8 +184,11 @@ int run_replay(const ReplayOptions& o) {
                      {"histogram_16", s->occupancy().histogram(s->capacity_bits(), 16)}};
   }
   j["sram"] = sj;
-  j["integrity"] = {{"checked", integ.checked}, {"ok", integ.ok},       {"bytes", integ.bytes},
-                    {"ranges", integ.ranges},   {"text", integ.text()}};
+  j["integrity"] = {{"checked", integ.checked},
+                    {"ok", integ.ok},
+                    {"bytes", integ.bytes},
+                    {"ranges", integ.ranges},
+                    {"text", integ.text()}};
   j["setup"] = setup.notes;
   nlohmann::json issues = nlohmann::json::array();
   for (const auto& is : tr.issues) issues.push_back({{"record", is.index}, {"reason", is.reason}});
@@ -215,12 +218,11 @@ int run_replay(const ReplayOptions& o) {
     for (const auto& note : setup.notes) s << "  setup       " << note << "\n";
     for (const auto& is : tr.issues)
       s << "  trace       record " << is.index << ": " << is.reason << "\n";
-    uint64_t acc = cnt("nic0.rx.req_processor.accepted") + cnt("nic0.rx.rsp_processor.packets") -
-                   0;
+    uint64_t acc = cnt("nic0.rx.req_processor.accepted") + cnt("nic0.rx.rsp_processor.packets") - 0;
     s << "  frames      " << setup.input.size() << " in, " << setup.from_dut.size()
-      << " sent by the DUT (skipped); requests accepted "
-      << cnt("nic0.rx.req_processor.accepted") << " (" << cnt("nic0.rx.req_processor.ooo_accepted")
-      << " out of order), responses " << cnt("nic0.rx.rsp_processor.packets") << ", duplicates "
+      << " sent by the DUT (skipped); requests accepted " << cnt("nic0.rx.req_processor.accepted")
+      << " (" << cnt("nic0.rx.req_processor.ooo_accepted") << " out of order), responses "
+      << cnt("nic0.rx.rsp_processor.packets") << ", duplicates "
       << n.drops(ornic::Drop::kDuplicate).value << ", dropped " << n.drops_total() << "\n";
     (void)acc;
     s << "  cycles      " << end << " at " << fmt(all.nic.nic.clock_mhz, 0)
@@ -246,8 +248,8 @@ int run_replay(const ReplayOptions& o) {
       if (uint64_t v = n.drops(d).value) s << " " << ornic::drop_name(d) << " " << v, any = true;
     }
     s << (any ? "\n" : " none\n");
-    s << "  SRAM        " << std::left << std::setw(24) << "instance" << std::right
-      << std::setw(12) << "capacity" << std::setw(12) << "peak" << std::setw(14) << "mean (bits)"
+    s << "  SRAM        " << std::left << std::setw(24) << "instance" << std::right << std::setw(12)
+      << "capacity" << std::setw(12) << "peak" << std::setw(14) << "mean (bits)"
       << "\n";
     for (Sram* m : srams)
       s << "              " << std::left << std::setw(24) << m->name() << std::right

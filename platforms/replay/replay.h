@@ -21,17 +21,17 @@ struct PlatformParams {
 
 struct ReplayOptions {
   std::string trace;
-  std::string config;              // YAML, optional
-  std::vector<std::string> sets;   // "a.b=v"
-  std::string qps;                 // sidecar; default TRACE-stem.qps.yaml if it exists
-  std::string out;                 // results directory; default results/<trace stem>
+  std::string config;             // YAML, optional
+  std::vector<std::string> sets;  // "a.b=v"
+  std::string qps;                // sidecar; default TRACE-stem.qps.yaml if it exists
+  std::string out;                // results directory; default results/<trace stem>
   std::string timing = "captured";
   std::string dut;
   bool vcd = false;
-  std::string vcd_groups;          // comma-separated signal groups (all when empty)
+  std::string vcd_groups;                        // comma-separated signal groups (all when empty)
   uint64_t vcd_from = 0, vcd_to = ~uint64_t{0};  // cycle window of waves.vcd
   uint64_t seed = 1;
-  bool quiet = false;              // no summary on stdout
+  bool quiet = false;  // no summary on stdout
 };
 
 // All parameters of a replay, bound to their structs.

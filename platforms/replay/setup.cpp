@@ -25,8 +25,10 @@ struct Parsed {
 };
 
 bool parse_ip(const std::string& s, Endpoint& e) {
-  if (inet_pton(AF_INET, s.c_str(), e.ip.data()) == 1) return e.has_ip = true, e.ip_version = 4, true;
-  if (inet_pton(AF_INET6, s.c_str(), e.ip.data()) == 1) return e.has_ip = true, e.ip_version = 6, true;
+  if (inet_pton(AF_INET, s.c_str(), e.ip.data()) == 1)
+    return e.has_ip = true, e.ip_version = 4, true;
+  if (inet_pton(AF_INET6, s.c_str(), e.ip.data()) == 1)
+    return e.has_ip = true, e.ip_version = 6, true;
   return false;
 }
 
@@ -61,7 +63,9 @@ Endpoint dst_of(const Parsed& p) {
   return e;
 }
 
-bool rc(const Parsed& p) { return p.st == wire::ParseStatus::kOk || p.st == wire::ParseStatus::kBadIcrc; }
+bool rc(const Parsed& p) {
+  return p.st == wire::ParseStatus::kOk || p.st == wire::ParseStatus::kBadIcrc;
+}
 
 std::string hex(uint64_t v) {
   std::ostringstream os;
@@ -124,7 +128,8 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
       if (end && *end == 0 && !val.empty() && q <= wire::kPsnMask) dut_qp = q, ok = true;
     }
     if (!ok)
-      throw Error(msg::kCli, "--dut '" + dut_arg + "': expected mac=XX:XX:XX:XX:XX:XX, ip=ADDR or qp=N");
+      throw Error(msg::kCli,
+                  "--dut '" + dut_arg + "': expected mac=XX:XX:XX:XX:XX:XX, ip=ADDR or qp=N");
     if (!dut_qp) {
       out.dut = e;
       out.dut_how = "--dut " + dut_arg;
@@ -165,7 +170,9 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
           break;
         }
     if (!pick) {
-      if (dut_qp) throw Error(msg::kCli, "--dut qp=" + std::to_string(*dut_qp) + ": no RC frame to that QP in " + trace.path);
+      if (dut_qp)
+        throw Error(msg::kCli, "--dut qp=" + std::to_string(*dut_qp) +
+                                   ": no RC frame to that QP in " + trace.path);
       out.dut_how = "no RC frame in the trace: every frame is input";
     } else {
       out.dut = dst_of(*pick);
@@ -177,7 +184,8 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
 
   // ---- input frames and what the DUT sent ----
   for (uint32_t i = 0; i < recs.size(); ++i) {
-    if ((out.dut.has_ip || out.dut.has_mac) && is_src(out.dut, parsed[i]) && !is_dst(out.dut, parsed[i]))
+    if ((out.dut.has_ip || out.dut.has_mac) && is_src(out.dut, parsed[i]) &&
+        !is_dst(out.dut, parsed[i]))
       out.from_dut.push_back(i);
     else
       out.input.push_back(i);
@@ -255,7 +263,7 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
       std::string peer = wire::format_ip(v.ip_version, v.src_ip);
       auto s = dut_sent_qps.find(peer);
       if (s != dut_sent_qps.end() && !s->second.empty()) {
-        c.peer_qpn = s->second.size() == 1 ? *s->second.begin()
+        c.peer_qpn = s->second.size() == 1  ? *s->second.begin()
                      : s->second.count(qpn) ? qpn
                                             : *s->second.begin();
         t.udp_sport = dut_sport[peer];
@@ -268,7 +276,8 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
   yaml << "# QP setup of this replay (pass it back with --qps to change it)\n";
   yaml << "dut: {";
   if (out.dut.has_ip) yaml << "ip: " << wire::format_ip(out.dut.ip_version, out.dut.ip);
-  if (out.dut.has_mac) yaml << (out.dut.has_ip ? ", " : "") << "mac: \"" << wire::format_mac(out.dut.mac) << "\"";
+  if (out.dut.has_mac)
+    yaml << (out.dut.has_ip ? ", " : "") << "mac: \"" << wire::format_mac(out.dut.mac) << "\"";
   yaml << "}\nqps:\n";
   auto emit_yaml = [&](const ornic::QpContext& c) {
     yaml << "  - qpn: " << hex(c.qpn) << "\n    peer_qpn: " << hex(c.peer_qpn)
@@ -292,7 +301,8 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
       if (s.pmtu) c.pmtu = *s.pmtu;
       if (s.otd) c.otd = *s.otd;
       for (const auto& r : s.regions) c.regions.push_back({r.base, r.length, r.rkey});
-      if (s.recv) c.recv_base = s.recv->base, c.recv_count = s.recv->count, c.recv_bytes = s.recv->bytes;
+      if (s.recv)
+        c.recv_base = s.recv->base, c.recv_count = s.recv->count, c.recv_bytes = s.recv->bytes;
       out.qps.push_back(c);
       installed.insert(s.qpn);
       emit_yaml(c);
@@ -327,15 +337,19 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
     }
     if (o.send_messages) {
       c.recv_count = o.send_messages + 16;
-      c.recv_bytes = static_cast<uint32_t>(std::max<uint64_t>(4096, (o.send_bytes_max + 4095) & ~4095ull));
+      c.recv_bytes =
+          static_cast<uint32_t>(std::max<uint64_t>(4096, (o.send_bytes_max + 4095) & ~4095ull));
       c.recv_base = kRecvBase + (uint64_t{qindex} << 32);
     }
     ++qindex;
     std::ostringstream n;
-    n << "derived QP " << hex(q) << ": start_psn " << c.epsn << ", pmtu " << c.pmtu
-      << ", peer_qpn " << hex(c.peer_qpn) << ", " << c.regions.size() << " region(s)";
-    for (const auto& r : c.regions) n << " [" << hex(r.base) << " +" << r.length << " rkey " << hex(r.rkey) << "]";
-    if (c.recv_count) n << ", " << c.recv_count << " receive buffers of " << c.recv_bytes << " B at " << hex(c.recv_base);
+    n << "derived QP " << hex(q) << ": start_psn " << c.epsn << ", pmtu " << c.pmtu << ", peer_qpn "
+      << hex(c.peer_qpn) << ", " << c.regions.size() << " region(s)";
+    for (const auto& r : c.regions)
+      n << " [" << hex(r.base) << " +" << r.length << " rkey " << hex(r.rkey) << "]";
+    if (c.recv_count)
+      n << ", " << c.recv_count << " receive buffers of " << c.recv_bytes << " B at "
+        << hex(c.recv_base);
     out.notes.push_back(n.str());
     out.qps.push_back(c);
     installed.insert(q);
@@ -346,12 +360,15 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
   uint64_t read_next = kReadBase;
   for (uint32_t i : out.from_dut) {
     const Parsed& rq = parsed[i];
-    if (!rc(rq) || (rq.v.bth.opcode != wire::kReadRequest && rq.v.bth.opcode != wire::kOooReadRequest)) continue;
+    if (!rc(rq) ||
+        (rq.v.bth.opcode != wire::kReadRequest && rq.v.bth.opcode != wire::kOooReadRequest))
+      continue;
     // The DUT's QP is the destination of the responses that follow.
     const Parsed* resp = nullptr;
     for (uint32_t j : out.input) {
       const Parsed& x = parsed[j];
-      if (!rc(x) || !(x.v.flags & wire::kIsResponse) || x.v.bth.opcode == wire::kAcknowledge) continue;
+      if (!rc(x) || !(x.v.flags & wire::kIsResponse) || x.v.bth.opcode == wire::kAcknowledge)
+        continue;
       int32_t d = wire::psn_diff(x.v.bth.psn, rq.v.bth.psn);
       if (d >= 0 && d < 65536) {
         resp = &x;
@@ -382,7 +399,9 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
   // ---- host memory a READ responder serves: what the capture shows, else the pattern ----
   for (uint32_t i : out.input) {
     const Parsed& rq = parsed[i];
-    if (!rc(rq) || (rq.v.bth.opcode != wire::kReadRequest && rq.v.bth.opcode != wire::kOooReadRequest)) continue;
+    if (!rc(rq) ||
+        (rq.v.bth.opcode != wire::kReadRequest && rq.v.bth.opcode != wire::kOooReadRequest))
+      continue;
     Prefill pf;
     pf.addr = rq.v.reth.va;
     pf.len = rq.v.reth.dma_len;
@@ -394,7 +413,9 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
     uint64_t seen = 0;
     for (uint32_t j : out.from_dut) {
       const Parsed& x = parsed[j];
-      if (!rc(x) || x.v.bth.opcode < wire::kReadResponseFirst || x.v.bth.opcode > wire::kReadResponseOnly) continue;
+      if (!rc(x) || x.v.bth.opcode < wire::kReadResponseFirst ||
+          x.v.bth.opcode > wire::kReadResponseOnly)
+        continue;
       int32_t d = wire::psn_diff(x.v.bth.psn, rq.v.bth.psn);
       uint64_t off = uint64_t(uint32_t(std::max(d, 0))) * pmtu;
       if (d < 0 || off >= pf.len) continue;
@@ -403,7 +424,8 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
       seen += n;
     }
     if (seen) pf.bytes = std::move(bytes);
-    out.notes.push_back("READ served by the DUT: " + std::to_string(pf.len) + " B at " + hex(pf.addr) +
+    out.notes.push_back("READ served by the DUT: " + std::to_string(pf.len) + " B at " +
+                        hex(pf.addr) +
                         (seen ? " provisioned from the READ responses in the capture"
                               : " provisioned with the documented pattern"));
     out.prefill.push_back(std::move(pf));

@@ -35,14 +35,14 @@ struct Prefill {
 
 struct ReplaySetup {
   Endpoint dut;
-  std::string dut_how;                // how the DUT was chosen
-  std::vector<ornic::QpContext> qps;  // contexts to install
+  std::string dut_how;                                     // how the DUT was chosen
+  std::vector<ornic::QpContext> qps;                       // contexts to install
   std::vector<std::pair<uint32_t, ornic::ReadWqe>> reads;  // (DUT qpn, READ)
   std::vector<Prefill> prefill;
-  std::vector<uint32_t> input;    // indexes into trace.records delivered to the DUT
-  std::vector<uint32_t> from_dut; // indexes of frames the DUT sent (not replayed)
-  std::vector<std::string> notes; // derivations, printed and saved
-  std::string sidecar_yaml;       // the setup as a sidecar (results/qps.yaml)
+  std::vector<uint32_t> input;     // indexes into trace.records delivered to the DUT
+  std::vector<uint32_t> from_dut;  // indexes of frames the DUT sent (not replayed)
+  std::vector<std::string> notes;  // derivations, printed and saved
+  std::string sidecar_yaml;        // the setup as a sidecar (results/qps.yaml)
 };
 
 // dut_arg: "", "mac=..", "ip=..", "qp=..", or a bare MAC / IP / QPN.

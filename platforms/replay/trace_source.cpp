@@ -18,14 +18,18 @@ Timing Timing::parse(const std::string& s) {
     unsigned long long n = std::strtoull(s.c_str() + 4, &end, 10);
     if (end && *end == 0 && s.size() > 4 && n > 0) return t.mode = Mode::kGap, t.gap_cycles = n, t;
   }
-  throw Error(msg::kCli, "--timing '" + s + "': expected captured, line-rate or gap:N (N cycles > 0)");
+  throw Error(msg::kCli,
+              "--timing '" + s + "': expected captured, line-rate or gap:N (N cycles > 0)");
 }
 
 std::string Timing::text() const {
   switch (mode) {
-    case Mode::kCaptured: return "captured";
-    case Mode::kLineRate: return "line-rate";
-    case Mode::kGap: return "gap:" + std::to_string(gap_cycles);
+    case Mode::kCaptured:
+      return "captured";
+    case Mode::kLineRate:
+      return "line-rate";
+    case Mode::kGap:
+      return "gap:" + std::to_string(gap_cycles);
   }
   return "?";
 }

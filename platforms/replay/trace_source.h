@@ -9,11 +9,11 @@
 // wire(i) = (frame + FCS + preamble/IFG) bytes x 8 / rate. One wake per frame.
 #pragma once
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <functional>
 #include <string>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 #include <vector>
 
 #include "model/core/clock.h"

@@ -37,37 +37,68 @@ inline uint64_t unxorshift(uint64_t y, int s) {
   return x;
 }
 
-const char* op_name(uint8_t op) {
+}  // namespace
+
+const char* text_opcode_name(uint8_t op) {
   switch (op) {
-    case wire::kSendFirst: return "SEND_FIRST";
-    case wire::kSendMiddle: return "SEND_MIDDLE";
-    case wire::kSendLast: return "SEND_LAST";
-    case wire::kSendLastImm: return "SEND_LAST_IMM";
-    case wire::kSendOnly: return "SEND_ONLY";
-    case wire::kSendOnlyImm: return "SEND_ONLY_IMM";
-    case wire::kWriteFirst: return "WRITE_FIRST";
-    case wire::kWriteMiddle: return "WRITE_MIDDLE";
-    case wire::kWriteLast: return "WRITE_LAST";
-    case wire::kWriteLastImm: return "WRITE_LAST_IMM";
-    case wire::kWriteOnly: return "WRITE_ONLY";
-    case wire::kWriteOnlyImm: return "WRITE_ONLY_IMM";
-    case wire::kReadRequest: return "READ_REQUEST";
-    case wire::kReadResponseFirst: return "READ_RESPONSE_FIRST";
-    case wire::kReadResponseMiddle: return "READ_RESPONSE_MIDDLE";
-    case wire::kReadResponseLast: return "READ_RESPONSE_LAST";
-    case wire::kReadResponseOnly: return "READ_RESPONSE_ONLY";
-    case wire::kAcknowledge: return "ACK";
-    case wire::kOooWriteFSpot: return "OOO_WRITE_FSPOT";
-    case wire::kOooWriteSpot: return "OOO_WRITE_SPOT";
-    case wire::kOooWriteLast: return "OOO_WRITE_LAST";
-    case wire::kOooWriteLastFSpot: return "OOO_WRITE_LAST_FSPOT";
-    case wire::kOooReadRequest: return "OOO_READ_REQUEST";
-    case wire::kOooReadResponse: return "OOO_READ_RESPONSE";
-    case wire::kOooNak: return "OOO_NAK";
-    case wire::kCnp: return "CNP";
-    default: return nullptr;
+    case wire::kSendFirst:
+      return "SEND_FIRST";
+    case wire::kSendMiddle:
+      return "SEND_MIDDLE";
+    case wire::kSendLast:
+      return "SEND_LAST";
+    case wire::kSendLastImm:
+      return "SEND_LAST_IMM";
+    case wire::kSendOnly:
+      return "SEND_ONLY";
+    case wire::kSendOnlyImm:
+      return "SEND_ONLY_IMM";
+    case wire::kWriteFirst:
+      return "WRITE_FIRST";
+    case wire::kWriteMiddle:
+      return "WRITE_MIDDLE";
+    case wire::kWriteLast:
+      return "WRITE_LAST";
+    case wire::kWriteLastImm:
+      return "WRITE_LAST_IMM";
+    case wire::kWriteOnly:
+      return "WRITE_ONLY";
+    case wire::kWriteOnlyImm:
+      return "WRITE_ONLY_IMM";
+    case wire::kReadRequest:
+      return "READ_REQUEST";
+    case wire::kReadResponseFirst:
+      return "READ_RESPONSE_FIRST";
+    case wire::kReadResponseMiddle:
+      return "READ_RESPONSE_MIDDLE";
+    case wire::kReadResponseLast:
+      return "READ_RESPONSE_LAST";
+    case wire::kReadResponseOnly:
+      return "READ_RESPONSE_ONLY";
+    case wire::kAcknowledge:
+      return "ACK";
+    case wire::kOooWriteFSpot:
+      return "OOO_WRITE_FSPOT";
+    case wire::kOooWriteSpot:
+      return "OOO_WRITE_SPOT";
+    case wire::kOooWriteLast:
+      return "OOO_WRITE_LAST";
+    case wire::kOooWriteLastFSpot:
+      return "OOO_WRITE_LAST_FSPOT";
+    case wire::kOooReadRequest:
+      return "OOO_READ_REQUEST";
+    case wire::kOooReadResponse:
+      return "OOO_READ_RESPONSE";
+    case wire::kOooNak:
+      return "OOO_NAK";
+    case wire::kCnp:
+      return "CNP";
+    default:
+      return nullptr;
   }
 }
+
+namespace {
 
 const char kHex[] = "0123456789abcdef";
 
@@ -135,7 +166,7 @@ std::string TextFrameWriter::fields_with(const uint8_t* frame, size_t len, const
   } else if (st != wire::ParseStatus::kOk) {
     return "";
   }
-  const char* name = op_name(v.bth.opcode);
+  const char* name = text_opcode_name(v.bth.opcode);
   const wire::OpcodeInfo* info = wire::opcode_info(v.bth.opcode);
   if (!name || !info || v.frame_len != len) return "";
   const uint16_t fl = info->flags;

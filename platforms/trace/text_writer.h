@@ -12,6 +12,9 @@
 
 namespace oonic::trace {
 
+// The text trace's name of an opcode ("WRITE_FIRST", "ACK", ...), or nullptr.
+const char* text_opcode_name(uint8_t opcode);
+
 // "12.345" (ns with 3 decimals) for a time in ps.
 std::string format_time_ps(uint64_t ps);
 

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "model/core/rng.h"
+
 namespace oonic::trace {
 
 enum class Format { kPcap, kPcapNg, kText };
@@ -66,15 +68,8 @@ class Trace {
 // splitmix64(x) is the first output of the standard SplitMix64 generator
 // seeded with x: z = x + 0x9e3779b97f4a7c15; z = (z ^ (z >> 30)) *
 // 0xbf58476d1ce4e5b9; z = (z ^ (z >> 27)) * 0x94d049bb133111eb; z ^ (z >> 31).
-inline uint64_t splitmix64(uint64_t x) {
-  uint64_t z = x + 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-inline uint8_t pattern_byte(uint64_t addr) {
-  return static_cast<uint8_t>(splitmix64(addr >> 3) >> (8 * (addr & 7)));
-}
+using oonic::pattern_byte;  // model/core/rng.h
+using oonic::splitmix64;
 // Writes the pattern bytes of addresses [addr, addr + n) to out.
 void fill_pattern(uint64_t addr, uint8_t* out, size_t n);
 // Index of the first byte of [data, data + n) that is not the pattern of

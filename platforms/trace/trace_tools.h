@@ -50,7 +50,7 @@ struct Frames {
   bool has_origin = false;  // origin_ns is known (captures; text with "# time-origin:")
   int64_t origin_ns = 0;    // capture time (ns since the epoch) of time 0
   std::vector<Frame> frames;
-  std::vector<std::string> issues;  // e.g. a damaged pcap tail (reading stopped)
+  std::vector<std::string> issues;    // e.g. a damaged pcap tail (reading stopped)
   std::shared_ptr<const void> owner;  // keeps the bytes alive (shared by derived Frames)
   const uint8_t* base = nullptr;
 
@@ -92,7 +92,7 @@ class PyRandom {
  public:
   explicit PyRandom(uint64_t seed);
   uint32_t genrand();
-  uint64_t getrandbits(int k);    // 1 <= k <= 64
+  uint64_t getrandbits(int k);     // 1 <= k <= 64
   uint64_t randrange(uint64_t n);  // n >= 1: uniform in [0, n)
   double random();                 // [0, 1), 53 bits
 
@@ -115,19 +115,22 @@ struct Stream {
   std::vector<uint32_t> records;  // indexes into Frames::frames, in file order
   std::vector<uint32_t> psns;     // PSN of each record
   std::vector<uint8_t> last;      // 1: last packet of a message (Last / Only)
+  std::vector<uint32_t> span;     // PSNs the packet takes: 1, a READ request its responses'
   uint32_t start_psn = 0;
   bool start_from_sidecar = false;
+  uint32_t pmtu = 4096;  // sidecar, else the largest First / Middle payload, else 4096
 };
 struct Classified {
-  std::string dut;       // "ip 10.0.0.2, mac ..." or "(none)"
-  std::string dut_how;   // how it was chosen
+  std::string dut;                 // "ip 10.0.0.2, mac ..." or "(none)"
+  std::string dut_how;             // how it was chosen
   std::vector<int32_t> stream_of;  // per frame: stream index or -1
   std::vector<Stream> streams;     // in order of first packet
   uint64_t roce = 0, bad_icrc = 0, to_dut = 0, from_dut = 0;
 };
 // A data packet: a valid RC frame (ICRC checked) to the DUT that is a request
 // (WRITE / SEND data, READ request, OOO WRITE / READ request) or a READ
-// response. dut: "" (sidecar dut, else the endpoint receiving the most RC
+// response. A READ request takes the PSNs of its responses: ceil(DMA length /
+// PMTU), at least 1. dut: "" (sidecar dut, else the endpoint receiving the most RC
 // requests), "ip=ADDR", "mac=XX:..", or a bare IP / MAC.
 Classified classify(const Frames& fr, const std::optional<Sidecar>& sc, const std::string& dut);
 
@@ -214,6 +217,7 @@ struct SynthOptions {
   uint64_t va_base = 0x10000;
   uint32_t rkey = 0x1234;
   bool payload_pattern = true;
+  std::string command;  // for the comments of the trace and sidecar
 };
 struct SynthResult {
   Frames frames;

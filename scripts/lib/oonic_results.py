@@ -1,7 +1,8 @@
 """Shared helpers of scripts/sweep and scripts/plot (standard library only).
 
 - repo_root(), oonic_bin(): where the repository and the oonic binary are
-- parse_params_listing(), parse_stats_listing(): `oonic params` / `oonic stats` as dicts
+- run_listings(), parse_params_listing(), parse_stats_listing(): `oonic params` /
+  `oonic stats` output and as dicts
 - lookup_stat(doc, path): a dotted path into a stats.json document
 - stat_unit(doc, path): the unit of that path, where one can be told
 - format_value(v): a value as written to --set and to results.csv
@@ -32,16 +33,28 @@ def oonic_bin():
     return os.environ.get("OONIC_BIN") or os.path.join(REPO, "build", "oonic")
 
 
-def run_listing(binary, command):
-    """stdout of `oonic params` / `oonic stats`, or None if the binary cannot run."""
-    try:
-        p = subprocess.run([binary, command], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           universal_newlines=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if p.returncode != 0:
-        return None
-    return p.stdout
+def run_listings(binary, commands):
+    """{command: stdout or None} for several listings, run at once."""
+    procs = {}
+    for c in commands:
+        try:
+            procs[c] = subprocess.Popen([binary, c], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        universal_newlines=True)
+        except OSError:
+            procs[c] = None
+    out = {}
+    for c, p in procs.items():
+        if p is None:
+            out[c] = None
+            continue
+        try:
+            so, _ = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            so = None
+        out[c] = so if p.returncode == 0 else None
+    return out
 
 
 def parse_params_listing(text):

@@ -9,7 +9,9 @@
 
 // SystemC prints its banner when its kernel starts, before sc_main; silence it
 // from a static initializer so it never lands in our stdout.
-[[maybe_unused]] static const bool kNoBanner = [] { return setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0; }();
+[[maybe_unused]] static const bool kNoBanner = [] {
+  return setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0;
+}();
 
 int sc_main(int argc, char* argv[]) {
   ::testing::InitGoogleTest(&argc, argv);

@@ -8,10 +8,18 @@
 
 namespace oonic::test {
 
-std::string source_dir() { return OONIC_SOURCE_DIR; }
-std::string shared_dir() { return std::string(OONIC_SOURCE_DIR) + "/../shared"; }
-std::string captures_dir() { return shared_dir() + "/captures"; }
-std::string oonic_bin() { return std::string(OONIC_BINARY_DIR) + "/oonic"; }
+std::string source_dir() {
+  return OONIC_SOURCE_DIR;
+}
+std::string shared_dir() {
+  return std::string(OONIC_SOURCE_DIR) + "/../shared";
+}
+std::string captures_dir() {
+  return shared_dir() + "/captures";
+}
+std::string oonic_bin() {
+  return std::string(OONIC_BINARY_DIR) + "/oonic";
+}
 
 std::string scratch_dir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();

@@ -254,6 +254,13 @@ def decode_roce(frame):
     ext (bytes after the BTH up to the payload, for standard opcodes), payload,
     icrc (4 bytes as carried), udp (the UDP datagram bytes).
     """
+    try:
+        return _decode_roce(frame)
+    except (struct.error, IndexError):
+        return None
+
+
+def _decode_roce(frame):
     if len(frame) < 14:
         return None
     eth_type = struct.unpack("!H", frame[12:14])[0]
@@ -282,6 +289,8 @@ def decode_roce(frame):
     if dport != 4791:
         return None
     udp = frame[l4:l4 + ulen]
+    if ulen < 8 + 12 + 4 or len(udp) < ulen:
+        return None
     bth = udp[8:20]
     opcode = bth[0]
     padcnt = (bth[1] >> 4) & 3

@@ -22,9 +22,10 @@
 //   SET     1  block read-modify-write; bit already set: duplicate, no write
 //   FREE    1  the block became all ones: released, valid = 1, all_1 = 1
 // block_id and bits show the block the node holds, 0 when it holds none.
-// One packet at a time: in_ready is low while a packet of this node is in
-// flight (the testbench flags a packet presented then). Packets outside the
-// node are ignored (they cost this node nothing).
+// One packet at a time, as the Bitmap Manager's single port: a packet may
+// arrive at the edge where the previous one finishes, not before (in_ready;
+// the testbench flags a packet presented while it is low). Packets outside
+// the node are ignored (they cost this node nothing).
 `timescale 1ps / 1ps
 module ornic_node #(
     parameter integer M = 16,        // bits per block
@@ -57,7 +58,13 @@ module ornic_node #(
   wire [M-1:0] one = 1;
   wire [M-1:0] set_bits = w_bits | (one << off_r);
 
-  assign in_ready = state == S_IDLE;
+  // The last cycle of a packet's operations: the port is free at the next edge,
+  // where the next packet may start (oonic grants it at done = grant + cycles).
+  wire finish = (state == S_LOCATE && all_1) ||
+                (state == S_SET && (w_bits[off_r] || !(&set_bits))) ||
+                (state == S_FREE);
+  assign in_ready = state == S_IDLE || finish;
+  wire start = in_valid && hit && in_ready;
 
   always @(posedge clk) begin
     if (rst) begin
@@ -72,11 +79,7 @@ module ornic_node #(
       bits     <= {M{1'b0}};
     end else begin
       case (state)
-        S_IDLE:
-          if (in_valid && hit) begin
-            off_r <= off;
-            state <= S_LOCATE;
-          end
+        S_IDLE: ;
         S_LOCATE:  // node array read
           if (all_1) begin
             state <= S_IDLE;  // duplicate: the block was already full and freed
@@ -115,6 +118,10 @@ module ornic_node #(
         end
         default: state <= S_IDLE;
       endcase
+      if (start) begin  // a packet of this node: its locate is the next cycle
+        off_r <= off;
+        state <= S_LOCATE;
+      end
     end
   end
 endmodule

@@ -144,7 +144,8 @@ TEST(OrnicRx, BlockFillsAndIsFreed) {
   b.nic.add_qp(NicBench::qp(0, 256, 64));
   const uint32_t psns[] = {5, 6, 7, 4};
   for (int i = 0; i < 4; ++i)
-    b.inject(100 + 6 * i, request(wire::kOooWriteFSpot, psns[i], 256, 0x10000 + psns[i] * 256, 4096));
+    b.inject(100 + 6 * i,
+             request(wire::kOooWriteFSpot, psns[i], 256, 0x10000 + psns[i] * 256, 4096));
   sc_core::sc_start();
   ASSERT_EQ(b.records.size(), 4u);
   const uint32_t cycles[] = {3, 2, 2, 3}, held[] = {1, 1, 1, 0};

@@ -229,7 +229,7 @@ TEST_F(CoreConfig, KnownParameterWithoutValueIsAnError) {
   EXPECT_EQ(m, f + ":2: parameter 'sram.depth' has no value");
 }
 
-// BUG: config.cpp:17 takes the line of a null value from node.Mark(); yaml-cpp puts an
+// BUG: config.cpp:17 (walk) takes the line of a null value from node.Mark(); yaml-cpp puts an
 // implicit null's mark at the next token, so "  depth:" on line 2 followed by
 // "  width_bits: 8" on line 3 is reported as FILE:3, and "  depth:" as the last line 2
 // of a file is also reported as FILE:3. Expected FILE:2, the line of the key.
@@ -246,7 +246,7 @@ TEST_F(CoreConfig, DISABLED_KnownParameterWithoutValueNamesItsLine) {
   EXPECT_EQ(m, f + ":2: parameter 'sram.depth' has no value");
 }
 
-// BUG: config.cpp:26-28 silently ignores a key with an empty value when it is not a
+// BUG: config.cpp:26-28 (walk) silently ignores a key with an empty value when it is not a
 // parameter, even when it is not the prefix of any parameter either, so a typo such as
 // "sram: {dpeth: }" or "srma:" (all values commented out) is accepted without a word.
 // Expected: an unknown-parameter error naming FILE:LINE, the key and a suggestion, as
@@ -380,10 +380,10 @@ TEST_F(CoreConfig, DISABLED_ResolvedYamlRoundTripKeepsEveryDoubleExactly) {
       << std::setprecision(17) << b.clock_mhz << " vs " << a.clock_mhz;
 }
 
-// BUG: config.cpp:101 quotes string values as "..." without escaping, so a free string
-// containing a backslash or a double quote does not round trip: C:\temp is read back
-// with "\t" as a TAB ("C:<TAB>emp"), and say "hi" makes the resolved file unparsable.
-// Expected the same string back.
+// BUG: config.cpp:101 (resolved_yaml) quotes string values as "..." without escaping, so a free
+// string containing a backslash or a double quote does not round trip: C:\temp is read back with
+// "\t" as a TAB ("C:<TAB>emp"), and say "hi" makes the resolved file unparsable. Expected the same
+// string back.
 TEST_F(CoreConfig, DISABLED_ResolvedYamlRoundTripEscapesStrings) {
   for (const std::string& v : {std::string("C:\\temp"), std::string("say \"hi\"")}) {
     std::string s1 = v, s2;
@@ -400,7 +400,7 @@ TEST_F(CoreConfig, DISABLED_ResolvedYamlRoundTripEscapesStrings) {
   }
 }
 
-// BUG: config.cpp:92-95 only merges a prefix with the entry just before it, so when
+// BUG: config.cpp:92-95 (resolved_yaml) only merges a prefix with the entry just before it, so when
 // parameters of one prefix are not registered contiguously (a.b.x, a.c.y, a.b.z) the
 // resolved YAML opens "b:" twice under "a:" - a duplicate mapping key. yaml-cpp's
 // lookup then finds only the first "b" (a.b.z is missing) and PyYAML keeps only the
@@ -444,12 +444,12 @@ TEST_F(CoreConfig, ParamsListingText) {
             "| parameter | default | unit | range | description |\n"
             "|---|---|---|---|---|\n"
             "| `sram.width_bits` | 512 | bit | [1, 4096] | word width |\n"
-            "| `rx.check` | true | bool | true|false | check it |\n"
-            "| `sram.ports` | 1R1W | enum | 1RW|1R1W|2RW | ports |\n"
+            "| `rx.check` | true | bool | true / false | check it |\n"
+            "| `sram.ports` | 1R1W | enum | 1RW / 1R1W / 2RW | ports |\n"
             "| `out.label` | x | string |  | a label |\n");
 }
 
-// BUG: config.cpp:39 writes numeric ranges with the stream's default precision (6
+// BUG: config.cpp:39 (range_text) writes numeric ranges with the stream's default precision (6
 // significant digits), so `oonic params` lists sram.*.depth (range [1, 2^30]) as
 // "[1, 1.07374e+09]" while the error message for the same key says
 // "[1, 1073741824]" (params.cpp fmt_double, 12 digits). Expected "[1, 1073741824]".

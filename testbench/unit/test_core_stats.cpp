@@ -106,8 +106,8 @@ TEST(CoreStatsGauge, NetZeroCycleInTheMiddleIsDropped) {
   EXPECT_DOUBLE_EQ(g.mean(), 0.9);
 }
 
-// BUG: stats.cpp:41-43 starts the dedup with an empty list, so a net-zero first cycle
-// survives as a change point equal to the initial value 0: changes 5:+2, 5:-2, 8:+1
+// BUG: stats.cpp:42-44 (TimeWeighted::finalize) starts the dedup with an empty list, so a net-zero
+// first cycle survives as a change point equal to the initial value 0: changes 5:+2, 5:-2, 8:+1
 // give points {(5,0),(8,1)}. Expected {(8,1)} ("one per cycle with a change").
 TEST(CoreStatsGauge, DISABLED_NetZeroFirstCycleIsDropped) {
   TimeWeighted g;
@@ -118,9 +118,9 @@ TEST(CoreStatsGauge, DISABLED_NetZeroFirstCycleIsDropped) {
   EXPECT_EQ(g.points(), (Points{{8, 1}}));
 }
 
-// BUG: stats.cpp:37 updates peak_/min_ after every individual change instead of once
-// per cycle, so the order in which same-cycle changes were booked leaks into peak():
-// 1:+2, then 5:+3 and 5:-2 booked in that order give a transient 5 inside cycle 5 and
+// BUG: stats.cpp:38 (TimeWeighted::finalize) updates peak_/min_ after every individual change
+// instead of once per cycle, so the order in which same-cycle changes were booked leaks into
+// peak(): 1:+2, then 5:+3 and 5:-2 booked in that order give a transient 5 inside cycle 5 and
 // peak() = 5, although the value (and points()) is 2 then 3 and never 5. Booked as
 // 5:-2 then 5:+3 the peak is 3. Likewise min_value() becomes -2 for 5:-2, 5:+2 from 0
 // although the value never leaves 0 before cycle 6.

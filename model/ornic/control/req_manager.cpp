@@ -16,28 +16,31 @@ ReqManager::ReqManager(sc_core::sc_module_name name, const BlockEnv& env, QpCont
            env.sram_stat("control.acked_psn_mem")),
       slots_(env.p.nic.max_qps),
       ack_regs_(env.stats.counter(std::string(this->name()) + ".ack_registrations", "registration",
-                              "ACKed-PSN writes by the Req Processor")),
+                                  "ACKed-PSN writes by the Req Processor")),
       acks_sent_(env.stats.counter(std::string(this->name()) + ".acks_scheduled", "frame",
-                               "ACKs the scheduler handed to the Hdr Generator")),
+                                   "ACKs the scheduler handed to the Hdr Generator")),
       nak_regs_(env.stats.counter(std::string(this->name()) + ".nak_registrations", "registration",
-                              "NAK registrations by the Req Processor")),
+                                  "NAK registrations by the Req Processor")),
       wakes_(env.stats.counter(std::string(this->name()) + ".wakes", "wake",
-                           "times the scheduler process woke (simulator cost, not hardware)")) {
+                               "times the scheduler process woke (simulator cost, not hardware)")) {
   std::string n = this->name();
-  env.stats.derived(n + ".ack_aggregation", "ratio",
-                "ACK registrations per ACK sent (ORNIC Figure 8 aggregation)", [this] {
-                  return acks_sent_.value ? static_cast<double>(ack_regs_.value) / acks_sent_.value
-                                          : 0.0;
-                });
+  env.stats.derived(
+      n + ".ack_aggregation", "ratio",
+      "ACK registrations per ACK sent (ORNIC Figure 8 aggregation)", [this] {
+        return acks_sent_.value ? static_cast<double>(ack_regs_.value) / acks_sent_.value : 0.0;
+      });
   p_queue_.bind(env.vcd, n + ".ack_queue_depth", 16);
   SC_THREAD(scheduler);
 }
 
-void ReqManager::notify_at(Cycle t) { wake_.notify(clk_.until(t)); }
+void ReqManager::notify_at(Cycle t) {
+  wake_.notify(clk_.until(t));
+}
 
 void ReqManager::register_ack(Cycle t, uint32_t qp, uint32_t psn, uint32_t msn, bool cached) {
   Pending w{};
-  w.t = t, w.seq = seq_++, w.kind = Kind::kAck, w.qp = qp, w.psn = psn, w.msn = msn, w.flag = cached;
+  w.t = t, w.seq = seq_++, w.kind = Kind::kAck, w.qp = qp, w.psn = psn, w.msn = msn,
+  w.flag = cached;
   pending_.push(w);
   ack_regs_.inc();
   notify_at(t);
@@ -133,8 +136,8 @@ void ReqManager::scheduler() {
         if (s.nak_is_bitmap)
           last_activity_ = hdr_.send_bitmap_nak(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_block);
         else
-          last_activity_ = hdr_.send_ack(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_syndrome,
-                                         false);
+          last_activity_ =
+              hdr_.send_ack(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_syndrome, false);
         continue;
       } else if (!ack_q_.empty()) {
         uint32_t qp = ack_q_.front();
@@ -143,8 +146,8 @@ void ReqManager::scheduler() {
         s.queued = false;
         Cycle t = mem_.read(now + p_.req_manager.schedule_cycles, 64);
         acks_sent_.inc();
-        last_activity_ = hdr_.send_ack(t, qps_.at(qp), s.psn, s.msn, wire::kAethAckNoCredit,
-                                       s.cached);
+        last_activity_ =
+            hdr_.send_ack(t, qps_.at(qp), s.psn, s.msn, wire::kAethAckNoCredit, s.cached);
         s.cached = false;
         continue;
       } else {

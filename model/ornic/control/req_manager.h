@@ -77,7 +77,7 @@ class ReqManager : public sc_core::sc_module {
     uint32_t len, psn, msn;
     bool ooo;
     uint32_t packets, sent = 0, fetched = 0;
-    std::deque<Cycle> ready;  // data-ready cycle of fetched, unsent packets
+    std::deque<Cycle> ready;    // data-ready cycle of fetched, unsent packets
     std::vector<uint8_t> data;  // ring of prefetch slots
   };
   void apply(const Pending& w);

@@ -57,8 +57,7 @@ ReqProcessor::ReqProcessor(sc_core::sc_module_name name, const BlockEnv& env, Qp
       reads_(env.stats.counter(std::string(this->name()) + ".read_requests", "request",
                                "READ requests accepted")) {
   std::string n = this->name();
-  env.stats.derived(n + ".stall_cycles", "cycle",
-                    "cycles headers waited for a pipeline slot",
+  env.stats.derived(n + ".stall_cycles", "cycle", "cycles headers waited for a pipeline slot",
                     [this] { return static_cast<double>(pipe_.stall_cycles()); });
   p_qpn_.bind(env.vcd, n + ".qpn", 24);
   p_psn_.bind(env.vcd, n + ".psn", 24);
@@ -123,8 +122,7 @@ void ReqProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
     rm_.register_read(t5, static_cast<uint32_t>(qi), v.reth.va, v.reth.dma_len, v.bth.psn, c.msn,
                       a.read_ooo);
   }
-  if (a.bitmap_nak)
-    rm_.register_bitmap_nak(t5, static_cast<uint32_t>(qi), c.epsn, c.msn, a.block);
+  if (a.bitmap_nak) rm_.register_bitmap_nak(t5, static_cast<uint32_t>(qi), c.epsn, c.msn, a.block);
   if (a.nak) rm_.register_nak(t5, static_cast<uint32_t>(qi), a.syndrome, a.nak_psn, c.msn);
   if (a.ack) ack(t5, static_cast<uint32_t>(qi), c, true);
 }
@@ -290,8 +288,7 @@ void ReqProcessor::ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::Pa
       if (last) c.wqe_last_psn = psn, c.wqe_last_known = true;
       c.epsn = r.out.epsn;
       bool complete = false;
-      if (r.out.head_advanced && c.wqe_last_known &&
-          wire::psn_diff(c.epsn, c.wqe_last_psn) > 0) {
+      if (r.out.head_advanced && c.wqe_last_known && wire::psn_diff(c.epsn, c.wqe_last_psn) > 0) {
         complete = true;  // every PSN of the WQE is in: one more complete request
         c.msn = (c.msn + 1) & wire::kPsnMask;
         messages_.inc();

@@ -46,8 +46,8 @@ class ReqProcessor : public sc_core::sc_module {
  private:
   void standard(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v, PacketRecord& rec,
                 Cycle* t_end);
-  void ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
-                 PacketRecord& rec, Cycle* t_end);
+  void ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v, PacketRecord& rec,
+                 Cycle* t_end);
   void read_request(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
                     PacketRecord& rec);
   bool leave_ooo(Cycle t, uint32_t qi, QpContext& c, uint32_t psn);

@@ -107,9 +107,9 @@ void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
                  r.out.verdict == ordering::Verdict::kOutOfOrder;
         if (!accept)
           drop(t4, v, rec,
-               r.out.verdict == ordering::Verdict::kDuplicate ? Drop::kDuplicate
+               r.out.verdict == ordering::Verdict::kDuplicate      ? Drop::kDuplicate
                : r.out.verdict == ordering::Verdict::kBeyondWindow ? Drop::kBeyondWindow
-                                                                    : Drop::kBitmapPoolExhausted);
+                                                                   : Drop::kBitmapPoolExhausted);
         else if (r.out.verdict == ordering::Verdict::kOutOfOrder)
           rec.verdict = "ooo";
       } else {

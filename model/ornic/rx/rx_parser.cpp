@@ -4,17 +4,26 @@ namespace oonic::ornic {
 
 Drop drop_for(wire::ParseStatus s) {
   switch (s) {
-    case wire::ParseStatus::kOk: return Drop::kNone;
-    case wire::ParseStatus::kTruncated: return Drop::kTruncated;
+    case wire::ParseStatus::kOk:
+      return Drop::kNone;
+    case wire::ParseStatus::kTruncated:
+      return Drop::kTruncated;
     case wire::ParseStatus::kNotIp:
     case wire::ParseStatus::kNotUdp:
-    case wire::ParseStatus::kNotRoce: return Drop::kNotRoce;
-    case wire::ParseStatus::kBadIpHeader: return Drop::kBadIpHeader;
-    case wire::ParseStatus::kUnknownOpcode: return Drop::kUnknownOpcode;
-    case wire::ParseStatus::kBadExtension: return Drop::kBadExtension;
-    case wire::ParseStatus::kBadPadding: return Drop::kBadPadding;
-    case wire::ParseStatus::kBadIcrc: return Drop::kBadIcrc;
-    case wire::ParseStatus::kUdOrCnp: return Drop::kUdOrCnp;
+    case wire::ParseStatus::kNotRoce:
+      return Drop::kNotRoce;
+    case wire::ParseStatus::kBadIpHeader:
+      return Drop::kBadIpHeader;
+    case wire::ParseStatus::kUnknownOpcode:
+      return Drop::kUnknownOpcode;
+    case wire::ParseStatus::kBadExtension:
+      return Drop::kBadExtension;
+    case wire::ParseStatus::kBadPadding:
+      return Drop::kBadPadding;
+    case wire::ParseStatus::kBadIcrc:
+      return Drop::kBadIcrc;
+    case wire::ParseStatus::kUdOrCnp:
+      return Drop::kUdOrCnp;
   }
   return Drop::kNotRoce;
 }

@@ -10,27 +10,27 @@ HdrGenerator::HdrGenerator(sc_core::sc_module_name name, const BlockEnv& env)
       clk_(env.p.nic.clock_mhz),
       buf_(16384),
       acks_(env.stats.counter(std::string(this->name()) + ".acks", "frame", "ACK frames sent")),
-      naks_(env.stats.counter(std::string(this->name()) + ".naks", "frame",
-                          "NAK frames sent (PSN sequence, remote access, RNR, invalid request)")),
+      naks_(
+          env.stats.counter(std::string(this->name()) + ".naks", "frame",
+                            "NAK frames sent (PSN sequence, remote access, RNR, invalid request)")),
       bitmap_naks_(env.stats.counter(std::string(this->name()) + ".bitmap_naks", "frame",
-                                 "OOO NAK frames carrying a bitmap block")),
+                                     "OOO NAK frames carrying a bitmap block")),
       read_responses_(env.stats.counter(std::string(this->name()) + ".read_responses", "frame",
-                                    "READ response frames sent")),
+                                        "READ response frames sent")),
       frames_(env.stats.counter(std::string(this->name()) + ".frames", "frame", "frames sent")),
       bytes_(env.stats.counter(std::string(this->name()) + ".bytes", "byte",
-                           "frame bytes sent (without FCS)")) {
+                               "frame bytes sent (without FCS)")) {
   std::string n = this->name();
   env.stats.derived(n + ".mac_busy_cycles", "cycle", "cycles the MAC was sending",
-                [this] { return static_cast<double>(mac_.busy_cycles()); });
+                    [this] { return static_cast<double>(mac_.busy_cycles()); });
   env.stats.derived(n + ".stall_cycles", "cycle", "cycles work waited for the Hdr Generator",
-                [this] { return static_cast<double>(gen_.stall_cycles()); });
+                    [this] { return static_cast<double>(gen_.stall_cycles()); });
   p_opcode_.bind(env.vcd, n + ".opcode", 8);
   p_psn_.bind(env.vcd, n + ".psn", 24);
   p_qpn_.bind(env.vcd, n + ".qpn", 24);
 }
 
-Cycle HdrGenerator::emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec,
-                         const QpContext& qp) {
+Cycle HdrGenerator::emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec, const QpContext& qp) {
   spec.bth.dest_qp = qp.peer_qpn;
   size_t need = wire::frame_size(spec);
   if (buf_.size() < need) buf_.resize(need);

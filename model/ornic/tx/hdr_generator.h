@@ -32,8 +32,8 @@ class HdrGenerator : public sc_core::sc_module {
                  bool start_addr_cached);
   Cycle send_bitmap_nak(Cycle t, const QpContext& qp, uint32_t epsn, uint32_t msn,
                         const wire::BitmapBlock& block);
-  Cycle send_read_response(Cycle t, const QpContext& qp, uint8_t opcode, uint32_t psn,
-                           uint32_t msn, const uint8_t* payload, uint32_t len);
+  Cycle send_read_response(Cycle t, const QpContext& qp, uint8_t opcode, uint32_t psn, uint32_t msn,
+                           const uint8_t* payload, uint32_t len);
   Cycle free_at() const { return gen_.free_at(); }
   Cycle mac_free_at() const { return mac_.free_at(); }
 
