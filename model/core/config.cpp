@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -12,20 +13,33 @@ namespace oonic {
 
 namespace {
 
+// True if some parameter lives under `prefix.` (an empty map there is fine).
+bool is_prefix(const ParamTable& t, const std::string& prefix) {
+  for (const auto& e : t.entries())
+    if (e.key.size() > prefix.size() && e.key.compare(0, prefix.size(), prefix) == 0 &&
+        e.key[prefix.size()] == '.')
+      return true;
+  return false;
+}
+
+// `line` is the 1-based line of the key that led here (yaml-cpp marks an empty
+// value at the next token, so the key's line is the one to name).
 void walk(ParamTable& t, const YAML::Node& node, const std::string& prefix,
-          const std::string& file) {
-  std::string where = file + ":" + std::to_string(node.Mark().line + 1);
+          const std::string& file, int line) {
+  std::string where = file + ":" + std::to_string(line);
   if (node.IsMap()) {
     for (const auto& kv : node) {
       std::string k = kv.first.as<std::string>();
-      walk(t, kv.second, prefix.empty() ? k : prefix + "." + k, file);
+      walk(t, kv.second, prefix.empty() ? k : prefix + "." + k, file, kv.first.Mark().line + 1);
     }
   } else if (node.IsScalar()) {
     if (prefix.empty()) throw Error(msg::kConfig, where + ": expected a map of parameters");
     t.set(prefix, node.Scalar(), where);
   } else if (node.IsNull()) {
-    if (!prefix.empty() && t.has(prefix))
+    if (prefix.empty()) return;
+    if (t.has(prefix))
       throw Error(msg::kConfig, where + ": parameter '" + prefix + "' has no value");
+    if (!is_prefix(t, prefix)) t.set(prefix, "", where);  // unknown key: names it, suggests
   } else {
     throw Error(msg::kConfig, where + ": key '" + prefix + "' must be a scalar or a map");
   }
@@ -36,7 +50,7 @@ std::string range_text(const ParamTable::Entry& e, const char* sep = "|") {
   switch (e.type) {
     case ParamTable::Type::kUInt:
     case ParamTable::Type::kDouble:
-      os << "[" << e.min << ", " << e.max << "]";
+      os << "[" << format_number(e.min) << ", " << format_number(e.max) << "]";
       break;
     case ParamTable::Type::kBool:
       os << "true" << sep << "false";
@@ -61,7 +75,7 @@ void apply_config_file(ParamTable& table, const std::string& path) {
   }
   if (root.IsNull()) return;  // empty file: all defaults
   if (!root.IsMap()) throw Error(msg::kConfig, path + ":1: top level must be a map");
-  walk(table, root, "", path);
+  walk(table, root, "", path, 1);
 }
 
 void apply_override(ParamTable& table, const std::string& assignment) {
@@ -80,13 +94,16 @@ void apply_override(ParamTable& table, const std::string& assignment) {
 }
 
 std::string resolved_yaml(const ParamTable& table) {
-  // Group by dotted prefix to write nested maps in registration order.
+  // Sorted by key so that each map appears once however blocks registered.
+  std::vector<const ParamTable::Entry*> es;
+  for (const auto& e : table.entries()) es.push_back(&e);
+  std::sort(es.begin(), es.end(), [](auto* a, auto* b) { return a->key < b->key; });
   std::ostringstream os;
   os << "# oonic resolved configuration: every parameter, with its unit and origin.\n";
   std::vector<std::string> open;  // current open path components
-  for (const auto& e : table.entries()) {
+  for (const auto* e : es) {
     std::vector<std::string> parts;
-    std::stringstream ss(e.key);
+    std::stringstream ss(e->key);
     std::string p;
     while (std::getline(ss, p, '.')) parts.push_back(p);
     size_t common = 0;
@@ -97,10 +114,14 @@ std::string resolved_yaml(const ParamTable& table) {
       os << std::string(2 * i, ' ') << parts[i] << ":\n";
       open.push_back(parts[i]);
     }
-    std::string v = table.value_text(e);
-    if (e.type == ParamTable::Type::kString) v = "\"" + v + "\"";
-    os << std::string(2 * (parts.size() - 1), ' ') << parts.back() << ": " << v << "  # " << e.unit
-       << (e.source == "default" ? "" : ", from " + e.source) << "\n";
+    std::string v = table.value_text(*e);
+    if (e->type == ParamTable::Type::kString) {
+      YAML::Emitter em;
+      em << YAML::DoubleQuoted << v;  // escapes quotes and backslashes
+      v = em.c_str();
+    }
+    os << std::string(2 * (parts.size() - 1), ' ') << parts.back() << ": " << v << "  # "
+       << e->unit << (e->source == "default" ? "" : ", from " + e->source) << "\n";
   }
   return os.str();
 }

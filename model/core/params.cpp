@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -13,12 +14,7 @@ namespace oonic {
 
 namespace {
 
-std::string fmt_double(double v) {
-  std::ostringstream os;
-  os.precision(12);
-  os << v;
-  return os.str();
-}
+std::string fmt_double(double v) { return format_number(v); }
 
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
@@ -33,6 +29,16 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
+
+std::string format_number(double v) {
+  // The shortest text that reads back as the same double.
+  char buf[32];
+  for (int prec = 6; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
 
 ParamTable::Entry& ParamTable::add_entry(const std::string& key, Type t, void* p) {
   if (find(key)) throw Error(msg::kConfig, "parameter '" + key + "' registered twice");

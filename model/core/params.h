@@ -11,6 +11,9 @@
 
 namespace oonic {
 
+// Shortest decimal text that reads back as the same double (docs, config files).
+std::string format_number(double v);
+
 class ParamTable {
  public:
   enum class Type { kUInt, kDouble, kBool, kString };

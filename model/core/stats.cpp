@@ -19,30 +19,28 @@ void Histogram::add(double x) {
 void TimeWeighted::finalize(Cycle end) {
   std::stable_sort(events_.begin(), events_.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
+  // One value per cycle: the changes booked for a cycle are summed first, so a
+  // value that exists only between two changes of the same cycle is never seen.
   points_.clear();
   int64_t v = 0;
   peak_ = 0, min_ = 0;
   long double area = 0;
   Cycle last_t = 0;
-  for (const auto& [t, d] : events_) {
+  for (size_t i = 0; i < events_.size();) {
+    Cycle t = events_[i].first;
+    int64_t d = 0;
+    for (; i < events_.size() && events_[i].first == t; ++i) d += events_[i].second;
     if (t > last_t) {
       area += static_cast<long double>(v) *
               static_cast<long double>(std::min(t, end) - std::min(last_t, end));
       last_t = t;
     }
+    if (d == 0) continue;
     v += d;
-    if (!points_.empty() && points_.back().first == t)
-      points_.back().second = v;
-    else
-      points_.push_back({t, v});
+    points_.push_back({t, v});
     peak_ = std::max(peak_, v), min_ = std::min(min_, v);
   }
   if (end > last_t) area += static_cast<long double>(v) * (end - last_t);
-  // Drop change points whose value equals the previous one (net-zero cycles).
-  std::vector<std::pair<Cycle, int64_t>> dedup;
-  for (const auto& p : points_)
-    if (dedup.empty() || dedup.back().second != p.second) dedup.push_back(p);
-  points_.swap(dedup);
   final_ = v;
   end_ = end;
   mean_ = end ? static_cast<double>(area / end) : 0.0;

@@ -1044,12 +1044,16 @@ PerturbResult perturb(const Frames& in, const PerturbOptions& o, const std::opti
   const std::set<uint32_t> drop(o.drop_psns.begin(), o.drop_psns.end());
 
   std::vector<uint32_t> psn_of(n, 0);
-  std::vector<uint8_t> last_of(n, 0);
+  std::vector<uint8_t> last_of(n, 0), ooo_of(n, 0);
   for (const Stream& s : c.streams) {
     res.data_packets += s.records.size();
     for (size_t k = 0; k < s.records.size(); ++k)
       psn_of[s.records[k]] = s.psns[k], last_of[s.records[k]] = s.last[k];
   }
+  for (size_t i = 0; i < n; ++i)
+    if (c.stream_of[i] >= 0 && cf.opcode[i] >= wire::kOooWriteFSpot &&
+        cf.opcode[i] <= wire::kOooWriteLastFSpot)
+      ooo_of[i] = 1;
 
   // Slots: the places (and times) packets arrive at. Windowed shuffle: the
   // input's places. Multipath: each frame's time + its path's delay, stable
@@ -1123,7 +1127,10 @@ PerturbResult perturb(const Frames& in, const PerturbOptions& o, const std::opti
   for (size_t s = 0; s < c.streams.size(); ++s) {
     const std::vector<uint32_t>& sl = stream_slots[s];
     std::vector<std::pair<size_t, size_t>> units;
-    if (o.unit_message && !o.multipath) {
+    bool by_message = o.unit == PerturbOptions::Unit::kMessage;
+    if (o.unit == PerturbOptions::Unit::kAuto)
+      for (uint32_t r : sl) by_message = by_message || ooo_of[r];
+    if (by_message && !o.multipath) {
       size_t a = 0;
       for (size_t i = 0; i < sl.size(); ++i)
         if (last_of[sl[i]] || i + 1 == sl.size()) units.push_back({a, i + 1}), a = i + 1;
@@ -1468,8 +1475,11 @@ reordering (one of):
                         arrived (OOD <= D) nor more than D places from its own.
                         The shuffled packets fill the stream's places in order;
                         each keeps the time of its place.
-  --unit qp|message     shuffle unit: the stream (default) or one message (up to
-                        its Last / Only packet: a WQE, as gen-trace's OOO mode)
+  --unit auto|qp|message
+                        shuffle unit, as gen-trace: qp = the whole stream;
+                        message = one message (up to its Last / Only packet);
+                        auto (default): message in a stream that carries ORNIC
+                        OOO WRITEs (ORNIC keeps one OOO WQE outstanding), else qp
   --multipath K --path-delays-ns d1,...,dK [--spray rr|random|hash]
                         each data packet takes a path (rr: round robin per
                         stream; random; hash: ECMP on IPs, UDP source port and
@@ -1767,8 +1777,14 @@ int cmd_perturb(const std::vector<std::string>& args) {
       o.ooo_distance = static_cast<uint32_t>(a.number(1u << 23));
       shuffle = true;
     } else if (a.is("--unit")) {
-      if (a.val != "qp" && a.val != "message") a.bad("expected qp or message");
-      o.unit_message = a.val == "message";
+      if (a.val == "auto")
+        o.unit = PerturbOptions::Unit::kAuto;
+      else if (a.val == "qp")
+        o.unit = PerturbOptions::Unit::kStream;
+      else if (a.val == "message")
+        o.unit = PerturbOptions::Unit::kMessage;
+      else
+        a.bad("expected auto, qp or message");
       unit = true;
     } else if (a.is("--multipath")) {
       o.multipath = static_cast<uint32_t>(a.number(1u << 16));

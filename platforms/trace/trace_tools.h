@@ -175,8 +175,11 @@ std::string stats_text(const TraceStats& s);  // human summary
 
 struct PerturbOptions {
   uint32_t ooo_distance = 0;  // windowed shuffle D
-  bool unit_message = false;  // shuffle unit: a message (ends at Last / Only) instead of the stream
-  uint32_t multipath = 0;     // K paths (0: windowed shuffle)
+  // Shuffle unit (as scripts/gen-trace): kAuto = a message (up to its Last /
+  // Only packet) in a stream that carries ORNIC OOO WRITEs (one OOO WQE is
+  // outstanding at a time), else the whole stream.
+  enum class Unit { kAuto, kStream, kMessage } unit = Unit::kAuto;
+  uint32_t multipath = 0;  // K paths (0: windowed shuffle)
   std::vector<uint64_t> path_delays_ps;
   enum class Spray { kRoundRobin, kRandom, kHash } spray = Spray::kRoundRobin;
   double drop_rate = 0;

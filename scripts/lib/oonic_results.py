@@ -207,9 +207,11 @@ def stat_unit(doc, path):
     return {"records": "record", "seed": ""}.get(last, "")
 
 
-def format_value(v):
+def format_value(v, integral_floats=False):
     """A parameter or stat value as text: YAML/oonic spelling for bools, shortest
-    round-trip for floats, JSON for lists and dicts, '' for None."""
+    round-trip for floats (integral_floats: 65536.0 -> 65536, for stats.json's
+    derived stats, which are doubles even when they count), JSON for lists and
+    dicts, '' for None."""
     if v is None:
         return ""
     if isinstance(v, bool):
@@ -217,6 +219,8 @@ def format_value(v):
     if isinstance(v, int):
         return str(v)
     if isinstance(v, float):
+        if integral_floats and v.is_integer() and abs(v) < 2 ** 53:
+            return str(int(v))
         return repr(v)
     if isinstance(v, (list, dict)):
         return json.dumps(v, separators=(",", ":"), sort_keys=True)

@@ -55,12 +55,13 @@ def build_stimulus():
     node0_ooo = [5, 6, 7, 8]
     node2 = rng.sample(range(32, 48), 8)
     node3 = rng.sample(range(48, 64), 4)
-    rest = n1[1:] + node0_ooo + node2 + node3
+    rest = n1[1:] + node0_ooo[1:] + node2[1:] + node3[1:]
     rng.shuffle(rest)
     # in-order node-0 packets at increasing positions, in order
     for k, pos in zip(node0_in_order, sorted(rng.sample(range(len(rest) + 1), 4))):
         rest.insert(pos + node0_in_order.index(k), k)
-    order = [n1[0]] + rest  # node 1 first: it allocates block 0
+    # nodes 2, 3 and 0 take blocks 0, 1, 2 first (out of order), node 1 gets block 3
+    order = [node2[0], node3[0], node0_ooo[0], n1[0]] + rest
     # duplicates: a node-1 PSN before the fill (bit already set), one after the
     # fill (node all_1), one below ePSN (offset 1), one in node 2
     fill_pos = max(order.index(k) for k in n1)
@@ -75,6 +76,13 @@ def build_stimulus():
             t += rng.choice([3, 4, 5, 6, 9])  # >= 3: no packet here costs more
         cycles.append(t)
     return list(zip(cycles, order))
+
+
+def first_block_id(stim):
+    """Block id the watched node gets: the pool hands out 0, 1, 2, ... (nothing is
+    freed before node 1 fills), one per other node allocated before it."""
+    first = next(i for i, (_, k) in enumerate(stim) if k // M == NODE)
+    return len({k // M for _, k in stim[:first]})
 
 
 def node_model(stim, node=NODE):
@@ -142,6 +150,7 @@ class VcdCompareRtl(unittest.TestCase):
         r = run(["iverilog", "-g2005", "-Wall", "-o", vvp_file,
                  "-P", "tb_ornic_node.M=%d" % M, "-P", "tb_ornic_node.B=%d" % B,
                  "-P", "tb_ornic_node.NODE=%d" % NODE,
+                 "-P", "tb_ornic_node.FIRST_ID=%d" % first_block_id(self.stim),
                  "-P", "tb_ornic_node.PERIOD_PS=%d" % PERIOD_PS,
                  os.path.join(RTL_DIR, "tb_ornic_node.v"), node_v])
         self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
@@ -182,10 +191,11 @@ class VcdCompareRtl(unittest.TestCase):
         self.assertNotIn(4, offs)  # the hole that keeps ePSN in node 0
         ev = [e for *_, e in node_model(self.stim)]
         self.assertEqual(ev[0], "alloc")
+        self.assertEqual(first_block_id(self.stim), 3)
         self.assertEqual(ev.count("fill"), 1)
         self.assertIn("dup_bit", ev)
         self.assertIn("dup_all_1", ev)
-        self.assertTrue(16 <= self.stim[0][1] < 32)  # node 1 allocates first: block 0
+        self.assertEqual([k // M for _, k in self.stim[:4]], [2, 3, 0, 1])
         # out of order: some packet arrives after a higher PSN of its node
         self.assertTrue(any(offs[i] < offs[i - 1] for i in range(1, len(offs))))
 
@@ -212,6 +222,36 @@ class VcdCompareRtl(unittest.TestCase):
         widths = dict((n, int(w)) for w, n in
                       re.findall(r"\$var wire (\d+) \S+ (\w+) \$end", scope.group(1)))
         self.assertEqual(widths, {"valid": 1, "all_1": 1, "block_id": 12, "bits": M})
+
+    def test_oonic_final_nodes(self):
+        """Every node of the watched QP ends as the stream says: the bits the VCD
+        shows (rebuilt by the shell from the tracked packets) are the PSNs received."""
+        self.need_tools()
+        import importlib.machinery
+        import importlib.util
+        loader = importlib.machinery.SourceFileLoader("vcd_compare", VCD_COMPARE)
+        spec = importlib.util.spec_from_loader("vcd_compare", loader)
+        vc = importlib.util.module_from_spec(spec)
+        loader.exec_module(vc)
+        v = vc.Vcd(self.oonic_vcd(), "B")
+        v.read_header()
+        bm = "nic0.rx.bitmap_manager."
+        names = [bm + "epsn"] + ["%snode%d.%s" % (bm, i, f) for i in range(4)
+                                 for f in ("valid", "all_1", "block_id", "bits")]
+        codes = {n: v.lookup(n, "test").code for n in names}
+        v.read_changes(codes.values())
+        final = {n: int(v.changes[c][-1][1], 2) if v.changes[c] else 0 for n, c in codes.items()}
+        got = set(k for _, k in self.stim)
+        self.assertEqual(final[bm + "epsn"], psn_of(4))  # the hole
+        ids = {2: 0, 3: 1, 0: 2}  # allocation order of the stream's first packets
+        for node in (0, 2, 3):
+            want = sum(1 << (k - node * M) for k in got if k // M == node)
+            self.assertEqual(final["%snode%d.bits" % (bm, node)], want, node)
+            self.assertEqual(final["%snode%d.valid" % (bm, node)], 1, node)
+            self.assertEqual(final["%snode%d.all_1" % (bm, node)], 0, node)
+            self.assertEqual(final["%snode%d.block_id" % (bm, node)], ids[node], node)
+        self.assertEqual([final["%snode1.%s" % (bm, f)] for f in ("valid", "all_1", "block_id",
+                                                                  "bits")], [1, 1, 0, 0])
 
     # ---- the comparison ----
     def test_rtl_equals_oonic(self):

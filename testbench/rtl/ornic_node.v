@@ -18,7 +18,9 @@
 // t, and the node's outputs change at edge t + cycles, the cycle oonic's
 // Bitmap Manager records its done = grant + cycles with grant = t):
 //   LOCATE  1  node array read; all_1 node: duplicate, done (1 cycle)
-//   ALLOC   1  node not valid: block id from the free counter (first id 0)
+//   ALLOC   1  node not valid: block id from the free counter (first id
+//              FIRST_ID, default 0: the core's pool hands out 0, 1, 2, ... until
+//              a block is freed, so FIRST_ID = blocks other nodes took first)
 //   SET     1  block read-modify-write; bit already set: duplicate, no write
 //   FREE    1  the block became all ones: released, valid = 1, all_1 = 1
 // block_id and bits show the block the node holds, 0 when it holds none.
@@ -31,7 +33,8 @@ module ornic_node #(
     parameter integer M = 16,        // bits per block
     parameter integer ID_W = 12,     // block id width: log2(pool depth)
     parameter [23:0] B = 24'd0,      // QP window start PSN
-    parameter integer NODE = 1       // node index in the QP's array (>= 1)
+    parameter integer NODE = 1,      // node index in the QP's array (>= 1)
+    parameter integer FIRST_ID = 0   // first block id the free counter hands out
 ) (
     input  wire            clk,
     input  wire            rst,       // synchronous, active high
@@ -72,7 +75,7 @@ module ornic_node #(
       off_r    <= 24'd0;
       w_id     <= {ID_W{1'b0}};
       w_bits   <= {M{1'b0}};
-      free_ctr <= {ID_W{1'b0}};
+      free_ctr <= FIRST_ID;
       valid    <= 1'b0;
       all_1    <= 1'b0;
       block_id <= {ID_W{1'b0}};

@@ -22,6 +22,7 @@ module tb_ornic_node;
   parameter integer ID_W = 12;
   parameter [23:0] B = 24'd0;
   parameter integer NODE = 1;
+  parameter integer FIRST_ID = 0;
   parameter integer PERIOD_PS = 4000;  // 250 MHz, oonic's nic.clock_mhz default
 
   reg             clk = 1'b0;
@@ -34,7 +35,7 @@ module tb_ornic_node;
   wire [ID_W-1:0] block_id;
   wire [M-1:0]    bits;
 
-  ornic_node #(.M(M), .ID_W(ID_W), .B(B), .NODE(NODE)) dut (
+  ornic_node #(.M(M), .ID_W(ID_W), .B(B), .NODE(NODE), .FIRST_ID(FIRST_ID)) dut (
       .clk(clk), .rst(rst), .in_valid(psn_valid), .in_psn(psn), .in_ready(in_ready),
       .valid(valid), .all_1(all_1), .block_id(block_id), .bits(bits));
 

@@ -97,9 +97,9 @@ std::vector<Packet> read_stimulus(const std::string& path) {
     if (!(ls >> a) || a[0] == '#') continue;
     uint64_t c = 0, p = 0;
     if (!(ls >> b) || (ls >> extra) || !parse_u64(a, &c) || !parse_u64(b, &p))
-      throw oonic::Error(oonic::msg::kTrace, path + ":" + std::to_string(n) +
-                                                 ": expected 'CYCLE PSN' (decimal), got '" +
-                                                 line + "'");
+      throw oonic::Error(
+          oonic::msg::kTrace,
+          path + ":" + std::to_string(n) + ": expected 'CYCLE PSN' (decimal), got '" + line + "'");
     if (p > oonic::wire::kPsnMask)
       throw oonic::Error(oonic::msg::kTrace,
                          path + ":" + std::to_string(n) + ": PSN " + b + " exceeds 24 bits");
@@ -164,8 +164,8 @@ struct Nic : sc_core::sc_module {
                        "bitmap_stream: %s:%u: packet at cycle %llu (PSN %u) granted at %llu: "
                        "the port was busy (the RTL oracle needs one packet at a time; space "
                        "the stimulus or pass --allow-contention)\n",
-                       o_.stimulus.c_str(), k.line, static_cast<unsigned long long>(k.cycle),
-                       k.psn, static_cast<unsigned long long>(r.grant));
+                       o_.stimulus.c_str(), k.line, static_cast<unsigned long long>(k.cycle), k.psn,
+                       static_cast<unsigned long long>(r.grant));
       }
       last_done = std::max(last_done, r.done);
     }

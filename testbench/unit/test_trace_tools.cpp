@@ -188,7 +188,8 @@ TEST_F(TraceToolsPerturb, MessageUnitsStayWithinTheirWqe) {
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     PerturbOptions o;
     o.ooo_distance = 6;
-    o.unit_message = true;
+    // auto: a stream of OOO WRITEs is shuffled WQE by WQE, as gen-trace does
+    o.unit = seed % 2 ? PerturbOptions::Unit::kMessage : PerturbOptions::Unit::kAuto;
     o.seed = seed;
     PerturbResult r = perturb(in.frames, o, in.sidecar);
     TraceStats s = compute_stats(r.out, in.sidecar);
