@@ -99,7 +99,7 @@ std::string resolved_yaml(const ParamTable& table) {
   for (const auto& e : table.entries()) es.push_back(&e);
   std::sort(es.begin(), es.end(), [](auto* a, auto* b) { return a->key < b->key; });
   std::ostringstream os;
-  os << "# oonic resolved configuration: every parameter, with its unit and origin.\n";
+  os << "# oonic resolved configuration: every parameter with its unit; the origin is noted where not the default.\n";
   std::vector<std::string> open;  // current open path components
   for (const auto* e : es) {
     std::vector<std::string> parts;

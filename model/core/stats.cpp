@@ -135,7 +135,12 @@ nlohmann::json Stats::to_json(Cycle end) {
         break;
       case Kind::kDerived: {
         double v = it.f();
-        e["value"] = std::isfinite(v) ? v : 0.0;
+        if (!std::isfinite(v)) v = 0.0;
+        // Counts stay integers in the JSON.
+        if (v == std::floor(v) && std::fabs(v) < 9e15)
+          e["value"] = static_cast<int64_t>(v);
+        else
+          e["value"] = v;
         break;
       }
     }

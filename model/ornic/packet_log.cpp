@@ -21,6 +21,10 @@ PacketLog::~PacketLog() {
 
 void PacketLog::write(const PacketRecord& r) {
   auto c = [](Cycle x) { return static_cast<unsigned long long>(x); };
+  if (r.drop == Drop::kNotForDut) {  // never reached the NIC: no cycles
+    std::fprintf(f_, "%u,,,,,,,,,%s,%s,,,\n", r.index, r.verdict, drop_name(r.drop));
+    return;
+  }
   if (r.opcode < 0) {
     std::fprintf(f_, "%u,%llu,%llu,,,,,,,%s,%s,,,\n", r.index, c(r.arrival), c(r.parsed), r.verdict,
                  drop_name(r.drop));

@@ -92,6 +92,9 @@ int run_replay(const ReplayOptions& o) {
 
   std::string dir = o.out.empty() ? "results/" + fs::path(o.trace).stem().string() : o.out;
   fs::create_directories(dir);
+  // A results directory is reused: remove what this run may not rewrite.
+  for (const char* f : {"packets.csv", "sram.csv", "waves.vcd", "stats.json", "tx.pcap", "tx.csv"})
+    fs::remove(fs::path(dir) / f);
   write_text(dir + "/config.yaml", resolved_yaml(table));
   write_text(dir + "/qps.yaml", setup.sidecar_yaml);
 
@@ -197,8 +200,11 @@ int run_replay(const ReplayOptions& o) {
 
   if (all.platform.sram_csv) {
     std::vector<std::tuple<Cycle, size_t, int64_t>> rows;
-    for (size_t k = 0; k < srams.size(); ++k)
+    for (size_t k = 0; k < srams.size(); ++k) {
       for (const auto& [t, v] : srams[k]->occupancy().points()) rows.emplace_back(t, k, v);
+      // Close every instance's step function at the end of the run.
+      rows.emplace_back(end, k, srams[k]->occupancy().final_value());
+    }
     std::sort(rows.begin(), rows.end());
     std::ofstream f(dir + "/sram.csv");
     f << "cycle,instance,used_bits,capacity_bits\n";

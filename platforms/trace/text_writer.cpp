@@ -309,9 +309,23 @@ void TextFrameWriter::write(std::string& out, const uint8_t* frame, size_t len, 
     append_hex(out, frame, len);
     ++raw_lines_;
   }
-  if (!comment.empty()) {
+  std::string note = comment;
+  if (f.empty()) {  // say what a RoCE frame in raw= is (a comment: the loader ignores it)
+    wire::PacketView v;
+    wire::ParseStatus st = wire::parse(frame, len, v, false);
+    if (st == wire::ParseStatus::kOk || st == wire::ParseStatus::kUdOrCnp) {
+      const char* name = text_opcode_name(v.bth.opcode);
+      char op[16];
+      std::snprintf(op, sizeof op, "opcode=0x%02x", v.bth.opcode);
+      char b[96];
+      std::snprintf(b, sizeof b, "%s%s qp=0x%x psn=%u", note.empty() ? "" : " ", name ? name : op,
+                    v.bth.dest_qp, v.bth.psn);
+      note += b;
+    }
+  }
+  if (!note.empty()) {
     out += " # ";
-    out += comment;
+    out += note;
   }
   out += '\n';
 }

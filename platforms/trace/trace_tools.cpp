@@ -397,6 +397,9 @@ WriteSummary write_frames(const std::string& path, OutFormat fmt, const Frames& 
     bool have_prev = false;
     uint64_t prev = 0;
     for (const Frame& f : fr.frames) {
+      if (f.len == 0)
+        fail_trace(fr.path + ": record " + std::to_string(f.source) +
+                   ": a 0-byte frame has no text form (write .pcap or .pcapng)");
       std::string comment;
       if (f.mark == Mark::kRetransmission) comment = "retransmission";
       if (f.mark == Mark::kDuplicate) comment = "duplicate";
