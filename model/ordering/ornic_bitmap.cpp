@@ -59,24 +59,6 @@ inline uint32_t ctz32(uint32_t x) {
 }
 }  // namespace
 
-const char* to_string(Verdict v) {
-  switch (v) {
-    case Verdict::kInOrder:
-      return "in_order";
-    case Verdict::kOutOfOrder:
-      return "out_of_order";
-    case Verdict::kDuplicate:
-      return "duplicate";
-    case Verdict::kBeyondWindow:
-      return "beyond_window";
-    case Verdict::kPoolExhausted:
-      return "pool_exhausted";
-    case Verdict::kQpClosed:
-      return "qp_closed";
-  }
-  return "?";
-}
-
 struct OrnicBitmap::Qp {
   struct Node {
     uint32_t block_id = kNoBlock;
@@ -165,6 +147,23 @@ uint32_t OrnicBitmap::epsn(uint32_t qp) const {
 
 uint32_t OrnicBitmap::blocks_held(uint32_t qp) const {
   return qp < qps_.size() ? qps_[qp].blocks_held : 0;
+}
+
+bool OrnicBitmap::has_pending(uint32_t qp) const {
+  if (qp >= qps_.size() || !qps_[qp].open) return false;
+  const Qp& q = qps_[qp];
+  const uint32_t n = p_.nodes_per_qp, m = p_.block_bits;
+  for (uint32_t i = 0; i < n; ++i) {
+    const Qp::Node& nd = q.nodes[(q.header_ptr + i) % n];
+    if (!nd.valid) continue;
+    if (i > 0 || nd.all_1) return true;
+    // Header node: bits below ePSN are set by definition; look above it.
+    uint32_t from = static_cast<uint32_t>(wire::psn_diff(q.epsn, q.base_psn));
+    const uint32_t* w = block_words(nd.block_id);
+    for (uint32_t b = from; b < m; ++b)
+      if ((w[b / 32] >> (b % 32)) & 1u) return true;
+  }
+  return false;
 }
 
 uint32_t OrnicBitmap::pool_free() const {

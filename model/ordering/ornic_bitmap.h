@@ -34,35 +34,13 @@
 #include <string>
 #include <vector>
 
+#include "model/ordering/ordering_unit.h"
 #include "model/wire/roce.h"
 
 namespace oonic::ordering {
 
-enum class Verdict : uint8_t {
-  kInOrder,        // psn == ePSN: accepted, ePSN advanced
-  kOutOfOrder,     // ePSN < psn < ePSN + window: accepted and tracked
-  kDuplicate,      // already received (psn < ePSN or its bit already set)
-  kBeyondWindow,   // psn >= base + N*M: dropped
-  kPoolExhausted,  // needed a block, pool empty: dropped
-  kQpClosed,       // QP not open: dropped
-};
-const char* to_string(Verdict v);
 
-struct Outcome {
-  Verdict verdict = Verdict::kQpClosed;
-  uint32_t epsn = 0;           // ePSN after this call
-  bool head_advanced = false;  // ePSN moved
-  bool nak = false;            // loss declared (OTD): send nak_block
-  wire::BitmapBlock nak_block;
-  uint32_t locate_cycles = 0;  // cycles to find the packet's bitmap block
-  uint32_t cycles = 0;         // all cycles of the call (includes locate_cycles)
-  uint32_t node_accesses = 0;  // node array accesses (reads + writes)
-  uint32_t block_accesses = 0; // pool block accesses (reads + writes, free-list ops)
-  uint32_t blocks_held = 0;    // pool blocks the QP holds after the call
-  int32_t blocks_delta = 0;    // change of blocks_held in this call
-};
-
-class OrnicBitmap {
+class OrnicBitmap : public OrderingUnit {
  public:
   struct Params {
     uint32_t block_bits = 16;     // M, bits per pool block (1..wire::kMaxBitmapBlockBits)
@@ -71,24 +49,28 @@ class OrnicBitmap {
     uint32_t max_qps = 2048;      // QP slots (qp index 0..max_qps-1)
   };
   explicit OrnicBitmap(const Params& p);
+  const char* name() const override { return "ornic"; }
   // Out of line: Qp is complete only in ornic_bitmap.cpp (std::vector<Qp> needs it to
   // destroy/move). Movable, not copyable.
-  ~OrnicBitmap();
+  ~OrnicBitmap() override;
   OrnicBitmap(OrnicBitmap&&) noexcept;
   OrnicBitmap& operator=(OrnicBitmap&&) noexcept;
 
   // Start tracking a QP at start_psn with loss tolerance otd (PSNs). Reopening
   // an open QP first closes it.
-  void open(uint32_t qp, uint32_t start_psn, uint32_t otd);
+  void open(uint32_t qp, uint32_t start_psn, uint32_t otd) override;
   // Stop tracking; its blocks return to the pool.
-  void close(uint32_t qp);
-  bool is_open(uint32_t qp) const;
+  void close(uint32_t qp) override;
+  bool is_open(uint32_t qp) const override;
   void set_otd(uint32_t qp, uint32_t otd);
 
-  Outcome receive(uint32_t qp, uint32_t psn);
+  Outcome receive(uint32_t qp, uint32_t psn) override;
 
-  uint32_t epsn(uint32_t qp) const;
-  uint32_t blocks_held(uint32_t qp) const;
+  uint32_t epsn(uint32_t qp) const override;
+  uint32_t blocks_held(uint32_t qp) const override;
+  // True when any PSN at or after ePSN is tracked (out-of-order data still
+  // outstanding). A QP can leave OOO mode only when this is false.
+  bool has_pending(uint32_t qp) const;
   uint32_t pool_free() const;
   uint32_t pool_used() const;
   const Params& params() const { return p_; }
@@ -105,7 +87,7 @@ class OrnicBitmap {
 
   // Full consistency check (tests): pool accounting, every held block owned by
   // exactly one valid non-all_1 node, header node holds ePSN, bits below ePSN set.
-  bool check_invariants(std::string* why) const;
+  bool check_invariants(std::string* why) const override;
 
  private:
   // implementation state (per-QP arrays, pool bits, free list) — see ornic_bitmap.cpp

@@ -83,6 +83,7 @@ int run_replay(const ReplayOptions& o) {
   Timing timing = Timing::parse(o.timing);
 
   trace::Trace tr = trace::Trace::load(o.trace);
+  if (tr.records.empty()) tr.issues.push_back({0, 0, "empty trace: no records"});
   std::string qps_path = o.qps;
   if (qps_path.empty() && fs::exists(trace::default_sidecar_path(o.trace)))
     qps_path = trace::default_sidecar_path(o.trace);

@@ -309,9 +309,11 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
     }
     out.notes.push_back("QPs: " + std::to_string(out.qps.size()) + " from the sidecar");
   }
+  // A sidecar says which QPs exist: frames to any other QP are unknown_qp.
+  const bool derive = !sidecar || sidecar->qps.empty();
   uint32_t qindex = 0;
   for (uint32_t q : order) {
-    if (installed.count(q)) continue;
+    if (!derive || installed.count(q)) continue;
     const QpObs& o = obs[q];
     if (!o.any_request) continue;  // responses only: set up below with its READs
     ornic::QpContext c = make_ctx(q);
@@ -378,6 +380,7 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
     if (!resp) continue;
     uint32_t q = resp->v.bth.dest_qp;
     if (!installed.count(q)) {
+      if (!derive) continue;
       ornic::QpContext c = make_ctx(q);
       c.peer_qpn = rq.v.bth.dest_qp;
       out.qps.push_back(c);

@@ -169,11 +169,7 @@ class BadInput(e2e.OonicTestCase):
         rows = self.assertOnlyDrops(r, "unknown_qp", 1)
         self.assertEqual(num(rows[0]["qpn"]), 0x99)
 
-    # BUG: with a sidecar given, a request to a QP the sidecar does not list is not
-    # dropped as unknown_qp: platforms/replay/setup.cpp derives a QP for it ("derived QP
-    # 0x99 ... 1 region(s) [0x10000 +4096 rkey 0x1234]", the region guessed from the
-    # packet's own RETH) and the WRITE is accepted and placed.
-    @unittest.expectedFailure
+    # With a sidecar given, a request to a QP it does not list is unknown_qp.
     def test_unknown_qp_request(self):
         trace = self.write("uqp.txt", "0 op=WRITE_ONLY qp=0x99 psn=0 va=0x10000 rkey=0x1234 "
                                       "len=64\n")
@@ -295,10 +291,8 @@ class BadInput(e2e.OonicTestCase):
         self.assertEmptyRun(r)
         self.assertEqual(r.stats_json["run"]["format"], "pcap")
 
-    # BUG (documentation or CLI): traces/README.md says a pcap holding only a header
-    # "loads as zero records (the replay reports "empty trace")"; the replay reports it
-    # nowhere (neither summary, stats.json setup notes nor trace_issues).
-    @unittest.expectedFailure
+    # traces/README.md: a pcap holding only a header loads as zero records and the
+    # replay reports "empty trace".
     def test_header_only_pcap_reports_empty_trace(self):
         r = self.replay_ok(self.write("hdr.pcap", pcap_bytes([])))
         text = r.stdout + r.stderr + e2e.read_bytes(r.path("stats.json")).decode()

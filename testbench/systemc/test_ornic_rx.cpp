@@ -244,5 +244,26 @@ TEST(OrnicRx, ReadRequestAnsweredFromHostMemory) {
   }
 }
 
+// A standard request may follow a completed OOO WQE even though the bitmap still
+// holds the partly filled block at ePSN (PSNs 0..2 of a 16-bit block are in).
+TEST(OrnicRx, StandardSendAfterOooWqe) {
+  ornic::OrnicParams p;
+  NicBench b(p);
+  ornic::QpContext c = NicBench::qp(0, 256, 64);
+  c.recv_base = 0x90000, c.recv_count = 1, c.recv_bytes = 4096;
+  b.nic.add_qp(c);
+  b.inject(100, request(wire::kOooWriteFSpot, 1, 256, 0x10100, 768));
+  b.inject(200, request(wire::kOooWriteFSpot, 0, 256, 0x10000, 768));
+  b.inject(300, request(wire::kOooWriteLast, 2, 256));
+  b.inject(400, request(wire::kSendOnly, 3, 100));
+  sc_core::sc_start();
+  ASSERT_EQ(b.records.size(), 4u);
+  for (const auto& r : b.records) EXPECT_EQ(r.drop, ornic::Drop::kNone) << r.index;
+  uint8_t x = 0;
+  b.host.memory().read(0x90000 + 99, &x, 1);
+  EXPECT_EQ(x, 0xA5);
+  EXPECT_EQ(b.stats.counter_value("nic0.rx.req_processor.messages"), 2u);
+}
+
 }  // namespace
 }  // namespace oonic::test

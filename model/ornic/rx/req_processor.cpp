@@ -143,7 +143,7 @@ void ReqProcessor::ack(Cycle t, uint32_t qi, QpContext& c, bool) {
 bool ReqProcessor::leave_ooo(Cycle t, uint32_t qi, QpContext& c, uint32_t psn) {
   if (!c.ooo_active) return true;
   // A standard request may follow an OOO WQE once every OOO PSN is in.
-  if (bitmap_.core().blocks_held(qi) != 0 || psn != c.epsn) return false;
+  if (bitmap_.core().has_pending(qi) || psn != c.epsn) return false;
   bitmap_.close(t, qi);
   c.ooo_active = false;
   return true;
@@ -314,6 +314,9 @@ void ReqProcessor::ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::Pa
       break;
     case ordering::Verdict::kQpClosed:
       drop(*t4, v, rec, Drop::kUnknownQp);
+      break;
+    case ordering::Verdict::kUntrackable:
+      drop(*t4, v, rec, Drop::kInvalidRequest);
       break;
   }
 }
