@@ -65,6 +65,14 @@ struct Outcome {
   int32_t blocks_delta = 0;       // change of blocks_held in this call
 };
 
+// What some schemes need to know of a packet besides its PSN.
+struct PacketMeta {
+  bool last = false;        // last packet of a message (MP-RDMA Tail; Eunomia "last" bit)
+  bool completion = false;  // the message wants a completion (MP-RDMA Tail-with-completion)
+  bool has_head = false;    // Eunomia: the packet carries Head metadata
+  uint32_t head = 0;        // Eunomia: first sequence number of the connection/message
+};
+
 class OrderingUnit {
  public:
   virtual ~OrderingUnit() = default;
@@ -75,6 +83,11 @@ class OrderingUnit {
   virtual void close(uint32_t qp) = 0;
   virtual bool is_open(uint32_t qp) const = 0;
   virtual Outcome receive(uint32_t qp, uint32_t psn) = 0;
+  // Schemes that use packet metadata override this; the others ignore it.
+  virtual Outcome receive(uint32_t qp, uint32_t psn, const PacketMeta& meta) {
+    (void)meta;
+    return receive(qp, psn);
+  }
   virtual uint32_t epsn(uint32_t qp) const = 0;
   virtual uint32_t blocks_held(uint32_t qp) const = 0;
   // Consistency check for property tests; false with a reason when broken.

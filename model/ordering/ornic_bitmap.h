@@ -64,6 +64,7 @@ class OrnicBitmap : public OrderingUnit {
   bool is_open(uint32_t qp) const override;
   void set_otd(uint32_t qp, uint32_t otd);
 
+  using OrderingUnit::receive;
   Outcome receive(uint32_t qp, uint32_t psn) override;
 
   uint32_t epsn(uint32_t qp) const override;
