@@ -9,6 +9,7 @@
 
 #include "model/core/config.h"
 #include "model/core/error.h"
+#include "platforms/experiments/bitmap_compare.h"
 #include "platforms/replay/replay.h"
 #include "platforms/trace/trace_tools.h"
 
@@ -28,6 +29,7 @@ commands:
   params [--markdown]      list every parameter: default, unit, range, description
   stats [--markdown]       list every stat a replay reports: kind, unit, description
   trace SUBCOMMAND         trace tools: convert, synth, perturb, stats
+  experiment NAME          rerun a paper evaluation on the cores: bitmap-compare (ORNIC 4.3)
   help                     this text; `oonic COMMAND --help` for a command
 
 exit status: 0 done, 2 bad input (the message names the file, line, key or record)
@@ -142,6 +144,9 @@ int sc_main(int argc, char* argv[]) {
     if (cmd == "replay") return cmd_replay(a);
     if (cmd == "trace")
       return oonic::trace::trace_command(std::vector<std::string>(a.v.begin() + a.i, a.v.end()));
+    if (cmd == "experiment")
+      return oonic::experiments::experiment_command(
+          std::vector<std::string>(a.v.begin() + a.i, a.v.end()));
     if (cmd == "params" || cmd == "stats") {
       bool md = false;
       while (a.more()) {

@@ -24,43 +24,11 @@ struct Parsed {
   wire::PacketView v;
 };
 
-bool parse_ip(const std::string& s, Endpoint& e) {
-  if (inet_pton(AF_INET, s.c_str(), e.ip.data()) == 1)
-    return e.has_ip = true, e.ip_version = 4, true;
-  if (inet_pton(AF_INET6, s.c_str(), e.ip.data()) == 1)
-    return e.has_ip = true, e.ip_version = 6, true;
-  return false;
-}
-
-bool parse_mac(const std::string& s, Endpoint& e) {
-  unsigned b[6];
-  char tail;
-  if (std::sscanf(s.c_str(), "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-                  &tail) != 6)
-    return false;
-  for (int i = 0; i < 6; ++i) {
-    if (b[i] > 255) return false;
-    e.mac[i] = static_cast<uint8_t>(b[i]);
-  }
-  return e.has_mac = true;
-}
-
 bool is_src(const Endpoint& e, const Parsed& p) {
-  if (e.has_ip && p.v.ip_version) return p.v.ip_version == e.ip_version && p.v.src_ip == e.ip;
-  if (e.has_mac) return p.v.src_mac == e.mac;
-  return false;
+  return e.is_src(p.v);
 }
 bool is_dst(const Endpoint& e, const Parsed& p) {
-  if (e.has_ip && p.v.ip_version) return p.v.ip_version == e.ip_version && p.v.dst_ip == e.ip;
-  if (e.has_mac) return p.v.dst_mac == e.mac;
-  return false;
-}
-
-Endpoint dst_of(const Parsed& p) {
-  Endpoint e;
-  e.has_mac = true, e.mac = p.v.dst_mac;
-  if (p.v.ip_version) e.has_ip = true, e.ip_version = p.v.ip_version, e.ip = p.v.dst_ip;
-  return e;
+  return e.is_dst(p.v);
 }
 
 bool rc(const Parsed& p) {
@@ -93,13 +61,6 @@ struct QpObs {  // what the trace shows of one DUT QP
 
 }  // namespace
 
-std::string Endpoint::text() const {
-  std::string s;
-  if (has_ip) s += "ip " + wire::format_ip(ip_version, ip);
-  if (has_mac) s += std::string(s.empty() ? "" : ", ") + "mac " + wire::format_mac(mac);
-  return s.empty() ? "(none)" : s;
-}
-
 ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sidecar>& sidecar,
                        const std::string& dut_arg, const ornic::OrnicParams& p) {
   ReplaySetup out;
@@ -109,77 +70,12 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
     parsed[i].st = wire::parse(trace.data(recs[i]), recs[i].len, parsed[i].v, false);
 
   // ---- the device under test ----
-  std::optional<uint32_t> dut_qp;
-  if (!dut_arg.empty()) {
-    std::string kind, val = dut_arg;
-    auto eq = dut_arg.find('=');
-    if (eq != std::string::npos) kind = dut_arg.substr(0, eq), val = dut_arg.substr(eq + 1);
-    Endpoint e;
-    bool ok = false;
-    if (kind == "mac" || (kind.empty() && std::count(val.begin(), val.end(), ':') == 5 &&
-                          val.find('.') == std::string::npos && val.size() == 17))
-      ok = parse_mac(val, e);
-    else if (kind == "ip" || (kind.empty() && (val.find('.') != std::string::npos ||
-                                               val.find(':') != std::string::npos)))
-      ok = parse_ip(val, e);
-    else if (kind == "qp" || kind.empty()) {
-      char* end = nullptr;
-      unsigned long q = std::strtoul(val.c_str(), &end, 0);
-      if (end && *end == 0 && !val.empty() && q <= wire::kPsnMask) dut_qp = q, ok = true;
-    }
-    if (!ok)
-      throw Error(msg::kCli,
-                  "--dut '" + dut_arg + "': expected mac=XX:XX:XX:XX:XX:XX, ip=ADDR or qp=N");
-    if (!dut_qp) {
-      out.dut = e;
-      out.dut_how = "--dut " + dut_arg;
-    }
-  } else if (sidecar && (sidecar->dut_ip || sidecar->dut_mac)) {
-    if (sidecar->dut_ip) parse_ip(*sidecar->dut_ip, out.dut);
-    if (sidecar->dut_mac) parse_mac(*sidecar->dut_mac, out.dut);
-    out.dut_how = "from the sidecar";
-  }
-  if (!out.dut.has_ip && !out.dut.has_mac) {
-    // By QP (--dut qp=N); else the endpoint that receives the most RC requests
-    // (the first such on a tie); else the receiver of the first RC frame.
-    const Parsed* pick = nullptr;
-    if (dut_qp) {
-      for (const Parsed& x : parsed)
-        if (rc(x) && x.v.bth.dest_qp == *dut_qp) {
-          pick = &x;
-          break;
-        }
-    } else {
-      std::map<std::string, std::pair<uint32_t, const Parsed*>> votes;
-      std::vector<std::string> seen;
-      for (const Parsed& x : parsed) {
-        if (!rc(x) || !(x.v.flags & wire::kIsRequest)) continue;
-        std::string k = dst_of(x).text();
-        auto& vote = votes[k];
-        if (!vote.second) vote.second = &x, seen.push_back(k);
-        ++vote.first;
-      }
-      uint32_t best = 0;
-      for (const auto& k : seen)
-        if (votes[k].first > best) best = votes[k].first, pick = votes[k].second;
-    }
-    if (!pick && !dut_qp)
-      for (const Parsed& x : parsed)
-        if (rc(x)) {
-          pick = &x;
-          break;
-        }
-    if (!pick) {
-      if (dut_qp)
-        throw Error(msg::kCli, "--dut qp=" + std::to_string(*dut_qp) +
-                                   ": no RC frame to that QP in " + trace.path);
-      out.dut_how = "no RC frame in the trace: every frame is input";
-    } else {
-      out.dut = dst_of(*pick);
-      out.dut_how = dut_qp ? "the receiver of frames to QP " + hex(*dut_qp)
-                           : "inferred: the endpoint receiving the most RC requests";
-    }
-  }
+  std::vector<const wire::PacketView*> rc_views;
+  for (const Parsed& x : parsed)
+    if (rc(x)) rc_views.push_back(&x.v);
+  trace::DutChoice choice = trace::choose_dut(dut_arg, sidecar, rc_views, trace.path);
+  out.dut = choice.dut;
+  out.dut_how = choice.how;
   out.notes.push_back("device under test: " + out.dut.text() + " (" + out.dut_how + ")");
 
   // ---- input frames and what the DUT sent ----

@@ -12,19 +12,13 @@
 
 #include "model/ornic/ornic_params.h"
 #include "model/ornic/qp_context.h"
+#include "platforms/trace/endpoint.h"
 #include "platforms/trace/sidecar.h"
 #include "platforms/trace/trace.h"
 
 namespace oonic::replay {
 
-struct Endpoint {
-  bool has_ip = false;
-  uint8_t ip_version = 4;
-  std::array<uint8_t, 16> ip{};
-  bool has_mac = false;
-  std::array<uint8_t, 6> mac{};
-  std::string text() const;
-};
+using trace::Endpoint;
 
 // Host memory contents the DUT had before the trace (READ responder data).
 struct Prefill {

@@ -2,6 +2,8 @@
 // traces/README.md "Trace tools").
 #include "platforms/trace/trace_tools.h"
 
+#include "platforms/trace/endpoint.h"
+
 #include <arpa/inet.h>
 #include <pcap/pcap.h>
 #include <sys/stat.h>
@@ -612,51 +614,6 @@ std::vector<uint32_t> windowed_shuffle(uint32_t n, uint32_t distance, PyRandom& 
 
 namespace {
 
-struct Endpoint {
-  bool has_ip = false;
-  uint8_t ip_version = 4;
-  std::array<uint8_t, 16> ip{};
-  bool has_mac = false;
-  std::array<uint8_t, 6> mac{};
-  std::string text() const {
-    std::string s;
-    if (has_ip) s += "ip " + wire::format_ip(ip_version, ip);
-    if (has_mac) s += std::string(s.empty() ? "" : ", ") + "mac " + wire::format_mac(mac);
-    return s.empty() ? "(none)" : s;
-  }
-  bool matches_dst(const wire::PacketView& v) const {
-    if (has_ip && v.ip_version) return v.ip_version == ip_version && v.dst_ip == ip;
-    if (has_mac) return v.dst_mac == mac;
-    return false;
-  }
-  bool matches_src(const wire::PacketView& v) const {
-    if (has_ip && v.ip_version) return v.ip_version == ip_version && v.src_ip == ip;
-    if (has_mac) return v.src_mac == mac;
-    return false;
-  }
-};
-
-bool parse_ip(const std::string& s, Endpoint& e) {
-  if (inet_pton(AF_INET, s.c_str(), e.ip.data()) == 1)
-    return e.has_ip = true, e.ip_version = 4, true;
-  if (inet_pton(AF_INET6, s.c_str(), e.ip.data()) == 1)
-    return e.has_ip = true, e.ip_version = 6, true;
-  return false;
-}
-
-bool parse_mac(const std::string& s, Endpoint& e) {
-  unsigned b[6];
-  char tail;
-  if (std::sscanf(s.c_str(), "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-                  &tail) != 6)
-    return false;
-  for (int i = 0; i < 6; ++i) {
-    if (b[i] > 255) return false;
-    e.mac[i] = static_cast<uint8_t>(b[i]);
-  }
-  return e.has_mac = true;
-}
-
 bool is_data(const wire::PacketView& v) {
   if (!v.info) return false;
   uint16_t f = v.info->flags;
@@ -690,53 +647,12 @@ ClassifiedFull classify_full(const Frames& fr, const std::optional<Sidecar>& sc,
   }
   auto valid = [&](size_t i) { return st[i] == wire::ParseStatus::kOk && views[i].info; };
 
-  Endpoint dut;
-  if (!dut_arg.empty()) {
-    std::string kind, val = dut_arg;
-    auto eq = dut_arg.find('=');
-    if (eq != std::string::npos) kind = dut_arg.substr(0, eq), val = dut_arg.substr(eq + 1);
-    bool ok = false;
-    if (kind == "mac" || (kind.empty() && std::count(val.begin(), val.end(), ':') == 5 &&
-                          val.size() == 17 && val.find('.') == std::string::npos))
-      ok = parse_mac(val, dut);
-    else if (kind == "ip" || kind.empty())
-      ok = parse_ip(val, dut);
-    if (!ok) fail_cli("--dut '" + dut_arg + "': expected ip=ADDR or mac=XX:XX:XX:XX:XX:XX");
-    c.dut_how = "--dut " + dut_arg;
-  } else if (sc && (sc->dut_ip || sc->dut_mac)) {
-    if (sc->dut_ip) parse_ip(*sc->dut_ip, dut);
-    if (sc->dut_mac) parse_mac(*sc->dut_mac, dut);
-    c.dut_how = "from the sidecar";
-  } else {
-    // The endpoint receiving the most RC requests (the first on a tie), else
-    // the receiver of the first RC frame.
-    std::map<std::string, std::pair<uint64_t, size_t>> votes;
-    std::vector<std::string> order;
-    for (size_t i = 0; i < n; ++i) {
-      if (!valid(i) || !(views[i].info->flags & wire::kIsRequest)) continue;
-      const auto& v = views[i];
-      std::string k = wire::format_ip(v.ip_version, v.dst_ip) + "/" + wire::format_mac(v.dst_mac);
-      auto& vote = votes[k];
-      if (vote.first == 0) vote.second = i, order.push_back(k);
-      ++vote.first;
-    }
-    std::optional<size_t> pick;
-    uint64_t best = 0;
-    for (const auto& k : order)
-      if (votes[k].first > best) best = votes[k].first, pick = votes[k].second;
-    if (!pick)
-      for (size_t i = 0; i < n && !pick; ++i)
-        if (valid(i)) pick = i;
-    if (pick) {
-      const auto& v = views[*pick];
-      dut.has_mac = true, dut.mac = v.dst_mac;
-      if (v.ip_version) dut.has_ip = true, dut.ip_version = v.ip_version, dut.ip = v.dst_ip;
-      c.dut_how = best ? "the endpoint receiving the most RC requests"
-                       : "the receiver of the first RC frame";
-    } else {
-      c.dut_how = "no RC frame";
-    }
-  }
+  std::vector<const wire::PacketView*> rc_views;
+  for (size_t i = 0; i < n; ++i)
+    if (valid(i)) rc_views.push_back(&views[i]);
+  DutChoice choice = choose_dut(dut_arg, sc, rc_views, fr.path);
+  const Endpoint& dut = choice.dut;
+  c.dut_how = choice.how;
   c.dut = dut.text();
 
   c.stream_of.assign(n, -1);
@@ -745,9 +661,9 @@ ClassifiedFull classify_full(const Frames& fr, const std::optional<Sidecar>& sc,
     if (!valid(i) && st[i] != wire::ParseStatus::kBadIcrc && st[i] != wire::ParseStatus::kUdOrCnp)
       continue;
     const auto& v = views[i];
-    bool to = dut.matches_dst(v);
+    bool to = dut.is_dst(v);
     if (to) ++c.to_dut;
-    if (!to && dut.matches_src(v)) ++c.from_dut;
+    if (!to && dut.is_src(v)) ++c.from_dut;
     if (!to || !valid(i) || !is_data(v)) continue;
     bool resp = (v.info->flags & wire::kIsResponse) != 0;
     uint32_t key = (v.bth.dest_qp << 1) | (resp ? 1u : 0u);

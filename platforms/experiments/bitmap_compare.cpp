@@ -1,0 +1,453 @@
+// `oonic experiment bitmap-compare` (see bitmap_compare.h and
+// docs/experiments/bitmap-compare.md).
+//
+// Scheme configuration, all for one QP (qp 0) opened at start_psn with OTD = D:
+//   ornic          OrnicBitmap: M-bit blocks, N = B / M nodes, pool of N blocks.
+// Each core is rebuilt for every run, so no state (free-list order, caches) leaks
+// from one run into the next.
+#include "platforms/experiments/bitmap_compare.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "model/core/error.h"
+#include "model/ordering/ornic_bitmap.h"
+#include "model/wire/roce.h"
+
+namespace oonic::experiments {
+
+namespace {
+
+const char* kExperimentUsage = R"(usage: oonic experiment NAME [options]
+
+Reruns one of the reference evaluations of the published designs on the model's
+cores. `oonic experiment NAME --help` for its options.
+
+experiments:
+  bitmap-compare   ORNIC §4.3: cycles to locate a bitmap block and blocks held,
+                   ORNIC vs MELO+ / LEFT / LEFT+ / Eunomia HD / static bitmap
+)";
+
+const char* kBitmapCompareUsage = R"(usage: oonic experiment bitmap-compare [options]
+
+ORNIC §4.3's bitmap comparison on the ordering cores (model/ordering/), no SystemC:
+one QP, M-bit blocks, a B-bit QP bitmap, P packets per run reordered by a windowed
+shuffle with OOO distance D; every scheme sees the same arrival orders.
+  scenario no-loss    every packet arrives once
+  scenario head-loss  one random packet of the first bitmap block (PSN start..start+M-1)
+                      is lost; its retransmission arrives after the last packet
+Per run: mean locate cycles of the out-of-order packets (verdict kOutOfOrder) and
+the maximum number of bitmap blocks the QP held; over the seeds: mean, std, min,
+p5, p95, max. Shuffle: the window holds the not-yet-sent packets at most D
+positions after the first not-yet-sent one; each step sends one of them chosen
+uniformly (std::mt19937_64 seeded with the seed). See
+docs/experiments/bitmap-compare.md.
+
+options:
+  --seeds N          runs per scheme and scenario (default 1000)
+  --first-seed S     seeds S .. S+N-1 (default 1)
+  --packets N        packets per run (default 10 x --qp-bits = 3200)
+  --ooo-distance D   shuffle distance, also the OTD of ORNIC (default 64)
+  --block-bits M     bits per bitmap block (default 16)
+  --qp-bits B        QP bitmap bits, a multiple of M (default 320)
+  --start-psn PSN    first PSN of a run (default 0; 24 bits, wraps)
+  --schemes LIST     comma-separated subset of: %s
+  --csv FILE         write the CSV (one row per scheme x scenario)
+  --markdown FILE    write the Markdown table
+  --quiet            do not print the table on stdout
+  -h, --help         this text
+)";
+
+// ------------------------------------------------------------------ schemes ---
+
+std::unique_ptr<ordering::OrderingUnit> make_ornic(const BitmapCompareOptions& o) {
+  ordering::OrnicBitmap::Params p;
+  p.block_bits = o.block_bits;
+  p.nodes_per_qp = o.qp_bits / o.block_bits;
+  p.pool_blocks = o.qp_bits / o.block_bits;
+  p.max_qps = 1;
+  return std::make_unique<ordering::OrnicBitmap>(p);
+}
+
+const char* kScenarios[2] = {"no-loss", "head-loss"};
+const char* kScenarioLabels[2] = {"A: no loss", "B: head loss"};
+
+uint32_t parse_u32(const std::string& opt, const std::string& s, uint64_t max) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(s.c_str(), &end, 0);
+  if (s.empty() || *end || s[0] == '-' || errno || v > max)
+    throw Error(msg::kCli, "bitmap-compare: " + opt + " '" + s + "': expected a number 0.." +
+                               std::to_string(max));
+  return static_cast<uint32_t>(v);
+}
+
+std::string scheme_ids() {
+  std::string ids;
+  for (const Scheme& s : bitmap_compare_schemes()) ids += (ids.empty() ? "" : ",") + std::string(s.id);
+  return ids;
+}
+
+void validate(const BitmapCompareOptions& o) {
+  auto bad = [](const std::string& m) { throw Error(msg::kCli, "bitmap-compare: " + m); };
+  if (o.seeds < 1) bad("--seeds must be at least 1");
+  if (o.block_bits < 1 || o.block_bits > wire::kMaxBitmapBlockBits)
+    bad("--block-bits must be 1.." + std::to_string(wire::kMaxBitmapBlockBits));
+  if (o.qp_bits < o.block_bits || o.qp_bits % o.block_bits != 0)
+    bad("--qp-bits " + std::to_string(o.qp_bits) + " must be a positive multiple of --block-bits " +
+        std::to_string(o.block_bits));
+  if (o.qp_bits >= (1u << 22)) bad("--qp-bits must be below 2^22");
+  if (o.packets_per_run() < 1) bad("--packets must be at least 1");
+  if (o.packets_per_run() >= (1u << 23)) bad("--packets must be below 2^23 (24-bit PSNs)");
+  if (o.ooo_distance >= (1u << 22)) bad("--ooo-distance must be below 2^22");
+  if (o.start_psn > wire::kPsnMask) bad("--start-psn must fit 24 bits");
+}
+
+std::string fmt(double x) {
+  char b[64];
+  if (std::isnan(x)) return "n/a";
+  if (x == std::floor(x) && std::fabs(x) < 1e15) {
+    std::snprintf(b, sizeof b, "%.0f", x);
+  } else {
+    std::snprintf(b, sizeof b, "%.2f", x);
+  }
+  return b;
+}
+
+std::string fmt_csv(double x) {
+  if (std::isnan(x)) return "";
+  char b[64];
+  std::snprintf(b, sizeof b, "%.6g", x);
+  return b;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::filesystem::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw Error(msg::kIo, "bitmap-compare: cannot write '" + path + "'");
+  f << text;
+  f.flush();
+  if (!f) throw Error(msg::kIo, "bitmap-compare: error writing '" + path + "'");
+}
+
+struct RunResult {
+  bool any_ooo = false;
+  double locate = 0;  // mean locate_cycles of kOutOfOrder calls
+  uint32_t max_blocks = 0;
+  uint32_t ooo = 0, dropped = 0, duplicates = 0;
+  bool complete = false;
+};
+
+RunResult run_once(const Scheme& s, const BitmapCompareOptions& o, const std::vector<uint32_t>& psns,
+                   uint64_t seed, const char* scenario) {
+  std::unique_ptr<ordering::OrderingUnit> u = s.make(o);
+  u->open(0, o.start_psn, o.ooo_distance);
+  RunResult r;
+  uint64_t locate_sum = 0;
+  for (uint32_t psn : psns) {
+    const ordering::Outcome out = u->receive(0, psn);
+    switch (out.verdict) {
+      case ordering::Verdict::kOutOfOrder:
+        ++r.ooo;
+        locate_sum += out.locate_cycles;
+        break;
+      case ordering::Verdict::kInOrder:
+        break;
+      case ordering::Verdict::kDuplicate:
+        ++r.duplicates;
+        break;
+      default:
+        ++r.dropped;
+        break;
+    }
+    r.max_blocks = std::max(r.max_blocks, out.blocks_held);
+  }
+  r.any_ooo = r.ooo > 0;
+  r.locate = r.any_ooo ? static_cast<double>(locate_sum) / r.ooo : 0.0;
+  r.complete = u->epsn(0) == wire::psn_add(o.start_psn, o.packets_per_run());
+  std::string why;
+  if (!u->check_invariants(&why))
+    throw Error(msg::kModel, std::string("bitmap-compare: ") + s.id + ", scenario " + scenario +
+                                 ", seed " + std::to_string(seed) + ": invariant broken: " + why);
+  u->close(0);
+  return r;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------- public ---
+
+const std::vector<Scheme>& bitmap_compare_schemes() {
+  static const std::vector<Scheme> schemes = {
+      {"ornic", "ORNIC", &make_ornic},
+  };
+  return schemes;
+}
+
+uint64_t uniform_below(std::mt19937_64& rng, uint64_t n) {
+  if (n <= 1) return 0;
+  // 2^64 mod n, computed in 64 bits: (2^64 - n) mod n.
+  const uint64_t rem = (0 - n) % n;
+  const uint64_t limit = std::numeric_limits<uint64_t>::max() - rem;  // accept x <= limit
+  uint64_t x = rng();
+  while (x > limit) x = rng();
+  return x % n;
+}
+
+std::vector<uint32_t> windowed_shuffle(uint32_t n, uint32_t d, std::mt19937_64& rng) {
+  std::vector<uint32_t> out;
+  out.reserve(n);
+  if (d == 0 || n < 2) {
+    for (uint32_t i = 0; i < n; ++i) out.push_back(i);
+    return out;
+  }
+  std::vector<uint32_t> window;  // not-yet-sent positions, ascending
+  window.reserve(static_cast<size_t>(std::min<uint64_t>(n, uint64_t{d} + 1)));
+  uint64_t nxt = 0;
+  while (out.size() < n) {
+    const uint64_t low = window.empty() ? nxt : window[0];
+    while (nxt < n && nxt <= low + d) window.push_back(static_cast<uint32_t>(nxt++));
+    const size_t pick = static_cast<size_t>(uniform_below(rng, window.size()));
+    out.push_back(window[pick]);
+    window.erase(window.begin() + static_cast<std::ptrdiff_t>(pick));
+  }
+  return out;
+}
+
+Spread spread(std::vector<double> v) {
+  Spread s;
+  s.n = static_cast<uint32_t>(v.size());
+  if (v.empty()) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    s.mean = s.std = s.min = s.p5 = s.p95 = s.max = nan;
+    return s;
+  }
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / v.size();
+  double ss = 0;
+  for (double x : v) ss += (x - s.mean) * (x - s.mean);
+  s.std = v.size() > 1 ? std::sqrt(ss / (v.size() - 1)) : 0.0;
+  s.min = v.front();
+  s.max = v.back();
+  auto q = [&](double p) {
+    const double pos = p * (v.size() - 1);
+    const size_t lo = static_cast<size_t>(std::floor(pos));
+    const size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo);
+  };
+  s.p5 = q(0.05);
+  s.p95 = q(0.95);
+  return s;
+}
+
+std::vector<BitmapCompareRow> run_bitmap_compare(const BitmapCompareOptions& o) {
+  validate(o);
+  std::vector<const Scheme*> run;
+  for (const Scheme& s : bitmap_compare_schemes()) {
+    if (o.schemes.empty() ||
+        std::find(o.schemes.begin(), o.schemes.end(), std::string(s.id)) != o.schemes.end())
+      run.push_back(&s);
+  }
+  for (const std::string& id : o.schemes) {
+    bool known = false;
+    for (const Scheme& s : bitmap_compare_schemes()) known = known || id == s.id;
+    if (!known)
+      throw Error(msg::kCli,
+                  "bitmap-compare: unknown scheme '" + id + "' (available: " + scheme_ids() + ")");
+  }
+
+  const uint32_t P = o.packets_per_run();
+  struct Acc {
+    std::vector<double> locate, blocks;
+    double ooo = 0, dropped = 0, duplicates = 0;
+    uint32_t complete = 0;
+  };
+  std::vector<Acc> acc(run.size() * 2);
+  std::vector<uint32_t> psns[2];
+  psns[0].resize(P);
+  psns[1].reserve(P);
+
+  for (uint32_t i = 0; i < o.seeds; ++i) {
+    const uint64_t seed = o.first_seed + i;
+    std::mt19937_64 rng(seed);
+    const std::vector<uint32_t> order = windowed_shuffle(P, o.ooo_distance, rng);
+    const uint32_t lost = static_cast<uint32_t>(uniform_below(rng, std::min(o.block_bits, P)));
+    psns[1].clear();
+    for (uint32_t k = 0; k < P; ++k) {
+      psns[0][k] = wire::psn_add(o.start_psn, order[k]);
+      if (order[k] != lost) psns[1].push_back(psns[0][k]);
+    }
+    psns[1].push_back(wire::psn_add(o.start_psn, lost));
+
+    for (size_t si = 0; si < run.size(); ++si) {
+      for (int sc = 0; sc < 2; ++sc) {
+        const RunResult r = run_once(*run[si], o, psns[sc], seed, kScenarios[sc]);
+        Acc& a = acc[si * 2 + sc];
+        if (r.any_ooo) a.locate.push_back(r.locate);
+        a.blocks.push_back(r.max_blocks);
+        a.ooo += r.ooo;
+        a.dropped += r.dropped;
+        a.duplicates += r.duplicates;
+        a.complete += r.complete ? 1 : 0;
+      }
+    }
+  }
+
+  std::vector<BitmapCompareRow> rows;
+  for (size_t si = 0; si < run.size(); ++si) {
+    for (int sc = 0; sc < 2; ++sc) {
+      Acc& a = acc[si * 2 + sc];
+      BitmapCompareRow row;
+      row.scheme = run[si]->id;
+      row.label = run[si]->label;
+      row.scenario = kScenarios[sc];
+      row.locate = spread(std::move(a.locate));
+      row.blocks = spread(std::move(a.blocks));
+      row.ooo_packets = a.ooo / o.seeds;
+      row.dropped = a.dropped / o.seeds;
+      row.duplicates = a.duplicates / o.seeds;
+      row.complete_runs = a.complete;
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
+std::string bitmap_compare_csv(const BitmapCompareOptions& o,
+                               const std::vector<BitmapCompareRow>& rows) {
+  std::ostringstream s;
+  s << "scheme,scenario,seeds,first_seed,packets,ooo_distance,block_bits,qp_bits,start_psn,"
+       "locate_runs,locate_mean,locate_std,locate_min,locate_p5,locate_p95,locate_max,"
+       "blocks_mean,blocks_std,blocks_min,blocks_p5,blocks_p95,blocks_max,"
+       "ooo_packets_mean,dropped_mean,duplicates_mean,complete_runs\n";
+  for (const BitmapCompareRow& r : rows) {
+    s << r.scheme << ',' << r.scenario << ',' << o.seeds << ',' << o.first_seed << ','
+      << o.packets_per_run() << ',' << o.ooo_distance << ',' << o.block_bits << ',' << o.qp_bits
+      << ',' << o.start_psn << ',' << r.locate.n;
+    for (const Spread* sp : {&r.locate, &r.blocks})
+      for (double x : {sp->mean, sp->std, sp->min, sp->p5, sp->p95, sp->max}) s << ',' << fmt_csv(x);
+    s << ',' << fmt_csv(r.ooo_packets) << ',' << fmt_csv(r.dropped) << ','
+      << fmt_csv(r.duplicates) << ',' << r.complete_runs << '\n';
+  }
+  return s.str();
+}
+
+std::string bitmap_compare_markdown(const BitmapCompareOptions& o,
+                                    const std::vector<BitmapCompareRow>& rows) {
+  std::ostringstream s;
+  const uint32_t P = o.packets_per_run();
+  s << "Bitmap comparison (ORNIC §4.3): 1 QP, " << o.block_bits << "-bit blocks, " << o.qp_bits
+    << "-bit QP bitmap (" << o.qp_bits / o.block_bits << " blocks), " << P
+    << " packets per run (PSN " << o.start_psn << ".." << wire::psn_add(o.start_psn, P - 1)
+    << "), windowed shuffle with OOO distance " << o.ooo_distance << ", " << o.seeds
+    << " seeds (" << o.first_seed << ".." << o.first_seed + o.seeds - 1
+    << ", std::mt19937_64). A: no loss. B: one random packet of the first block lost, "
+       "retransmitted after the last packet.\n\n";
+  s << "| Scheme | Scenario | Locate cycles per OOO packet, mean ± std | p5 – p95 | min – max "
+       "| Max blocks held, mean ± std | p5 – p95 | min – max | OOO packets / run "
+       "| Dropped / run |\n";
+  s << "|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const BitmapCompareRow& r : rows) {
+    const char* sl = r.scenario == kScenarios[0] ? kScenarioLabels[0] : kScenarioLabels[1];
+    s << "| " << r.label << " | " << sl << " | " << fmt(r.locate.mean) << " ± " << fmt(r.locate.std)
+      << " | " << fmt(r.locate.p5) << " – " << fmt(r.locate.p95) << " | " << fmt(r.locate.min)
+      << " – " << fmt(r.locate.max) << " | " << fmt(r.blocks.mean) << " ± " << fmt(r.blocks.std)
+      << " | " << fmt(r.blocks.p5) << " – " << fmt(r.blocks.p95) << " | " << fmt(r.blocks.min)
+      << " – " << fmt(r.blocks.max) << " | " << fmt(r.ooo_packets) << " | " << fmt(r.dropped)
+      << " |\n";
+  }
+  return s.str();
+}
+
+int bitmap_compare_command(const std::vector<std::string>& args) {
+  BitmapCompareOptions o;
+  std::string csv, markdown;
+  bool quiet = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string s = args[i], inline_val;
+    bool has_inline = false;
+    if (s.rfind("--", 0) == 0) {
+      const size_t eq = s.find('=');
+      if (eq != std::string::npos) {
+        inline_val = s.substr(eq + 1);
+        s = s.substr(0, eq);
+        has_inline = true;
+      }
+    }
+    auto val = [&]() -> std::string {
+      if (has_inline) return inline_val;
+      if (i + 1 >= args.size()) throw Error(msg::kCli, "bitmap-compare: " + s + " needs a value");
+      return args[++i];
+    };
+    if (s == "-h" || s == "--help") {
+      std::printf(kBitmapCompareUsage, scheme_ids().c_str());
+      return 0;
+    } else if (s == "--seeds") {
+      o.seeds = parse_u32(s, val(), 10000000);
+    } else if (s == "--first-seed") {
+      o.first_seed = parse_u32(s, val(), 0xFFFFFFFFu);
+    } else if (s == "--packets") {
+      o.packets = parse_u32(s, val(), (1u << 23) - 1);
+      if (o.packets == 0) throw Error(msg::kCli, "bitmap-compare: --packets must be at least 1");
+    } else if (s == "--ooo-distance") {
+      o.ooo_distance = parse_u32(s, val(), (1u << 22) - 1);
+    } else if (s == "--block-bits") {
+      o.block_bits = parse_u32(s, val(), wire::kMaxBitmapBlockBits);
+    } else if (s == "--qp-bits") {
+      o.qp_bits = parse_u32(s, val(), (1u << 22) - 1);
+    } else if (s == "--start-psn") {
+      o.start_psn = parse_u32(s, val(), wire::kPsnMask);
+    } else if (s == "--schemes") {
+      std::string list = val();
+      o.schemes.clear();
+      std::stringstream ss(list);
+      std::string id;
+      while (std::getline(ss, id, ','))
+        if (!id.empty()) o.schemes.push_back(id);
+      if (o.schemes.empty()) throw Error(msg::kCli, "bitmap-compare: --schemes: empty list");
+    } else if (s == "--csv") {
+      csv = val();
+    } else if (s == "--markdown") {
+      markdown = val();
+    } else if (s == "--quiet" && !has_inline) {
+      quiet = true;
+    } else {
+      throw Error(msg::kCli, "bitmap-compare: unknown option '" + args[i] +
+                                 "' (see oonic experiment bitmap-compare --help)");
+    }
+  }
+  const std::vector<BitmapCompareRow> rows = run_bitmap_compare(o);
+  const std::string md = bitmap_compare_markdown(o, rows);
+  if (!csv.empty()) write_file(csv, bitmap_compare_csv(o, rows));
+  if (!markdown.empty()) write_file(markdown, md);
+  if (!quiet) std::fputs(md.c_str(), stdout);
+  return 0;
+}
+
+int experiment_command(const std::vector<std::string>& args) {
+  if (args.empty()) {
+    std::fputs(kExperimentUsage, stderr);
+    return 2;
+  }
+  const std::string& name = args[0];
+  if (name == "-h" || name == "--help" || name == "help") {
+    std::fputs(kExperimentUsage, stdout);
+    return 0;
+  }
+  if (name == "bitmap-compare")
+    return bitmap_compare_command(std::vector<std::string>(args.begin() + 1, args.end()));
+  throw Error(msg::kCli, "experiment: unknown experiment '" + name + "' (see oonic experiment --help)");
+}
+
+}  // namespace oonic::experiments

@@ -1,0 +1,100 @@
+// `oonic experiment bitmap-compare`: ORNIC §4.3's bitmap comparison
+// (MECHANISMS.md §1 "Reference evaluation", §3, §4; docs/experiments/bitmap-compare.md).
+//
+// One QP, M-bit blocks (default 16), a B-bit QP bitmap (default 320 = N 20 blocks),
+// packets start..start+P-1 reordered by a windowed shuffle with OOO distance D
+// (default 64). Every scheme (ORNIC, MELO+, LEFT, LEFT+, Eunomia HD, static
+// bitmap) is its plain C++ ordering core (model/ordering/), fed the same arrival
+// order per seed; no SystemC kernel runs.
+//
+//   scenario A "no-loss":   every packet arrives once, in the shuffled order.
+//   scenario B "head-loss": the same order without one packet of the first bitmap
+//                           block (PSN start + u, u uniform in 0..M-1); that packet
+//                           (its retransmission) arrives after the last packet.
+//                           Packets a scheme cannot track meanwhile (beyond its
+//                           window, pool empty) are dropped and counted, never resent.
+//
+// Per run (seed, scheme, scenario): the mean locate_cycles over the calls with
+// verdict kOutOfOrder, and the maximum blocks_held over all calls. Over the seeds:
+// mean, sample std, min, p5, p95, max.
+//
+// Shuffle (as scripts/gen-trace's windowed shuffle, with a different RNG): the
+// window holds the not-yet-sent packets whose in-order position is at most (first
+// not-yet-sent position) + D, in ascending order; each step sends the window entry
+// at index uniform_below(rng, window size), rng = std::mt19937_64(seed). So no
+// packet arrives more than D PSNs beyond the first missing one and each lands
+// within D positions of its in-order place. The lost packet's offset u is drawn
+// from the same generator right after the shuffle.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "model/ordering/ordering_unit.h"
+
+namespace oonic::experiments {
+
+// `oonic experiment ARGS...` (args after "experiment"); returns the exit status.
+int experiment_command(const std::vector<std::string>& args);
+
+// `oonic experiment bitmap-compare ARGS...` (args after "bitmap-compare").
+int bitmap_compare_command(const std::vector<std::string>& args);
+
+// Uniform integer in [0, n) from rng (n >= 1): rejection sampling on the raw 64-bit
+// output (draw x until x < 2^64 - (2^64 mod n), return x mod n). Defined here, not
+// std::uniform_int_distribution, so the arrival orders are the same with every
+// standard library.
+uint64_t uniform_below(std::mt19937_64& rng, uint64_t n);
+
+// The windowed shuffle of positions 0..n-1 with OOO distance d (see above).
+std::vector<uint32_t> windowed_shuffle(uint32_t n, uint32_t d, std::mt19937_64& rng);
+
+struct BitmapCompareOptions {
+  uint32_t seeds = 1000;       // runs per scheme and scenario, seeds first_seed..
+  uint64_t first_seed = 1;
+  uint32_t packets = 0;        // per run; 0 = 10 * qp_bits
+  uint32_t ooo_distance = 64;  // D; also the OTD of the schemes that have one
+  uint32_t block_bits = 16;    // M
+  uint32_t qp_bits = 320;      // B, a multiple of M
+  uint32_t start_psn = 0;      // first PSN of the run (24 bits)
+  std::vector<std::string> schemes;  // ids to run; empty = every available one
+  uint32_t packets_per_run() const { return packets ? packets : 10 * qp_bits; }
+};
+
+// A scheme as the experiment builds it: one QP (qp 0), geometry from the options.
+struct Scheme {
+  const char* id;     // CSV name: ornic, melo+, left, left+, eunomia-hd, static-bitmap
+  const char* label;  // table name
+  std::unique_ptr<ordering::OrderingUnit> (*make)(const BitmapCompareOptions& o);
+};
+// Every scheme whose core is built into this binary, in table order.
+const std::vector<Scheme>& bitmap_compare_schemes();
+
+struct Spread {
+  uint32_t n = 0;  // values aggregated (runs)
+  double mean = 0, std = 0, min = 0, p5 = 0, p95 = 0, max = 0;
+};
+// Sample std (n - 1; 0 when n < 2); p5/p95 by linear interpolation between the
+// closest order statistics (position q * (n - 1) in the sorted values).
+Spread spread(std::vector<double> v);
+
+struct BitmapCompareRow {
+  std::string scheme, label, scenario;
+  Spread locate;        // per-run mean locate_cycles of kOutOfOrder calls (runs with any)
+  Spread blocks;        // per-run max blocks_held
+  double ooo_packets = 0;  // mean per run: calls with verdict kOutOfOrder
+  double dropped = 0;      // mean per run: beyond window, pool exhausted, untrackable
+  double duplicates = 0;   // mean per run
+  uint32_t complete_runs = 0;  // runs that ended with ePSN = start + packets
+};
+
+std::vector<BitmapCompareRow> run_bitmap_compare(const BitmapCompareOptions& o);
+std::string bitmap_compare_csv(const BitmapCompareOptions& o,
+                               const std::vector<BitmapCompareRow>& rows);
+std::string bitmap_compare_markdown(const BitmapCompareOptions& o,
+                                    const std::vector<BitmapCompareRow>& rows);
+
+}  // namespace oonic::experiments
