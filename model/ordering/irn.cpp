@@ -34,13 +34,19 @@ Outcome Irn::receive(uint32_t qp, uint32_t psn) {
   Outcome out = bm_.receive(qp, psn);
   switch (out.verdict) {
     case Verdict::kInOrder:
-    case Verdict::kDuplicate: out.feedback = Feedback::kAck; break;
+    case Verdict::kDuplicate:
+      out.feedback = Feedback::kAck;
+      break;
     case Verdict::kOutOfOrder:
       out.feedback = Feedback::kSack;
       out.sack_psn = psn & wire::kPsnMask;
       break;
-    case Verdict::kBeyondWindow: out.feedback = Feedback::kNack; break;
-    default: out.feedback = Feedback::kNone; break;
+    case Verdict::kBeyondWindow:
+      out.feedback = Feedback::kNack;
+      break;
+    default:
+      out.feedback = Feedback::kNone;
+      break;
   }
   return out;
 }

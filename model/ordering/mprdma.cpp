@@ -12,10 +12,14 @@ namespace oonic::ordering {
 
 const char* to_string(MpRdma::Slot s) {
   switch (s) {
-    case MpRdma::Slot::kEmpty: return "empty";
-    case MpRdma::Slot::kReceived: return "received";
-    case MpRdma::Slot::kTail: return "tail";
-    case MpRdma::Slot::kTailCompletion: return "tail_completion";
+    case MpRdma::Slot::kEmpty:
+      return "empty";
+    case MpRdma::Slot::kReceived:
+      return "received";
+    case MpRdma::Slot::kTail:
+      return "tail";
+    case MpRdma::Slot::kTailCompletion:
+      return "tail_completion";
   }
   return "?";
 }
@@ -192,8 +196,8 @@ bool MpRdma::check_invariants(std::string* why) const {
   };
   const uint32_t l = p_.slots;
   const uint32_t used_bits_last = 2 * (l - (words_per_qp_ - 1) * 32);  // 2..64
-  const uint64_t last_mask = used_bits_last == 64 ? ~uint64_t{0}
-                                                  : ((uint64_t{1} << used_bits_last) - 1);
+  const uint64_t last_mask =
+      used_bits_last == 64 ? ~uint64_t{0} : ((uint64_t{1} << used_bits_last) - 1);
   for (uint32_t qi = 0; qi < qps_.size(); ++qi) {
     const Qp& q = qps_[qi];
     const uint64_t* w = words(qi);

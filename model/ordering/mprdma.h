@@ -133,7 +133,7 @@ class MpRdma : public OrderingUnit {
   uint32_t lowest_missing(uint32_t qp) const;
   // Slot view (tests, VCD): slot i counted from the head (i < L).
   Slot slot(uint32_t qp, uint32_t i_from_head) const;
-  uint32_t head_ptr(uint32_t qp) const;  // slot index of rcv_nxt
+  uint32_t head_ptr(uint32_t qp) const;                      // slot index of rcv_nxt
   uint32_t bitmap_blocks() const { return bitmap_blocks_; }  // blocks_held of an open QP
   const Params& params() const { return p_; }
 

@@ -199,8 +199,12 @@ Outcome StaticBitmap::receive(uint32_t qp, uint32_t psn) {
   Outcome out = bm_.receive(qp, psn);
   switch (out.verdict) {
     case Verdict::kInOrder:
-    case Verdict::kDuplicate: out.feedback = Feedback::kAck; break;
-    default: out.feedback = Feedback::kNone; break;  // OOO, beyond window, closed
+    case Verdict::kDuplicate:
+      out.feedback = Feedback::kAck;
+      break;
+    default:
+      out.feedback = Feedback::kNone;
+      break;  // OOO, beyond window, closed
   }
   return out;
 }

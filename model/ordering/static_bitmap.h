@@ -105,9 +105,7 @@ class CyclicBitmap {
   std::vector<uint64_t> bits_;  // max_qps * store_words_
 
   uint64_t* row(uint32_t qp) { return &bits_[static_cast<size_t>(qp) * store_words_]; }
-  const uint64_t* row(uint32_t qp) const {
-    return &bits_[static_cast<size_t>(qp) * store_words_];
-  }
+  const uint64_t* row(uint32_t qp) const { return &bits_[static_cast<size_t>(qp) * store_words_]; }
 };
 
 }  // namespace detail

@@ -42,11 +42,13 @@ OrnicNic::OrnicNic(sc_core::sc_module_name name, const OrnicParams& p, Stats& st
       mac_rx_socket("mac_rx_socket"),
       mac_tx_socket("mac_tx_socket"),
       dma_initiator_socket("dma_initiator_socket"),
+      reg_socket("reg_socket"),
       p_(checked(p)),
       clk_(p.nic.clock_mhz),
       env_{p_, stats, vcd, std::string(this->name())},
       qp_ctx_sram_("qp.context", p_.sram.qp_context, stats, env_.sram_stat("qp.context")),
       qps_(&qp_ctx_sram_, p_.nic.max_qps),
+      register_manager_("register_manager", env_),
       dma_("dma", env_),
       tx_("tx", env_),
       control_("control", env_, qps_, tx_.hdr_generator, dma_),
@@ -57,6 +59,7 @@ OrnicNic::OrnicNic(sc_core::sc_module_name name, const OrnicParams& p, Stats& st
                                 "frames sent to the network")) {
   mac_rx_socket.register_b_transport(this, &OrnicNic::mac_rx);
   dma_.dma_initiator_socket.bind(dma_initiator_socket);
+  reg_socket.bind(register_manager_.reg_socket);
   tx_.hdr_generator.set_sink(
       [this](Cycle start, const uint8_t* f, size_t len) { send_frame(start, f, len); });
   drops_.push_back(&accepted_frames_);  // Drop::kNone

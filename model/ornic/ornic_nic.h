@@ -23,6 +23,7 @@
 #include "model/ornic/dma_engine.h"
 #include "model/ornic/packet_log.h"
 #include "model/ornic/qp_context.h"
+#include "model/ornic/register_manager.h"
 #include "model/ornic/rx/bitmap_manager.h"
 #include "model/ornic/rx/pkt_buffer.h"
 #include "model/ornic/rx/req_processor.h"
@@ -64,6 +65,9 @@ class OrnicNic : public sc_core::sc_module {
   tlm_utils::simple_target_socket<OrnicNic> mac_rx_socket;
   tlm_utils::simple_initiator_socket<OrnicNic> mac_tx_socket;
   tlm::tlm_initiator_socket<> dma_initiator_socket;
+  // The Register Manager's, for the host's register bus (may stay unbound).
+  tlm::tlm_target_socket<32, tlm::tlm_base_protocol_types, 1, sc_core::SC_ZERO_OR_MORE_BOUND>
+      reg_socket;
 
   OrnicNic(sc_core::sc_module_name name, const OrnicParams& p, Stats& stats, Vcd* vcd);
 
@@ -87,6 +91,7 @@ class OrnicNic : public sc_core::sc_module {
   const Counter& drops(Drop d) const { return *drops_[static_cast<size_t>(d)]; }
   uint64_t drops_total() const;
   RxPlane& rx() { return rx_; }
+  RegisterManager& register_manager() { return register_manager_; }
   ControlPlane& control() { return control_; }
   TxPlane& tx() { return tx_; }
 
@@ -99,6 +104,7 @@ class OrnicNic : public sc_core::sc_module {
   BlockEnv env_;
   Sram qp_ctx_sram_;
   QpContextTable qps_;
+  RegisterManager register_manager_;
   DmaEngine dma_;
   TxPlane tx_;
   ControlPlane control_;

@@ -52,6 +52,8 @@ void OrnicParams::describe(ParamTable& t) {
         "Hdr Generator cycles to build an ACK/NAK frame", 1, 1000);
   t.add("tx.hdr_generator.data_cycles", &hdr_generator.data_cycles, "cycle",
         "Hdr Generator cycles to build a data (READ response) header", 1, 1000);
+  t.add("reg.access_cycles", &reg.access_cycles, "cycle",
+        "cycles a register access through reg_socket takes", 0, 1000);
   sram.req_pkt_buffer.describe(t, "sram.rx.req_pkt_buffer",
                                "the Req Pkt Buffer (request payloads)");
   sram.req_hdr_buffer.describe(t, "sram.rx.req_hdr_buffer", "the Req Hdr Buffer (request headers)");

@@ -60,6 +60,10 @@ struct HdrGeneratorParams {  // tx.hdr_generator.*
   uint32_t data_cycles = 4;
 };
 
+struct RegisterManagerParams {  // reg.*
+  uint32_t access_cycles = 2;
+};
+
 struct SramSet {  // sram.<instance>.*
   SramParams req_pkt_buffer{512, 2048, "1R1W", 1};
   SramParams req_hdr_buffer{512, 64, "1R1W", 1};
@@ -79,6 +83,7 @@ struct OrnicParams {
   DmaParams dma;
   ReqManagerParams req_manager;
   HdrGeneratorParams hdr_generator;
+  RegisterManagerParams reg;
   SramSet sram;
   PcieParams pcie;
   HostMemoryParams host;

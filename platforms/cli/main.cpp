@@ -10,6 +10,7 @@
 #include "model/core/config.h"
 #include "model/core/error.h"
 #include "platforms/experiments/bitmap_compare.h"
+#include "model/ornic/register_map.h"
 #include "platforms/replay/replay.h"
 #include "platforms/trace/trace_tools.h"
 
@@ -28,6 +29,7 @@ commands:
   replay TRACE [options]   play a packet trace, in arrival order, into one NIC
   params [--markdown]      list every parameter: default, unit, range, description
   stats [--markdown]       list every stat a replay reports: kind, unit, description
+  registers                the Register Manager's register map (Markdown)
   trace SUBCOMMAND         trace tools: convert, synth, perturb, stats
   experiment NAME          rerun a paper evaluation on the cores: bitmap-compare (ORNIC 4.3)
   help                     this text; `oonic COMMAND --help` for a command
@@ -147,6 +149,15 @@ int sc_main(int argc, char* argv[]) {
     if (cmd == "experiment")
       return oonic::experiments::experiment_command(
           std::vector<std::string>(a.v.begin() + a.i, a.v.end()));
+    if (cmd == "registers") {
+      if (a.more() && (a.v[a.i] == "-h" || a.v[a.i] == "--help")) {
+        std::puts("usage: oonic registers   (the Register Manager's map, Markdown)");
+        return 0;
+      }
+      oonic::replay::AllParams all;
+      std::fputs(oonic::ornic::register_table_markdown(all.nic.nic.max_qps).c_str(), stdout);
+      return 0;
+    }
     if (cmd == "params" || cmd == "stats") {
       bool md = false;
       while (a.more()) {

@@ -3,6 +3,15 @@
 //
 // Scheme configuration, all for one QP (qp 0) opened at start_psn with OTD = D:
 //   ornic          OrnicBitmap: M-bit blocks, N = B / M nodes, pool of N blocks.
+//   melo+, left,   MeloPlus / Left / LeftPlus (linked_list_bitmap.h): pool of B bits in
+//   left+          M-bit blocks (N blocks, all of them usable by the QP); LEFT's cache
+//                  threshold is the core's default (2 hops).
+//   eunomia-hd     EunomiaHdBitmap: rows of M bits, cap B bits (B / M rows), its own
+//                  master_array (1024 blocks); "blocks held" = bitmap_blocks_held() (rows,
+//                  not its metadata blocks: ORNIC's node array is not counted either).
+//   static-bitmap  StaticBitmap: a B-bit window from ePSN; blocks_held = B / M always.
+// locate_cycles is what each core reports (its header defines it); the experiment
+// only averages it over the kOutOfOrder calls.
 // Each core is rebuilt for every run, so no state (free-list order, caches) leaks
 // from one run into the next.
 #include "platforms/experiments/bitmap_compare.h"
@@ -18,7 +27,11 @@
 #include <sstream>
 
 #include "model/core/error.h"
+#include "model/ordering/eunomia_hd_bitmap.h"
+#include "model/ordering/left.h"
+#include "model/ordering/melo.h"
 #include "model/ordering/ornic_bitmap.h"
+#include "model/ordering/static_bitmap.h"
 #include "model/wire/roce.h"
 
 namespace oonic::experiments {
@@ -76,6 +89,44 @@ std::unique_ptr<ordering::OrderingUnit> make_ornic(const BitmapCompareOptions& o
   return std::make_unique<ordering::OrnicBitmap>(p);
 }
 
+// MELO+ / LEFT / LEFT+: a pool of exactly the QP's B bits (N blocks of M bits), the
+// list may span all of it (max_blocks_per_qp 0). LEFT's cache threshold: the core's
+// default.
+template <class T>
+std::unique_ptr<ordering::OrderingUnit> make_list(const BitmapCompareOptions& o) {
+  typename T::Params p;
+  p.pool_bits = o.qp_bits;
+  p.block_bits = o.block_bits;
+  p.max_qps = 1;
+  p.max_blocks_per_qp = 0;
+  return std::make_unique<T>(p);
+}
+
+// Eunomia HD bitmap: rows of M bits, capped at the QP's B bits (R = B / M rows); its own
+// master_array (1024 2-byte blocks, the reference build) serves the one QP.
+std::unique_ptr<ordering::OrderingUnit> make_eunomia(const BitmapCompareOptions& o) {
+  ordering::EunomiaHdBitmap::Params p;
+  p.block_bits = o.block_bits;
+  p.max_bitmap_bits = o.qp_bits;
+  // Metadata: 8 header blocks + one address entry per row (the reference 24 = 8 + 16 rows
+  // of its 256-bit cap; 28 for 20 rows).
+  p.memory.metadata_blocks = std::max(p.memory.metadata_blocks, 8 + o.qp_bits / o.block_bits);
+  return std::make_unique<ordering::EunomiaHdBitmap>(p);
+}
+
+uint32_t eunomia_bitmap_blocks(const ordering::OrderingUnit& u, uint32_t qp) {
+  return static_cast<const ordering::EunomiaHdBitmap&>(u).bitmap_blocks_held(qp);
+}
+
+// Static bitmap: window_bits = B, held blocks counted in M-bit blocks (B / M, always).
+std::unique_ptr<ordering::OrderingUnit> make_static(const BitmapCompareOptions& o) {
+  ordering::StaticBitmap::Params p;
+  p.window_bits = o.qp_bits;
+  p.block_bits = o.block_bits;
+  p.max_qps = 1;
+  return std::make_unique<ordering::StaticBitmap>(p);
+}
+
 const char* kScenarios[2] = {"no-loss", "head-loss"};
 const char* kScenarioLabels[2] = {"A: no loss", "B: head loss"};
 
@@ -91,7 +142,8 @@ uint32_t parse_u32(const std::string& opt, const std::string& s, uint64_t max) {
 
 std::string scheme_ids() {
   std::string ids;
-  for (const Scheme& s : bitmap_compare_schemes()) ids += (ids.empty() ? "" : ",") + std::string(s.id);
+  for (const Scheme& s : bitmap_compare_schemes())
+    ids += (ids.empty() ? "" : ",") + std::string(s.id);
   return ids;
 }
 
@@ -139,6 +191,30 @@ void write_file(const std::string& path, const std::string& text) {
   if (!f) throw Error(msg::kIo, "bitmap-compare: error writing '" + path + "'");
 }
 
+// The arrival order keeps its promise (else the shuffle is broken: internal error):
+// every packet lands within d positions of its in-order place, and no packet arrives
+// more than d PSNs beyond the first one not yet arrived (the receiver's ePSN without loss).
+void check_shuffle(const std::vector<uint32_t>& order, uint32_t d, uint64_t seed, uint32_t* max_ood,
+                   uint32_t* max_disp) {
+  std::vector<uint8_t> arrived(order.size(), 0);
+  uint32_t low = 0, ood = 0, disp = 0;
+  for (uint32_t k = 0; k < order.size(); ++k) {
+    const uint32_t x = order[k];
+    if (x >= order.size() || arrived[x])
+      throw Error(msg::kModel, "bitmap-compare: shuffle of seed " + std::to_string(seed) +
+                                   " is not a permutation");
+    ood = std::max(ood, x - low);
+    disp = std::max(disp, x > k ? x - k : k - x);
+    arrived[x] = 1;
+    while (low < order.size() && arrived[low]) ++low;
+  }
+  if (ood > d || disp > d)
+    throw Error(msg::kModel, "bitmap-compare: shuffle of seed " + std::to_string(seed) +
+                                 " exceeds OOO distance " + std::to_string(d));
+  *max_ood = std::max(*max_ood, ood);
+  *max_disp = std::max(*max_disp, disp);
+}
+
 struct RunResult {
   bool any_ooo = false;
   double locate = 0;  // mean locate_cycles of kOutOfOrder calls
@@ -147,14 +223,22 @@ struct RunResult {
   bool complete = false;
 };
 
-RunResult run_once(const Scheme& s, const BitmapCompareOptions& o, const std::vector<uint32_t>& psns,
-                   uint64_t seed, const char* scenario) {
+RunResult run_once(const Scheme& s, const BitmapCompareOptions& o,
+                   const std::vector<uint32_t>& psns, uint64_t seed, const char* scenario) {
   std::unique_ptr<ordering::OrderingUnit> u = s.make(o);
   u->open(0, o.start_psn, o.ooo_distance);
   RunResult r;
   uint64_t locate_sum = 0;
+  // The run is one message: every packet carries Head = start PSN (Eunomia's sender
+  // metadata), the packet with the last PSN has the "last" bit. Cores that need no
+  // metadata ignore it.
+  const uint32_t last_psn = wire::psn_add(o.start_psn, o.packets_per_run() - 1);
+  ordering::PacketMeta meta;
+  meta.has_head = true;
+  meta.head = o.start_psn;
   for (uint32_t psn : psns) {
-    const ordering::Outcome out = u->receive(0, psn);
+    meta.last = psn == last_psn;
+    const ordering::Outcome out = u->receive(0, psn, meta);
     switch (out.verdict) {
       case ordering::Verdict::kOutOfOrder:
         ++r.ooo;
@@ -169,7 +253,8 @@ RunResult run_once(const Scheme& s, const BitmapCompareOptions& o, const std::ve
         ++r.dropped;
         break;
     }
-    r.max_blocks = std::max(r.max_blocks, out.blocks_held);
+    const uint32_t held = s.bitmap_blocks ? s.bitmap_blocks(*u, 0) : out.blocks_held;
+    r.max_blocks = std::max(r.max_blocks, held);
   }
   r.any_ooo = r.ooo > 0;
   r.locate = r.any_ooo ? static_cast<double>(locate_sum) / r.ooo : 0.0;
@@ -189,6 +274,11 @@ RunResult run_once(const Scheme& s, const BitmapCompareOptions& o, const std::ve
 const std::vector<Scheme>& bitmap_compare_schemes() {
   static const std::vector<Scheme> schemes = {
       {"ornic", "ORNIC", &make_ornic},
+      {"melo+", "MELO+", &make_list<ordering::MeloPlus>},
+      {"left", "LEFT", &make_list<ordering::Left>},
+      {"left+", "LEFT+", &make_list<ordering::LeftPlus>},
+      {"eunomia-hd", "Eunomia HD", &make_eunomia, &eunomia_bitmap_blocks},
+      {"static-bitmap", "Static bitmap", &make_static},
   };
   return schemes;
 }
@@ -251,20 +341,30 @@ Spread spread(std::vector<double> v) {
   return s;
 }
 
-std::vector<BitmapCompareRow> run_bitmap_compare(const BitmapCompareOptions& o) {
+BitmapCompareResult run_bitmap_compare(const BitmapCompareOptions& o) {
   validate(o);
-  std::vector<const Scheme*> run;
-  for (const Scheme& s : bitmap_compare_schemes()) {
-    if (o.schemes.empty() ||
-        std::find(o.schemes.begin(), o.schemes.end(), std::string(s.id)) != o.schemes.end())
-      run.push_back(&s);
-  }
   for (const std::string& id : o.schemes) {
     bool known = false;
     for (const Scheme& s : bitmap_compare_schemes()) known = known || id == s.id;
     if (!known)
       throw Error(msg::kCli,
                   "bitmap-compare: unknown scheme '" + id + "' (available: " + scheme_ids() + ")");
+  }
+  BitmapCompareResult res;
+  // A scheme whose core rejects the geometry (e.g. Eunomia's rows are multiples of 16
+  // bits) is an error when asked for by --schemes, else left out with a note.
+  std::vector<const Scheme*> run;
+  for (const Scheme& s : bitmap_compare_schemes()) {
+    const bool asked = std::find(o.schemes.begin(), o.schemes.end(), s.id) != o.schemes.end();
+    if (!o.schemes.empty() && !asked) continue;
+    try {
+      (void)s.make(o);
+    } catch (const std::exception& e) {
+      if (asked) throw Error(msg::kCli, std::string("bitmap-compare: ") + s.id + ": " + e.what());
+      res.skipped.push_back(std::string(s.id) + ": " + e.what());
+      continue;
+    }
+    run.push_back(&s);
   }
 
   const uint32_t P = o.packets_per_run();
@@ -275,6 +375,7 @@ std::vector<BitmapCompareRow> run_bitmap_compare(const BitmapCompareOptions& o) 
   };
   std::vector<Acc> acc(run.size() * 2);
   std::vector<uint32_t> psns[2];
+  uint32_t max_ood = 0, max_disp = 0;
   psns[0].resize(P);
   psns[1].reserve(P);
 
@@ -282,6 +383,7 @@ std::vector<BitmapCompareRow> run_bitmap_compare(const BitmapCompareOptions& o) 
     const uint64_t seed = o.first_seed + i;
     std::mt19937_64 rng(seed);
     const std::vector<uint32_t> order = windowed_shuffle(P, o.ooo_distance, rng);
+    check_shuffle(order, o.ooo_distance, seed, &max_ood, &max_disp);
     const uint32_t lost = static_cast<uint32_t>(uniform_below(rng, std::min(o.block_bits, P)));
     psns[1].clear();
     for (uint32_t k = 0; k < P; ++k) {
@@ -304,7 +406,9 @@ std::vector<BitmapCompareRow> run_bitmap_compare(const BitmapCompareOptions& o) 
     }
   }
 
-  std::vector<BitmapCompareRow> rows;
+  res.max_ooo_distance = max_ood;
+  res.max_displacement = max_disp;
+  std::vector<BitmapCompareRow>& rows = res.rows;
   for (size_t si = 0; si < run.size(); ++si) {
     for (int sc = 0; sc < 2; ++sc) {
       Acc& a = acc[si * 2 + sc];
@@ -321,44 +425,47 @@ std::vector<BitmapCompareRow> run_bitmap_compare(const BitmapCompareOptions& o) 
       rows.push_back(std::move(row));
     }
   }
-  return rows;
+  return res;
 }
 
-std::string bitmap_compare_csv(const BitmapCompareOptions& o,
-                               const std::vector<BitmapCompareRow>& rows) {
+std::string bitmap_compare_csv(const BitmapCompareOptions& o, const BitmapCompareResult& res) {
   std::ostringstream s;
   s << "scheme,scenario,seeds,first_seed,packets,ooo_distance,block_bits,qp_bits,start_psn,"
        "locate_runs,locate_mean,locate_std,locate_min,locate_p5,locate_p95,locate_max,"
        "blocks_mean,blocks_std,blocks_min,blocks_p5,blocks_p95,blocks_max,"
-       "ooo_packets_mean,dropped_mean,duplicates_mean,complete_runs\n";
-  for (const BitmapCompareRow& r : rows) {
+       "ooo_packets_mean,dropped_mean,duplicates_mean,complete_runs,"
+       "measured_ooo_distance_max,measured_displacement_max\n";
+  for (const BitmapCompareRow& r : res.rows) {
     s << r.scheme << ',' << r.scenario << ',' << o.seeds << ',' << o.first_seed << ','
       << o.packets_per_run() << ',' << o.ooo_distance << ',' << o.block_bits << ',' << o.qp_bits
       << ',' << o.start_psn << ',' << r.locate.n;
     for (const Spread* sp : {&r.locate, &r.blocks})
-      for (double x : {sp->mean, sp->std, sp->min, sp->p5, sp->p95, sp->max}) s << ',' << fmt_csv(x);
-    s << ',' << fmt_csv(r.ooo_packets) << ',' << fmt_csv(r.dropped) << ','
-      << fmt_csv(r.duplicates) << ',' << r.complete_runs << '\n';
+      for (double x : {sp->mean, sp->std, sp->min, sp->p5, sp->p95, sp->max})
+        s << ',' << fmt_csv(x);
+    s << ',' << fmt_csv(r.ooo_packets) << ',' << fmt_csv(r.dropped) << ',' << fmt_csv(r.duplicates)
+      << ',' << r.complete_runs << ',' << res.max_ooo_distance << ',' << res.max_displacement
+      << '\n';
   }
   return s.str();
 }
 
-std::string bitmap_compare_markdown(const BitmapCompareOptions& o,
-                                    const std::vector<BitmapCompareRow>& rows) {
+std::string bitmap_compare_markdown(const BitmapCompareOptions& o, const BitmapCompareResult& res) {
   std::ostringstream s;
   const uint32_t P = o.packets_per_run();
   s << "Bitmap comparison (ORNIC §4.3): 1 QP, " << o.block_bits << "-bit blocks, " << o.qp_bits
     << "-bit QP bitmap (" << o.qp_bits / o.block_bits << " blocks), " << P
     << " packets per run (PSN " << o.start_psn << ".." << wire::psn_add(o.start_psn, P - 1)
-    << "), windowed shuffle with OOO distance " << o.ooo_distance << ", " << o.seeds
-    << " seeds (" << o.first_seed << ".." << o.first_seed + o.seeds - 1
-    << ", std::mt19937_64). A: no loss. B: one random packet of the first block lost, "
-       "retransmitted after the last packet.\n\n";
+    << "), windowed shuffle with OOO distance " << o.ooo_distance << ", " << o.seeds << " seeds ("
+    << o.first_seed << ".." << o.first_seed + o.seeds - 1
+    << ", std::mt19937_64; measured max OOO distance " << res.max_ooo_distance
+    << ", max displacement " << res.max_displacement
+    << "). A: no loss. B: one random packet of the first block lost, retransmitted after "
+       "the last packet; packets a scheme cannot track meanwhile are dropped.\n\n";
   s << "| Scheme | Scenario | Locate cycles per OOO packet, mean ± std | p5 – p95 | min – max "
        "| Max blocks held, mean ± std | p5 – p95 | min – max | OOO packets / run "
        "| Dropped / run |\n";
   s << "|---|---|---|---|---|---|---|---|---|---|\n";
-  for (const BitmapCompareRow& r : rows) {
+  for (const BitmapCompareRow& r : res.rows) {
     const char* sl = r.scenario == kScenarios[0] ? kScenarioLabels[0] : kScenarioLabels[1];
     s << "| " << r.label << " | " << sl << " | " << fmt(r.locate.mean) << " ± " << fmt(r.locate.std)
       << " | " << fmt(r.locate.p5) << " – " << fmt(r.locate.p95) << " | " << fmt(r.locate.min)
@@ -367,6 +474,8 @@ std::string bitmap_compare_markdown(const BitmapCompareOptions& o,
       << " – " << fmt(r.blocks.max) << " | " << fmt(r.ooo_packets) << " | " << fmt(r.dropped)
       << " |\n";
   }
+  for (const std::string& k : res.skipped)
+    s << "\nNot run (the core rejects this geometry): " << k << "\n";
   return s.str();
 }
 
@@ -427,9 +536,9 @@ int bitmap_compare_command(const std::vector<std::string>& args) {
                                  "' (see oonic experiment bitmap-compare --help)");
     }
   }
-  const std::vector<BitmapCompareRow> rows = run_bitmap_compare(o);
-  const std::string md = bitmap_compare_markdown(o, rows);
-  if (!csv.empty()) write_file(csv, bitmap_compare_csv(o, rows));
+  const BitmapCompareResult res = run_bitmap_compare(o);
+  const std::string md = bitmap_compare_markdown(o, res);
+  if (!csv.empty()) write_file(csv, bitmap_compare_csv(o, res));
   if (!markdown.empty()) write_file(markdown, md);
   if (!quiet) std::fputs(md.c_str(), stdout);
   return 0;
@@ -447,7 +556,8 @@ int experiment_command(const std::vector<std::string>& args) {
   }
   if (name == "bitmap-compare")
     return bitmap_compare_command(std::vector<std::string>(args.begin() + 1, args.end()));
-  throw Error(msg::kCli, "experiment: unknown experiment '" + name + "' (see oonic experiment --help)");
+  throw Error(msg::kCli,
+              "experiment: unknown experiment '" + name + "' (see oonic experiment --help)");
 }
 
 }  // namespace oonic::experiments

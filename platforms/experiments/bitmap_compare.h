@@ -15,7 +15,8 @@
 //                           window, pool empty) are dropped and counted, never resent.
 //
 // Per run (seed, scheme, scenario): the mean locate_cycles over the calls with
-// verdict kOutOfOrder, and the maximum blocks_held over all calls. Over the seeds:
+// verdict kOutOfOrder, and the maximum blocks_held over all calls (Eunomia: its bitmap
+// rows, Scheme::bitmap_blocks). Over the seeds:
 // mean, sample std, min, p5, p95, max.
 //
 // Shuffle (as scripts/gen-trace's windowed shuffle, with a different RNG): the
@@ -53,13 +54,13 @@ uint64_t uniform_below(std::mt19937_64& rng, uint64_t n);
 std::vector<uint32_t> windowed_shuffle(uint32_t n, uint32_t d, std::mt19937_64& rng);
 
 struct BitmapCompareOptions {
-  uint32_t seeds = 1000;       // runs per scheme and scenario, seeds first_seed..
+  uint32_t seeds = 1000;  // runs per scheme and scenario, seeds first_seed..
   uint64_t first_seed = 1;
-  uint32_t packets = 0;        // per run; 0 = 10 * qp_bits
-  uint32_t ooo_distance = 64;  // D; also the OTD of the schemes that have one
-  uint32_t block_bits = 16;    // M
-  uint32_t qp_bits = 320;      // B, a multiple of M
-  uint32_t start_psn = 0;      // first PSN of the run (24 bits)
+  uint32_t packets = 0;              // per run; 0 = 10 * qp_bits
+  uint32_t ooo_distance = 64;        // D; also the OTD of the schemes that have one
+  uint32_t block_bits = 16;          // M
+  uint32_t qp_bits = 320;            // B, a multiple of M
+  uint32_t start_psn = 0;            // first PSN of the run (24 bits)
   std::vector<std::string> schemes;  // ids to run; empty = every available one
   uint32_t packets_per_run() const { return packets ? packets : 10 * qp_bits; }
 };
@@ -69,6 +70,9 @@ struct Scheme {
   const char* id;     // CSV name: ornic, melo+, left, left+, eunomia-hd, static-bitmap
   const char* label;  // table name
   std::unique_ptr<ordering::OrderingUnit> (*make)(const BitmapCompareOptions& o);
+  // Bitmap blocks the QP holds after a call; nullptr = Outcome::blocks_held. (Eunomia's
+  // blocks_held also counts its 24 metadata blocks; the comparison counts bitmap rows.)
+  uint32_t (*bitmap_blocks)(const ordering::OrderingUnit& u, uint32_t qp) = nullptr;
 };
 // Every scheme whose core is built into this binary, in table order.
 const std::vector<Scheme>& bitmap_compare_schemes();
@@ -83,18 +87,24 @@ Spread spread(std::vector<double> v);
 
 struct BitmapCompareRow {
   std::string scheme, label, scenario;
-  Spread locate;        // per-run mean locate_cycles of kOutOfOrder calls (runs with any)
-  Spread blocks;        // per-run max blocks_held
-  double ooo_packets = 0;  // mean per run: calls with verdict kOutOfOrder
-  double dropped = 0;      // mean per run: beyond window, pool exhausted, untrackable
-  double duplicates = 0;   // mean per run
+  Spread locate;               // per-run mean locate_cycles of kOutOfOrder calls (runs with any)
+  Spread blocks;               // per-run max blocks_held
+  double ooo_packets = 0;      // mean per run: calls with verdict kOutOfOrder
+  double dropped = 0;          // mean per run: beyond window, pool exhausted, untrackable
+  double duplicates = 0;       // mean per run
   uint32_t complete_runs = 0;  // runs that ended with ePSN = start + packets
 };
 
-std::vector<BitmapCompareRow> run_bitmap_compare(const BitmapCompareOptions& o);
-std::string bitmap_compare_csv(const BitmapCompareOptions& o,
-                               const std::vector<BitmapCompareRow>& rows);
-std::string bitmap_compare_markdown(const BitmapCompareOptions& o,
-                                    const std::vector<BitmapCompareRow>& rows);
+struct BitmapCompareResult {
+  std::vector<BitmapCompareRow> rows;  // scheme-major, scenarios no-loss then head-loss
+  // Measured over every seed's arrival order (both <= ooo_distance by construction):
+  uint32_t max_ooo_distance = 0;     // max (arriving position - first missing position)
+  uint32_t max_displacement = 0;     // max |arrival index - in-order position|
+  std::vector<std::string> skipped;  // "id: reason" of schemes whose core rejects the geometry
+};
+
+BitmapCompareResult run_bitmap_compare(const BitmapCompareOptions& o);
+std::string bitmap_compare_csv(const BitmapCompareOptions& o, const BitmapCompareResult& r);
+std::string bitmap_compare_markdown(const BitmapCompareOptions& o, const BitmapCompareResult& r);
 
 }  // namespace oonic::experiments

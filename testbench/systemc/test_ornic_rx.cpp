@@ -267,3 +267,39 @@ TEST(OrnicRx, StandardSendAfterOooWqe) {
 
 }  // namespace
 }  // namespace oonic::test
+
+namespace oonic::test {
+namespace {
+
+// The register bus: a 32-bit read of ID, a write to a QP register, and error
+// responses (unmapped, read-only, wrong size) that are counted, never fatal.
+TEST(OrnicRegisters, TlmAccessesAndErrorResponses) {
+  ornic::OrnicParams p;
+  NicBench b(p);
+  auto access = [&](tlm::tlm_command cmd, uint64_t addr, uint32_t* v, unsigned len = 4) {
+    tlm::tlm_generic_payload gp;
+    gp.set_command(cmd);
+    gp.set_address(addr);
+    gp.set_data_ptr(reinterpret_cast<unsigned char*>(v));
+    gp.set_data_length(len);
+    gp.set_streaming_width(len);
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    b.nic.register_manager().reg_socket.get_base_interface().b_transport(gp, d);
+    EXPECT_EQ(d, b.nic.clock().at(2));  // reg.access_cycles
+    return gp.get_response_status();
+  };
+  uint32_t v = 0;
+  EXPECT_EQ(access(tlm::TLM_READ_COMMAND, 0x0, &v), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(v, 0x6F6F6E43u);
+  v = 0x22;
+  EXPECT_EQ(access(tlm::TLM_WRITE_COMMAND, ornic::RegisterFile::qp_reg(3, 0x08), &v),
+            tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(b.nic.register_manager().registers().peek(ornic::RegisterFile::qp_reg(3, 0x08)), 0x22u);
+  EXPECT_EQ(access(tlm::TLM_READ_COMMAND, 0x0FF0, &v), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(access(tlm::TLM_WRITE_COMMAND, 0x10, &v), tlm::TLM_COMMAND_ERROR_RESPONSE);
+  EXPECT_EQ(access(tlm::TLM_READ_COMMAND, 0x0, &v, 2), tlm::TLM_BURST_ERROR_RESPONSE);
+  EXPECT_EQ(b.stats.counter_value("nic0.register_manager.errors"), 3u);
+}
+
+}  // namespace
+}  // namespace oonic::test
