@@ -446,8 +446,8 @@ void EunomiaHdBitmap::advance(uint32_t qp, Call& c, uint32_t psn, const PacketMe
     // The circular part is fully flushed: merge the linear part into it. Instrumented
     // check (uncounted): Head is past Tail and every bit of the circular rows is clear.
     bool ok = true;
-    const uint32_t a0 = static_cast<uint32_t>(c.addr0 >= 0 ? c.addr0
-                                                           : mc_->read_row_addr(c.dba, 0, nullptr));
+    const uint32_t a0 =
+        static_cast<uint32_t>(c.addr0 >= 0 ? c.addr0 : mc_->read_row_addr(c.dba, 0, nullptr));
     for (uint32_t r = 0; r < c.circ && ok; ++r) {
       const uint32_t base = r == 0 ? a0 : ((a0 + mc_->read_row_addr(c.dba, r, nullptr)) & 0xFFFFu);
       for (uint32_t w = 0; w < words_per_row_; ++w)

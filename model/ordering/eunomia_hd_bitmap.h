@@ -68,8 +68,8 @@ namespace oonic::ordering {
 class EunomiaHdBitmap : public OrderingUnit {
  public:
   struct Params {
-    uint32_t block_bits = 16;        // B: bits per row (multiple of 16, 16..256)
-    uint32_t max_bitmap_bits = 256;  // cap: R = max_bitmap_bits / B rows (1..255)
+    uint32_t block_bits = 16;                // B: bits per row (multiple of 16, 16..256)
+    uint32_t max_bitmap_bits = 256;          // cap: R = max_bitmap_bits / B rows (1..255)
     EunomiaMemoryController::Params memory;  // of the controller the unit owns
   };
   // Owns its controller (built from p.memory).

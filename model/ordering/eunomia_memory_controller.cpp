@@ -65,8 +65,7 @@ uint32_t EunomiaMemoryController::scan_cycles(uint32_t bits) const {
   return (bits + p_.alloc_bits_per_cycle - 1) / p_.alloc_bits_per_cycle;
 }
 
-void EunomiaMemoryController::set_alloc(uint32_t first, uint32_t n, bool used,
-                                        EunomiaCost* cost) {
+void EunomiaMemoryController::set_alloc(uint32_t first, uint32_t n, bool used, EunomiaCost* cost) {
   for (uint32_t b = first; b < first + n; ++b) {
     if (used)
       alloc_bits_[b / 64] |= uint64_t{1} << (b % 64);
@@ -234,8 +233,7 @@ uint32_t EunomiaMemoryController::read_u32(uint32_t dba, uint32_t off, EunomiaCo
   return lo | (hi << 16);
 }
 
-void EunomiaMemoryController::write_u32(uint32_t dba, uint32_t off, uint32_t v,
-                                        EunomiaCost* c) {
+void EunomiaMemoryController::write_u32(uint32_t dba, uint32_t off, uint32_t v, EunomiaCost* c) {
   const uint32_t a = meta_byte_addr(dba, off);
   write_block(a / kBlockBytes, static_cast<uint16_t>(v & 0xFFFF), true, c);
   write_block(a / kBlockBytes + 1, static_cast<uint16_t>(v >> 16), true, c);
@@ -261,8 +259,7 @@ void EunomiaMemoryController::read_sizes(uint32_t dba, uint8_t* circ, uint8_t* d
   *dyn = static_cast<uint8_t>(v >> 8);
 }
 
-void EunomiaMemoryController::write_sizes(uint32_t dba, uint8_t circ, uint8_t dyn,
-                                          EunomiaCost* c) {
+void EunomiaMemoryController::write_sizes(uint32_t dba, uint8_t circ, uint8_t dyn, EunomiaCost* c) {
   write_block(meta_byte_addr(dba, kOffCircSize) / kBlockBytes,
               static_cast<uint16_t>(circ | (dyn << 8)), true, c);
 }
@@ -271,8 +268,7 @@ uint16_t EunomiaMemoryController::read_row_addr(uint32_t dba, uint32_t r, Eunomi
   return read_block(meta_byte_addr(dba, kOffRowAddr + 2 * r) / kBlockBytes, true, c);
 }
 
-void EunomiaMemoryController::write_row_addr(uint32_t dba, uint32_t r, uint16_t v,
-                                             EunomiaCost* c) {
+void EunomiaMemoryController::write_row_addr(uint32_t dba, uint32_t r, uint16_t v, EunomiaCost* c) {
   write_block(meta_byte_addr(dba, kOffRowAddr + 2 * r) / kBlockBytes, v, true, c);
 }
 
@@ -296,8 +292,8 @@ bool EunomiaMemoryController::check_invariants(std::string* why) const {
     // Every block of the run is this connection's metadata.
     for (uint32_t b = dba; b < dba + p_.metadata_blocks; ++b)
       if (kind_[b] != Kind::kMetadata || owner_[b] != static_cast<int32_t>(c))
-        return fail("connection " + std::to_string(c) + ": metadata block " +
-                    std::to_string(b) + " not its own");
+        return fail("connection " + std::to_string(c) + ": metadata block " + std::to_string(b) +
+                    " not its own");
   }
   if (entries != index_used_) return fail("index entry count mismatch");
   // One pass over the blocks: allocation bits vs bookkeeping, counts, owners.

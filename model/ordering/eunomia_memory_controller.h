@@ -169,11 +169,11 @@ class EunomiaMemoryController {
 
  private:
   Params p_;
-  std::vector<uint8_t> master_;        // blocks * 2 bytes
-  std::vector<uint64_t> alloc_bits_;   // block_alloc_bitmap
-  std::vector<uint8_t> index_;         // max_connections * 3 bytes (id, start lo, start hi)
-  std::vector<Kind> kind_;             // bookkeeping
-  std::vector<int32_t> owner_;         // bookkeeping: connection, -1 when free
+  std::vector<uint8_t> master_;       // blocks * 2 bytes
+  std::vector<uint64_t> alloc_bits_;  // block_alloc_bitmap
+  std::vector<uint8_t> index_;        // max_connections * 3 bytes (id, start lo, start hi)
+  std::vector<Kind> kind_;            // bookkeeping
+  std::vector<int32_t> owner_;        // bookkeeping: connection, -1 when free
   uint32_t bitmap_used_ = 0, meta_used_ = 0, index_used_ = 0;
   uint32_t peak_bitmap_ = 0, peak_meta_ = 0, peak_used_ = 0;
 

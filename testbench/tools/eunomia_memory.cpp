@@ -120,8 +120,7 @@ uint32_t parse_u32(const std::string& opt, const std::string& v) {
   char* end = nullptr;
   errno = 0;
   const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
-  if (errno || *end || x > 0xFFFFFFFFull)
-    throw BadArgs(opt + " '" + v + "': expected a number");
+  if (errno || *end || x > 0xFFFFFFFFull) throw BadArgs(opt + " '" + v + "': expected a number");
   return static_cast<uint32_t>(x);
 }
 

@@ -228,13 +228,13 @@ TEST(EunomiaMcLayout, FieldsAreBytesInMasterArray) {
   ASSERT_TRUE(mc.alloc_metadata(3, &dba, nullptr));
   EXPECT_EQ(dba, 40u);
   EunomiaCost w;
-  mc.write_head(dba, 0x00ABCDEFu, &w);  // 2 blocks
-  mc.write_tail(dba, 0x00ABCDFEu, &w);  // 2
+  mc.write_head(dba, 0x00ABCDEFu, &w);           // 2 blocks
+  mc.write_tail(dba, 0x00ABCDFEu, &w);           // 2
   mc.write_last_seq(dba, Mc::kLastUnknown, &w);  // 2
-  mc.write_head_bm(dba, 3, 9, &w);      // 1 (one block: ID low byte, Index high byte)
-  mc.write_sizes(dba, 2, 5, &w);        // 1
-  mc.write_row_addr(dba, 0, 17, &w);    // 1
-  mc.write_row_addr(dba, 6, 0xFFFE, &w);  // 1 (relative: -2 mod 2^16)
+  mc.write_head_bm(dba, 3, 9, &w);               // 1 (one block: ID low byte, Index high byte)
+  mc.write_sizes(dba, 2, 5, &w);                 // 1
+  mc.write_row_addr(dba, 0, 17, &w);             // 1
+  mc.write_row_addr(dba, 6, 0xFFFE, &w);         // 1 (relative: -2 mod 2^16)
   EXPECT_EQ(w.meta_writes, 10u);
   EXPECT_EQ(w.cycles(), 10u);
   // Little-endian fields at Figure 7 offsets.
@@ -287,10 +287,10 @@ TEST(EunomiaMcAlloc, RejectsBadParams) {
     EunomiaHdBitmap bm(p);
     return bm.max_rows();
   };
-  EXPECT_THROW(hd(HdParams(8)), std::invalid_argument);                   // B < 16
-  EXPECT_THROW(hd(HdParams(24)), std::invalid_argument);                  // not 16k
-  EXPECT_THROW(hd(HdParams(16, 250)), std::invalid_argument);             // cap % B
-  EXPECT_THROW(hd(HdParams(16, 512)), std::invalid_argument);             // 8 + 32 > 24
+  EXPECT_THROW(hd(HdParams(8)), std::invalid_argument);        // B < 16
+  EXPECT_THROW(hd(HdParams(24)), std::invalid_argument);       // not 16k
+  EXPECT_THROW(hd(HdParams(16, 250)), std::invalid_argument);  // cap % B
+  EXPECT_THROW(hd(HdParams(16, 512)), std::invalid_argument);  // 8 + 32 > 24
   EXPECT_EQ(hd(HdParams(16, 512, 1024, 8, 40)), 32u);
   EXPECT_THROW(hd(HdParams(16, 256 * 16, 8192, 8, 300)), std::invalid_argument);  // R > 255
 }
@@ -844,9 +844,9 @@ struct RefConn {
 struct Expect {
   Verdict verdict = Verdict::kDuplicate;
   Feedback feedback = Feedback::kAck;
-  bool needs_alloc = false;   // creation or growth: may fail with kPoolExhausted
-  int64_t locate = -1;        // expected locate_cycles (-1: not predicted)
-  int64_t cycles = -1;        // expected cycles (-1: not predicted)
+  bool needs_alloc = false;  // creation or growth: may fail with kPoolExhausted
+  int64_t locate = -1;       // expected locate_cycles (-1: not predicted)
+  int64_t cycles = -1;       // expected cycles (-1: not predicted)
   bool create = false, merge = false, gc = false;
 };
 
