@@ -48,8 +48,10 @@
 //                    the row's address: row 0's absolute entry (1), other rows their
 //                    relative entry + row 0's (2); row 0's entry is read at most once a
 //                    call. A packet needing a new row: index + header + row 0's entry (to
-//                    make the new entry relative) = 8. Creation: 0 (conn_module_valid says
-//                    there is no bitmap; everything is allocation and initialisation).
+//                    make the new entry relative) = 8. A packet past the cap: index +
+//                    header = 7 (dropped before any address read). Creation: 0
+//                    (conn_module_valid says there is no bitmap; everything is allocation
+//                    and initialisation).
 //   blocks_held    = master_array blocks the connection holds (bitmap rows + metadata).
 // In-order packets of a connection without a bitmap and duplicates below ePSN cost 0
 // cycles (transport state only). The exact access sequence of every path is in the .cpp.

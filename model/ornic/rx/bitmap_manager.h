@@ -36,6 +36,7 @@ class BitmapManager : public sc_core::sc_module {
   void watch_qp(uint32_t qp);
   const ordering::OrnicBitmap& core() const { return core_; }
   Sram& node_array() { return node_array_; }
+  uint64_t port_stall_cycles() const { return port_.stall_cycles(); }
   Sram& block_pool() { return block_pool_; }
 
  private:
