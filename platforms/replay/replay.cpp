@@ -225,13 +225,11 @@ int run_replay(const ReplayOptions& o) {
     for (const auto& note : setup.notes) s << "  setup       " << note << "\n";
     for (const auto& is : tr.issues)
       s << "  trace       record " << is.index << ": " << is.reason << "\n";
-    uint64_t acc = cnt("nic0.rx.req_processor.accepted") + cnt("nic0.rx.rsp_processor.packets") - 0;
     s << "  frames      " << setup.input.size() << " in, " << setup.from_dut.size()
       << " sent by the DUT (skipped); requests accepted " << cnt("nic0.rx.req_processor.accepted")
       << " (" << cnt("nic0.rx.req_processor.ooo_accepted") << " out of order), responses "
       << cnt("nic0.rx.rsp_processor.packets") << ", duplicates "
       << n.drops(ornic::Drop::kDuplicate).value << ", dropped " << n.drops_total() << "\n";
-    (void)acc;
     s << "  cycles      " << end << " at " << fmt(all.nic.nic.clock_mhz, 0)
       << " MHz (first arrival " << first << "; " << fmt(us, 3) << " us to last activity)\n";
     s << "  throughput  " << fmt(us > 0 ? placed * 8.0 / (us * 1e3) : 0, 2) << " Gbit/s payload ("

@@ -111,11 +111,7 @@ void ReqProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
     p_epsn_.set(t5, c.epsn);
     p_verdict_.set(t5, static_cast<uint64_t>(rec.drop));
   }
-  if (rec.drop != Drop::kNone && rec.drop != Drop::kDuplicate) {
-    // dropped: nothing placed
-  } else if (rec.drop == Drop::kNone) {
-    accepted_.inc();
-  }
+  if (rec.drop == Drop::kNone) accepted_.inc();
   if (a.place) place(t5, a.addr, v, rec);
   if (a.read) {
     reads_.inc();
@@ -124,7 +120,7 @@ void ReqProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
   }
   if (a.bitmap_nak) rm_.register_bitmap_nak(t5, static_cast<uint32_t>(qi), c.epsn, c.msn, a.block);
   if (a.nak) rm_.register_nak(t5, static_cast<uint32_t>(qi), a.syndrome, a.nak_psn, c.msn);
-  if (a.ack) ack(t5, static_cast<uint32_t>(qi), c, true);
+  if (a.ack) ack(t5, static_cast<uint32_t>(qi), c);
 }
 
 void ReqProcessor::place(Cycle t, uint64_t addr, const wire::PacketView& v, PacketRecord& rec) {
@@ -135,7 +131,7 @@ void ReqProcessor::place(Cycle t, uint64_t addr, const wire::PacketView& v, Pack
   last_dma_done_ = std::max(last_dma_done_, done);
 }
 
-void ReqProcessor::ack(Cycle t, uint32_t qi, QpContext& c, bool) {
+void ReqProcessor::ack(Cycle t, uint32_t qi, QpContext& c) {
   rm_.register_ack(t, qi, wire::psn_add(c.epsn, -1), c.msn, c.announce_cached);
   c.announce_cached = false;
 }
