@@ -24,8 +24,8 @@ bool is_prefix(const ParamTable& t, const std::string& prefix) {
 
 // `line` is the 1-based line of the key that led here (yaml-cpp marks an empty
 // value at the next token, so the key's line is the one to name).
-void walk(ParamTable& t, const YAML::Node& node, const std::string& prefix,
-          const std::string& file, int line) {
+void walk(ParamTable& t, const YAML::Node& node, const std::string& prefix, const std::string& file,
+          int line) {
   std::string where = file + ":" + std::to_string(line);
   if (node.IsMap()) {
     for (const auto& kv : node) {
@@ -99,7 +99,8 @@ std::string resolved_yaml(const ParamTable& table) {
   for (const auto& e : table.entries()) es.push_back(&e);
   std::sort(es.begin(), es.end(), [](auto* a, auto* b) { return a->key < b->key; });
   std::ostringstream os;
-  os << "# oonic resolved configuration: every parameter with its unit; the origin is noted where not the default.\n";
+  os << "# oonic resolved configuration: every parameter with its unit; the origin is noted where "
+        "not the default.\n";
   std::vector<std::string> open;  // current open path components
   for (const auto* e : es) {
     std::vector<std::string> parts;
@@ -120,8 +121,8 @@ std::string resolved_yaml(const ParamTable& table) {
       em << YAML::DoubleQuoted << v;  // escapes quotes and backslashes
       v = em.c_str();
     }
-    os << std::string(2 * (parts.size() - 1), ' ') << parts.back() << ": " << v << "  # "
-       << e->unit << (e->source == "default" ? "" : ", from " + e->source) << "\n";
+    os << std::string(2 * (parts.size() - 1), ' ') << parts.back() << ": " << v << "  # " << e->unit
+       << (e->source == "default" ? "" : ", from " + e->source) << "\n";
   }
   return os.str();
 }

@@ -14,7 +14,9 @@ namespace oonic {
 
 namespace {
 
-std::string fmt_double(double v) { return format_number(v); }
+std::string fmt_double(double v) {
+  return format_number(v);
+}
 
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);

@@ -54,15 +54,15 @@ struct Outcome {
   bool nak = false;            // ORNIC: loss declared (OTD): send nak_block
   wire::BitmapBlock nak_block;
   Feedback feedback = Feedback::kNone;
-  uint32_t sack_psn = 0;          // kSack: the PSN acknowledged selectively
-  std::array<Hole, 3> holes{};    // kHoleNack
+  uint32_t sack_psn = 0;        // kSack: the PSN acknowledged selectively
+  std::array<Hole, 3> holes{};  // kHoleNack
   uint8_t nholes = 0;
-  uint32_t locate_cycles = 0;     // cycles to find the packet's bitmap block
-  uint32_t cycles = 0;            // all cycles of the call (includes locate_cycles)
-  uint32_t node_accesses = 0;     // node/pointer array accesses (reads + writes)
-  uint32_t block_accesses = 0;    // pool block accesses (reads + writes, free-list ops)
-  uint32_t blocks_held = 0;       // pool blocks the QP holds after the call
-  int32_t blocks_delta = 0;       // change of blocks_held in this call
+  uint32_t locate_cycles = 0;   // cycles to find the packet's bitmap block
+  uint32_t cycles = 0;          // all cycles of the call (includes locate_cycles)
+  uint32_t node_accesses = 0;   // node/pointer array accesses (reads + writes)
+  uint32_t block_accesses = 0;  // pool block accesses (reads + writes, free-list ops)
+  uint32_t blocks_held = 0;     // pool blocks the QP holds after the call
+  int32_t blocks_delta = 0;     // change of blocks_held in this call
 };
 
 // What some schemes need to know of a packet besides its PSN.

@@ -39,7 +39,6 @@
 
 namespace oonic::ordering {
 
-
 class OrnicBitmap : public OrderingUnit {
  public:
   struct Params {

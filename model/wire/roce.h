@@ -69,7 +69,7 @@ enum Opcode : uint8_t {
 constexpr uint8_t kBthStartAddrCachedBit = 0x40;
 
 // AETH syndromes (IBTA 9.7.5.1): top 3 bits are the kind.
-constexpr uint8_t kAethAck = 0x00;           // | credit count (we use 0x1F: invalid credit)
+constexpr uint8_t kAethAck = 0x00;  // | credit count (we use 0x1F: invalid credit)
 constexpr uint8_t kAethAckNoCredit = 0x1F;
 constexpr uint8_t kAethRnrNak = 0x20;
 constexpr uint8_t kAethNakPsnSeqErr = 0x60;
@@ -148,16 +148,16 @@ struct BitmapBlock {
 
 enum class ParseStatus : uint8_t {
   kOk = 0,
-  kTruncated,       // frame shorter than its headers say
-  kNotIp,           // ethertype neither IPv4 nor IPv6 (ARP, ...)
-  kNotUdp,          // IP protocol not UDP (TCP, ICMPv6, ...)
-  kNotRoce,         // UDP destination port not 4791
-  kBadIpHeader,     // IPv4 IHL/total length inconsistent, options present, bad version
-  kUnknownOpcode,   // BTH opcode neither RC/CNP standard nor an oonic extension
-  kBadExtension,    // malformed extension header (e.g. bitmap nbits too large)
-  kBadPadding,      // pad count larger than the payload
-  kBadIcrc,         // ICRC mismatch
-  kUdOrCnp,         // UD-class opcode (0x60-0x7F) or CNP: parsed BTH, not RC
+  kTruncated,      // frame shorter than its headers say
+  kNotIp,          // ethertype neither IPv4 nor IPv6 (ARP, ...)
+  kNotUdp,         // IP protocol not UDP (TCP, ICMPv6, ...)
+  kNotRoce,        // UDP destination port not 4791
+  kBadIpHeader,    // IPv4 IHL/total length inconsistent, options present, bad version
+  kUnknownOpcode,  // BTH opcode neither RC/CNP standard nor an oonic extension
+  kBadExtension,   // malformed extension header (e.g. bitmap nbits too large)
+  kBadPadding,     // pad count larger than the payload
+  kBadIcrc,        // ICRC mismatch
+  kUdOrCnp,        // UD-class opcode (0x60-0x7F) or CNP: parsed BTH, not RC
 };
 const char* to_string(ParseStatus s);
 
@@ -211,9 +211,9 @@ struct FrameSpec {
   uint8_t tos = 0;
   uint8_t ttl = 64;
   uint16_t udp_sport = 49152;
-  Bth bth;  // pad_count is computed from payload_len by build()
-  Reth reth;     // used if the opcode carries RETH or the OOO address extension
-  Aeth aeth;     // used if the opcode carries AETH
+  Bth bth;    // pad_count is computed from payload_len by build()
+  Reth reth;  // used if the opcode carries RETH or the OOO address extension
+  Aeth aeth;  // used if the opcode carries AETH
   uint32_t immdt = 0;
   BitmapBlock bitmap;  // used by kOooNak
   const uint8_t* payload = nullptr;

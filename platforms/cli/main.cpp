@@ -1,22 +1,24 @@
 // oonic: the command line. Subcommands: replay, params, stats.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
-#include <cstdlib>
 #include <systemc>
 #include <vector>
 
 #include "model/core/config.h"
 #include "model/core/error.h"
-#include "platforms/experiments/bitmap_compare.h"
 #include "model/ornic/register_map.h"
+#include "platforms/experiments/bitmap_compare.h"
 #include "platforms/replay/replay.h"
 #include "platforms/trace/trace_tools.h"
 
 // SystemC prints its banner when its kernel starts, before sc_main; silence it
 // from a static initializer so it never lands in our stdout.
-[[maybe_unused]] static const bool kNoBanner = [] { return setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0; }();
+[[maybe_unused]] static const bool kNoBanner = [] {
+  return setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0;
+}();
 
 namespace {
 
@@ -108,27 +110,31 @@ int cmd_replay(Args& a) {
       unsigned long long from = 0, to = 0;
       char tail = 0;
       if (std::sscanf(w.c_str(), "%llu:%llu%c", &from, &to, &tail) != 2 || from > to)
-        throw oonic::Error(oonic::msg::kCli, "--vcd-window '" + w + "': expected FROM:TO cycles, FROM <= TO");
+        throw oonic::Error(oonic::msg::kCli,
+                           "--vcd-window '" + w + "': expected FROM:TO cycles, FROM <= TO");
       o.vcd_from = from, o.vcd_to = to;
     } else if (is("--seed")) {
       std::string n = val("--seed");
       char* end = nullptr;
       o.seed = std::strtoull(n.c_str(), &end, 0);
-      if (n.empty() || *end) throw oonic::Error(oonic::msg::kCli, "--seed '" + n + "': expected a number");
+      if (n.empty() || *end)
+        throw oonic::Error(oonic::msg::kCli, "--seed '" + n + "': expected a number");
     } else if (s == "--no-packets-csv") {
       o.sets.push_back("out.packets_csv=false");
     } else if (s == "--quiet") {
       o.quiet = true;
     } else if (!s.empty() && s[0] == '-') {
-      throw oonic::Error(oonic::msg::kCli, "replay: unknown option '" + s + "' (see oonic replay --help)");
+      throw oonic::Error(oonic::msg::kCli,
+                         "replay: unknown option '" + s + "' (see oonic replay --help)");
     } else if (o.trace.empty()) {
       o.trace = s;
     } else {
-      throw oonic::Error(oonic::msg::kCli, "replay: more than one TRACE given ('" + o.trace +
-                                               "' and '" + s + "')");
+      throw oonic::Error(oonic::msg::kCli,
+                         "replay: more than one TRACE given ('" + o.trace + "' and '" + s + "')");
     }
   }
-  if (o.trace.empty()) throw oonic::Error(oonic::msg::kCli, "replay: no TRACE given (see oonic replay --help)");
+  if (o.trace.empty())
+    throw oonic::Error(oonic::msg::kCli, "replay: no TRACE given (see oonic replay --help)");
   return oonic::replay::run_replay(o);
 }
 
@@ -162,7 +168,8 @@ int sc_main(int argc, char* argv[]) {
       bool md = false;
       while (a.more()) {
         std::string s = a.v[a.i++];
-        if (s == "--markdown") md = true;
+        if (s == "--markdown")
+          md = true;
         else if (s == "-h" || s == "--help") {
           std::printf("usage: oonic %s [--markdown]\n", cmd.c_str());
           return 0;

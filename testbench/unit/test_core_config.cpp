@@ -317,7 +317,8 @@ TEST_F(CoreConfig, ResolvedYamlExactText) {
   // Expected: keys sorted (each map opened once), 2 spaces per level, strings
   // quoted, comments "# UNIT" plus ", from SOURCE" when not a default.
   EXPECT_EQ(oonic::resolved_yaml(t),
-            "# oonic resolved configuration: every parameter with its unit; the origin is noted where not the default.\n"
+            "# oonic resolved configuration: every parameter with its unit; the origin is noted "
+            "where not the default.\n"
             "a:\n"
             "  b:\n"
             "    c: 6  # bit, from cfg.yaml:4\n"

@@ -39,20 +39,18 @@ BitmapManager::BitmapManager(sc_core::sc_module_name name, const BlockEnv& env)
                   SramParams{env.p.bitmap.block_bits, env.p.bitmap.pool_blocks, "1RW", 0},
                   env.stats, env.sram_stat("bitmap.block_pool")),
       calls_(env.stats.counter(std::string(this->name()) + ".calls", "call",
-                           "bitmap lookups by the Req and Rsp Processors")),
+                               "bitmap lookups by the Req and Rsp Processors")),
       naks_(env.stats.counter(std::string(this->name()) + ".loss_declared", "event",
-                          "OTD violations that produced a NAK block")),
+                              "OTD violations that produced a NAK block")),
       locate_(env.stats.histogram(std::string(this->name()) + ".locate_cycles", "cycle",
-                              "cycles to locate an OOO packet's bitmap block", 1, 16)) {
+                                  "cycles to locate an OOO packet's bitmap block", 1, 16)) {
   std::string n = this->name();
   env.stats.derived(n + ".port_stall_cycles", "cycle",
-                "cycles calls waited for the manager's port (Req/Rsp contention)",
-                [this] { return static_cast<double>(port_.stall_cycles()); });
-  env.stats.derived(n + ".pool_peak_blocks", "block", "most pool blocks held at once",
-                [this] {
-                  return static_cast<double>(block_pool_.occupancy().peak()) /
-                         block_pool_.params().width_bits;
-                });
+                    "cycles calls waited for the manager's port (Req/Rsp contention)",
+                    [this] { return static_cast<double>(port_.stall_cycles()); });
+  env.stats.derived(n + ".pool_peak_blocks", "block", "most pool blocks held at once", [this] {
+    return static_cast<double>(block_pool_.occupancy().peak()) / block_pool_.params().width_bits;
+  });
   p_qp_.bind(env.vcd, n + ".qp", 16);
   p_psn_.bind(env.vcd, n + ".psn", 24);
   p_epsn_.bind(env.vcd, n + ".epsn", 24);
