@@ -16,6 +16,8 @@
 // every call.
 #include <gtest/gtest.h>
 
+#include "testbench/common/arrival_orders.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -798,26 +800,7 @@ TEST(EunomiaHdShared, TwoModulesOneController) {
 // Property tests
 // ---------------------------------------------------------------------------------------
 
-// Window shuffle with OOO distance D (as in test_ornic_bitmap.cpp): the next packet is
-// picked uniformly among the not-yet-sent offsets in [lo, lo + D], lo = lowest not sent.
-std::vector<uint32_t> EuWindowShuffle(uint32_t count, uint32_t d, std::mt19937_64& rng) {
-  std::vector<uint32_t> out;
-  out.reserve(count);
-  std::vector<uint32_t> win;
-  std::vector<uint8_t> sent(count, 0);
-  uint32_t next = 0, lo = 0;
-  while (out.size() < count) {
-    while (next < count && next <= lo + d) win.push_back(next++);
-    const size_t i = static_cast<size_t>(rng() % win.size());
-    const uint32_t y = win[i];
-    win[i] = win.back();
-    win.pop_back();
-    out.push_back(y);
-    sent[y] = 1;
-    while (lo < count && sent[lo]) ++lo;
-  }
-  return out;
-}
+using oonic::test::WindowShuffle;  // testbench/common/arrival_orders.h
 
 // Logical reference of one connection (offsets from its start PSN): received flags, and
 // the HD bitmap's shape (Head, Tail, C, L, Head's ring position, Last Seq) from the rules
@@ -1170,7 +1153,7 @@ Flow MakeFlow(uint32_t qp, const FlowCfg& c, const EunomiaHdBitmap::Params& p,
   // Message ends: messages-1 random cut points, and the last packet.
   f.ref.is_last[c.count - 1] = 1;
   for (uint32_t m = 1; m < c.messages; ++m) f.ref.is_last[rng() % c.count] = 1;
-  std::vector<uint32_t> order = EuWindowShuffle(c.count, c.dist, rng);
+  std::vector<uint32_t> order = WindowShuffle(c.count, c.dist, rng);
   if (c.losses > 0) {
     std::vector<uint8_t> lost(c.count, 0);
     for (uint32_t i = 0; i < c.losses; ++i) lost[rng() % c.count] = 1;
@@ -1220,7 +1203,7 @@ EunomiaHdBitmap::Params RandomGeometry(std::mt19937_64& rng, uint32_t blocks, ui
 TEST(EunomiaHdProperty, WindowShuffleRespectsDistance) {
   std::mt19937_64 rng(7);
   for (uint32_t d : {0u, 1u, 5u, 63u, 300u}) {
-    auto v = EuWindowShuffle(500, d, rng);
+    auto v = WindowShuffle(500, d, rng);
     std::vector<uint8_t> seen(500, 0);
     uint32_t lo = 0;
     for (size_t pos = 0; pos < v.size(); ++pos) {

@@ -18,6 +18,8 @@
 // every call.
 #include <gtest/gtest.h>
 
+#include "testbench/common/arrival_orders.h"
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -775,26 +777,7 @@ TEST(LeftPlusWrap, AcrossPsnWrap) {
 // Property tests
 // ---------------------------------------------------------------------------------------
 
-// Window shuffle with OOO distance D (as test_ornic_bitmap.cpp): the next packet is picked
-// uniformly among the not-yet-sent offsets in [lo, lo + D], lo = lowest not yet sent.
-std::vector<uint32_t> WindowShuffle(uint32_t count, uint32_t d, std::mt19937_64& rng) {
-  std::vector<uint32_t> out;
-  out.reserve(count);
-  std::vector<uint32_t> win;
-  std::vector<uint8_t> sent(count, 0);
-  uint32_t next = 0, lo = 0;
-  while (out.size() < count) {
-    while (next < count && next <= lo + d) win.push_back(next++);
-    const size_t i = static_cast<size_t>(rng() % win.size());
-    const uint32_t y = win[i];
-    win[i] = win.back();
-    win.pop_back();
-    out.push_back(y);
-    sent[y] = 1;
-    while (lo < count && sent[lo]) ++lo;
-  }
-  return out;
-}
+using oonic::test::WindowShuffle;  // testbench/common/arrival_orders.h
 
 // Independent reference of one QP, in offsets from the start PSN (no wrap inside): received
 // flags, RCV.NXT (e), RCV.HIGH (high), the list's base offset and length, LEFT's cache.
