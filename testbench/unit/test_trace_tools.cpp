@@ -450,7 +450,14 @@ void expect_same_frames(const Frames& a, const Frames& b, const std::string& wha
     ASSERT_EQ(x.len, y.len) << what << " frame " << i + 1;
     EXPECT_EQ(x.wire_len, y.wire_len) << what << " frame " << i + 1;
     EXPECT_EQ(0, std::memcmp(a.data(x), b.data(y), x.len)) << what << " frame " << i + 1;
-    EXPECT_EQ(a.origin_ns * 1000 + x.time_ps, b.origin_ns * 1000 + y.time_ps)
+    // Absolute time as (ns, ps within the ns): ns x 1000 would overflow int64 for
+    // epoch-based capture times.
+    auto abs_time = [](int64_t origin_ns, int64_t t_ps) {
+      int64_t ns = t_ps / 1000, ps = t_ps % 1000;
+      if (ps < 0) ps += 1000, --ns;  // floor division: times may precede the origin
+      return std::pair<int64_t, int64_t>{origin_ns + ns, ps};
+    };
+    EXPECT_EQ(abs_time(a.origin_ns, x.time_ps), abs_time(b.origin_ns, y.time_ps))
         << what << " frame " << i + 1;
   }
 }
