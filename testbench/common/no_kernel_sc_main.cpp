@@ -2,4 +2,6 @@
 // SystemC kernel, but it links the model library, which links libsystemc; a
 // build that keeps libsystemc as a needed library (sanitizer builds) then needs
 // the sc_main symbol libsystemc's own main refers to (declared extern "C" by SystemC).
-extern "C" int sc_main(int, char**) { return 0; }
+extern "C" int sc_main(int, char**) {
+  return 0;
+}
