@@ -49,7 +49,7 @@
 
 namespace oonic::ordering {
 
-class Irn : public OrderingUnit {
+class Irn : public detail::CyclicBitmapUnit {
  public:
   struct Params {
     uint32_t bitmap_bits = 256;  // PSNs tracked per QP (one BDP: see above), 1 .. 2^22-1
@@ -57,27 +57,16 @@ class Irn : public OrderingUnit {
     uint32_t block_bits = 16;    // accounting block (bits) for blocks_held (ORNIC's M)
     uint32_t max_qps = 2048;     // QP slots (qp index 0..max_qps-1)
   };
-  explicit Irn(const Params& p);
+  explicit Irn(const Params& p)
+      : CyclicBitmapUnit(p.bitmap_bits, p.word_bits, p.block_bits, p.max_qps, "Irn"), p_(p) {}
   const char* name() const override { return "irn"; }
-
-  void open(uint32_t qp, uint32_t start_psn, uint32_t otd) override;
-  void close(uint32_t qp) override;
-  bool is_open(uint32_t qp) const override;
-
-  using OrderingUnit::receive;
-  Outcome receive(uint32_t qp, uint32_t psn) override;
-
-  uint32_t epsn(uint32_t qp) const override;
-  uint32_t blocks_held(uint32_t qp) const override;
-  uint32_t head(uint32_t qp) const { return bm_.head(qp); }
-  bool received(uint32_t qp, uint32_t psn) const { return bm_.received(qp, psn); }
   const Params& params() const { return p_; }
 
-  bool check_invariants(std::string* why) const override;
+ protected:
+  void set_feedback(Outcome& out, uint32_t psn) const override;  // the table above
 
  private:
   Params p_;
-  detail::CyclicBitmap bm_;
 };
 
 }  // namespace oonic::ordering

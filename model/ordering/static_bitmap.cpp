@@ -169,56 +169,10 @@ bool CyclicBitmap::check_invariants(std::string* why) const {
 
 // ---- StaticBitmap -----------------------------------------------------------------
 
-namespace {
-detail::CyclicBitmap::Geometry geometry_of(const StaticBitmap::Params& p) {
-  detail::CyclicBitmap::Geometry g;
-  g.window_bits = p.window_bits;
-  g.word_bits = p.word_bits;
-  g.block_bits = p.block_bits;
-  g.max_qps = p.max_qps;
-  return g;
-}
-}  // namespace
-
-StaticBitmap::StaticBitmap(const Params& p) : p_(p), bm_(geometry_of(p), "StaticBitmap") {}
-
-void StaticBitmap::open(uint32_t qp, uint32_t start_psn, uint32_t otd) {
-  (void)otd;
-  bm_.open(qp, start_psn);
-}
-
-void StaticBitmap::close(uint32_t qp) {
-  bm_.close(qp);
-}
-
-bool StaticBitmap::is_open(uint32_t qp) const {
-  return bm_.is_open(qp);
-}
-
-Outcome StaticBitmap::receive(uint32_t qp, uint32_t psn) {
-  Outcome out = bm_.receive(qp, psn);
-  switch (out.verdict) {
-    case Verdict::kInOrder:
-    case Verdict::kDuplicate:
-      out.feedback = Feedback::kAck;
-      break;
-    default:
-      out.feedback = Feedback::kNone;
-      break;  // OOO, beyond window, closed
-  }
-  return out;
-}
-
-uint32_t StaticBitmap::epsn(uint32_t qp) const {
-  return bm_.epsn(qp);
-}
-
-uint32_t StaticBitmap::blocks_held(uint32_t qp) const {
-  return bm_.blocks_held(qp);
-}
-
-bool StaticBitmap::check_invariants(std::string* why) const {
-  return bm_.check_invariants(why);
+void StaticBitmap::set_feedback(Outcome& out, uint32_t) const {
+  out.feedback = out.verdict == Verdict::kInOrder || out.verdict == Verdict::kDuplicate
+                     ? Feedback::kAck
+                     : Feedback::kNone;  // OOO, beyond window, closed
 }
 
 }  // namespace oonic::ordering

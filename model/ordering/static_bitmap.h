@@ -108,9 +108,42 @@ class CyclicBitmap {
   const uint64_t* row(uint32_t qp) const { return &bits_[static_cast<size_t>(qp) * store_words_]; }
 };
 
+// An OrderingUnit over a CyclicBitmap: the per-QP bookkeeping the static-bitmap
+// schemes share (IRN, the static baseline). A scheme only names itself and says
+// which feedback each verdict gets.
+class CyclicBitmapUnit : public OrderingUnit {
+ public:
+  void open(uint32_t qp, uint32_t start_psn, uint32_t otd) override {
+    (void)otd;  // no reorder tolerance: the window is the whole bitmap
+    bm_.open(qp, start_psn);
+  }
+  void close(uint32_t qp) override { bm_.close(qp); }
+  bool is_open(uint32_t qp) const override { return bm_.is_open(qp); }
+  using OrderingUnit::receive;
+  Outcome receive(uint32_t qp, uint32_t psn) override {
+    Outcome out = bm_.receive(qp, psn);
+    set_feedback(out, psn);
+    return out;
+  }
+  uint32_t epsn(uint32_t qp) const override { return bm_.epsn(qp); }
+  uint32_t blocks_held(uint32_t qp) const override { return bm_.blocks_held(qp); }
+  bool check_invariants(std::string* why) const override { return bm_.check_invariants(why); }
+  uint32_t head(uint32_t qp) const { return bm_.head(qp); }
+  bool received(uint32_t qp, uint32_t psn) const { return bm_.received(qp, psn); }
+
+ protected:
+  CyclicBitmapUnit(uint32_t window_bits, uint32_t word_bits, uint32_t block_bits, uint32_t max_qps,
+                   const char* who)
+      : bm_(CyclicBitmap::Geometry{window_bits, word_bits, block_bits, max_qps}, who) {}
+  virtual void set_feedback(Outcome& out, uint32_t psn) const = 0;
+
+ private:
+  CyclicBitmap bm_;
+};
+
 }  // namespace detail
 
-class StaticBitmap : public OrderingUnit {
+class StaticBitmap : public detail::CyclicBitmapUnit {
  public:
   struct Params {
     uint32_t window_bits = 320;  // bits per QP (PSNs ePSN .. ePSN + window_bits - 1)
@@ -118,27 +151,18 @@ class StaticBitmap : public OrderingUnit {
     uint32_t block_bits = 16;    // accounting block (bits) for blocks_held (ORNIC's M)
     uint32_t max_qps = 2048;     // QP slots (qp index 0..max_qps-1)
   };
-  explicit StaticBitmap(const Params& p);
+  explicit StaticBitmap(const Params& p)
+      : CyclicBitmapUnit(p.window_bits, p.word_bits, p.block_bits, p.max_qps, "StaticBitmap"),
+        p_(p) {}
   const char* name() const override { return "static"; }
-
-  void open(uint32_t qp, uint32_t start_psn, uint32_t otd) override;
-  void close(uint32_t qp) override;
-  bool is_open(uint32_t qp) const override;
-
-  using OrderingUnit::receive;
-  Outcome receive(uint32_t qp, uint32_t psn) override;
-
-  uint32_t epsn(uint32_t qp) const override;
-  uint32_t blocks_held(uint32_t qp) const override;
-  uint32_t head(uint32_t qp) const { return bm_.head(qp); }
-  bool received(uint32_t qp, uint32_t psn) const { return bm_.received(qp, psn); }
   const Params& params() const { return p_; }
 
-  bool check_invariants(std::string* why) const override;
+ protected:
+  // kAck for in order and duplicates; the baseline has no loss signal (kNone otherwise).
+  void set_feedback(Outcome& out, uint32_t psn) const override;
 
  private:
   Params p_;
-  detail::CyclicBitmap bm_;
 };
 
 }  // namespace oonic::ordering

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "testbench/common/arrival_orders.h"
+#include "testbench/common/ordering_checks.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -68,11 +69,7 @@ EunomiaHdBitmap::Params HdParams(uint32_t b = 16, uint32_t cap = 256, uint32_t b
   return ::testing::AssertionFailure() << "controller invariant violated: " << why;
 }
 
-::testing::AssertionResult Invariants(const EunomiaHdBitmap& bm) {
-  std::string why;
-  if (bm.check_invariants(&why)) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "invariant violated: " << why;
-}
+using oonic::test::Invariants;  // testbench/common/ordering_checks.h
 
 PacketMeta Last() {
   PacketMeta m;
@@ -87,14 +84,6 @@ PacketMeta WithHead(uint32_t head, bool last = false) {
   m.last = last;
   return m;
 }
-
-#define EXPECT_COST(o, cyc, loc, na, ba)                      \
-  do {                                                        \
-    EXPECT_EQ((o).cycles, static_cast<uint32_t>(cyc));        \
-    EXPECT_EQ((o).locate_cycles, static_cast<uint32_t>(loc)); \
-    EXPECT_EQ((o).node_accesses, static_cast<uint32_t>(na));  \
-    EXPECT_EQ((o).block_accesses, static_cast<uint32_t>(ba)); \
-  } while (0)
 
 void Feed(EunomiaHdBitmap& bm, uint32_t qp, std::initializer_list<uint32_t> psns) {
   for (uint32_t p : psns) {

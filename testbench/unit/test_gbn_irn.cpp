@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "testbench/common/arrival_orders.h"
+#include "testbench/common/ordering_checks.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -43,19 +44,7 @@ using oonic::ordering::Verdict;
 using oonic::wire::psn_add;
 using oonic::wire::psn_diff;
 
-::testing::AssertionResult Invariants(const OrderingUnit& u) {
-  std::string why;
-  if (u.check_invariants(&why)) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "invariant violated: " << why;
-}
-
-#define EXPECT_COST(o, cyc, loc, na, ba)                      \
-  do {                                                        \
-    EXPECT_EQ((o).cycles, static_cast<uint32_t>(cyc));        \
-    EXPECT_EQ((o).locate_cycles, static_cast<uint32_t>(loc)); \
-    EXPECT_EQ((o).node_accesses, static_cast<uint32_t>(na));  \
-    EXPECT_EQ((o).block_accesses, static_cast<uint32_t>(ba)); \
-  } while (0)
+using oonic::test::Invariants;  // testbench/common/ordering_checks.h
 
 Gbn::Params GbnParams(uint32_t qps) {
   Gbn::Params p;

@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "testbench/common/arrival_orders.h"
+#include "testbench/common/ordering_checks.h"
 
 #include <algorithm>
 #include <array>
@@ -91,19 +92,7 @@ std::unique_ptr<LinkedListBitmap> Make(Scheme s, const Left::Params& p) {
   return nullptr;
 }
 
-::testing::AssertionResult Invariants(const LinkedListBitmap& bm) {
-  std::string why;
-  if (bm.check_invariants(&why)) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "invariant violated: " << why;
-}
-
-#define EXPECT_COST(o, cyc, loc, na, ba)                      \
-  do {                                                        \
-    EXPECT_EQ((o).cycles, static_cast<uint32_t>(cyc));        \
-    EXPECT_EQ((o).locate_cycles, static_cast<uint32_t>(loc)); \
-    EXPECT_EQ((o).node_accesses, static_cast<uint32_t>(na));  \
-    EXPECT_EQ((o).block_accesses, static_cast<uint32_t>(ba)); \
-  } while (0)
+using oonic::test::Invariants;  // testbench/common/ordering_checks.h
 
 void ExpectHoles(const LinkedListBitmap& bm, uint32_t qp,
                  std::vector<std::pair<uint32_t, uint32_t>> want) {

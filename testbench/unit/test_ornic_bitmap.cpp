@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "testbench/common/arrival_orders.h"
+#include "testbench/common/ordering_checks.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -44,19 +45,7 @@ OrnicBitmap::Params MakeParams(uint32_t m, uint32_t n, uint32_t pool, uint32_t q
   return p;
 }
 
-::testing::AssertionResult Invariants(const OrnicBitmap& bm) {
-  std::string why;
-  if (bm.check_invariants(&why)) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "invariant violated: " << why;
-}
-
-#define EXPECT_COST(o, cyc, loc, na, ba)                      \
-  do {                                                        \
-    EXPECT_EQ((o).cycles, static_cast<uint32_t>(cyc));        \
-    EXPECT_EQ((o).locate_cycles, static_cast<uint32_t>(loc)); \
-    EXPECT_EQ((o).node_accesses, static_cast<uint32_t>(na));  \
-    EXPECT_EQ((o).block_accesses, static_cast<uint32_t>(ba)); \
-  } while (0)
+using oonic::test::Invariants;  // testbench/common/ordering_checks.h
 
 // Receive a list of PSNs, expecting each to be accepted (in order or out of order).
 void Feed(OrnicBitmap& bm, uint32_t qp, std::initializer_list<uint32_t> psns) {
