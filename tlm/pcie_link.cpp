@@ -117,6 +117,9 @@ void PcieLink::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay
                                 : book_read(t_ps, gp.get_address(), gp.get_data_length());
   sc_core::sc_time host_delay = sc_core::SC_ZERO_TIME;
   host_initiator_socket->b_transport(gp, host_delay);
+  if (write_observer_ && gp.is_write() && gp.get_response_status() == tlm::TLM_OK_RESPONSE)
+    write_observer_(done + static_cast<uint64_t>(host_delay.to_seconds() * 1e12 + 0.5),
+                    gp.get_address(), gp.get_data_length());
   delay = sc_core::sc_time(static_cast<double>(done - now_ps), sc_core::SC_PS) + host_delay;
 }
 

@@ -14,6 +14,7 @@
 
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+#include <functional>
 #include <queue>
 #include <string>
 #include <systemc>
@@ -49,6 +50,11 @@ class PcieLink : public sc_core::sc_module {
   uint64_t book_write(uint64_t t_ps, uint64_t addr, uint64_t len);
   uint64_t book_read(uint64_t t_ps, uint64_t addr, uint64_t len);
   const PcieParams& params() const { return p_; }
+  // Observer of every NIC write into host memory, called when the write is
+  // booked with the time its last TLP reaches the host (e.g. the host driver
+  // watching its completion queues). At most one.
+  using WriteObserver = std::function<void(uint64_t done_ps, uint64_t addr, uint64_t len)>;
+  void on_write(WriteObserver f) { write_observer_ = std::move(f); }
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -57,6 +63,7 @@ class PcieLink : public sc_core::sc_module {
   static uint64_t chunks(uint64_t addr, uint64_t len, uint64_t boundary);
 
   PcieParams p_;
+  WriteObserver write_observer_;
   double ps_per_byte_;
   PsResource up_, down_;
   std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> tags_;

@@ -50,9 +50,9 @@ OrnicNic::OrnicNic(sc_core::sc_module_name name, const OrnicParams& p, Stats& st
       qps_(&qp_ctx_sram_, p_.nic.max_qps),
       register_manager_("register_manager", env_),
       dma_("dma", env_),
-      tx_("tx", env_),
-      control_("control", env_, qps_, tx_.hdr_generator, dma_),
+      control_("control", env_, qps_, dma_, agenda_),
       rx_("rx", env_, qps_, dma_, control_.req_manager),
+      tx_("tx", env_, qps_, register_manager_.registers(), dma_, agenda_, control_.req_manager),
       frames_in_(stats.counter(std::string(this->name()) + ".mac.frames_in", "frame",
                                "frames received from the network")),
       frames_out_(stats.counter(std::string(this->name()) + ".mac.frames_out", "frame",
@@ -60,6 +60,17 @@ OrnicNic::OrnicNic(sc_core::sc_module_name name, const OrnicParams& p, Stats& st
   mac_rx_socket.register_b_transport(this, &OrnicNic::mac_rx);
   dma_.dma_initiator_socket.bind(dma_initiator_socket);
   reg_socket.bind(register_manager_.reg_socket);
+  control_.req_manager.set_hdr_generator(&tx_.hdr_generator);
+  control_.cqe_manager.set_qp_manager(&tx_.qp_manager);
+  control_.rsp_manager.connect(&tx_.qp_manager, &rx_.bitmap_manager);
+  tx_.qp_manager.set_cqe_manager(&control_.cqe_manager);
+  tx_.qp_manager.set_rsp_manager(&control_.rsp_manager);
+  rx_.rsp_processor.set_requester(&control_.rsp_manager);
+  register_manager_.on_write([this](Cycle t, uint32_t addr, uint32_t value) {
+    if (addr < kQpBase) return;
+    uint32_t qi = (addr - kQpBase) / kQpStride;
+    if ((addr - kQpBase) % kQpStride == kSqDoorbellOffset) tx_.qp_manager.doorbell(t, qi, value);
+  });
   tx_.hdr_generator.set_sink(
       [this](Cycle start, const uint8_t* f, size_t len) { send_frame(start, f, len); });
   drops_.push_back(&accepted_frames_);  // Drop::kNone
@@ -101,12 +112,14 @@ std::vector<Sram*> OrnicNic::srams() {
           &rx_.bitmap_manager.node_array(),
           &rx_.bitmap_manager.block_pool(),
           &qp_ctx_sram_,
-          &control_.req_manager.acked_psn_mem()};
+          &control_.req_manager.acked_psn_mem(),
+          &tx_.qp_manager.wqe_cache()};
 }
 
 Cycle OrnicNic::last_activity() const {
   return std::max({last_rx_, rx_.req_processor.last_dma_done(), rx_.rsp_processor.last_dma_done(),
-                   control_.req_manager.last_activity()});
+                   control_.req_manager.last_activity(), control_.cqe_manager.last_activity(),
+                   tx_.qp_manager.last_activity()});
 }
 
 uint64_t OrnicNic::payload_bytes_placed() const {

@@ -3,10 +3,11 @@
 //   mac_rx_socket         TLM target: frames arriving from the network
 //   mac_tx_socket         TLM initiator: frames the NIC sends
 //   dma_initiator_socket  TLM initiator: to the PCIe link / host memory
+//   reg_socket            TLM target: the host's register bus (Register Manager)
 // The receive path runs in the caller's thread when a frame arrives: each block
 // books its whole schedule for the packet at that moment (see README "Timing
-// model"), so a packet costs no process wake inside the NIC; the Req Manager's
-// scheduler is the one process that wakes, when ACK/NAK/READ work falls due.
+// model"), so a packet costs no process wake inside the NIC; the TX arbiter is
+// the one process that wakes, when booked work falls due or the MAC frees.
 #pragma once
 
 #include <tlm_utils/simple_initiator_socket.h>
@@ -19,7 +20,10 @@
 
 #include "model/core/clock.h"
 #include "model/ornic/block_env.h"
+#include "model/ornic/agenda.h"
+#include "model/ornic/control/cqe_manager.h"
 #include "model/ornic/control/req_manager.h"
+#include "model/ornic/control/rsp_manager.h"
 #include "model/ornic/dma_engine.h"
 #include "model/ornic/packet_log.h"
 #include "model/ornic/qp_context.h"
@@ -30,22 +34,35 @@
 #include "model/ornic/rx/rsp_processor.h"
 #include "model/ornic/rx/rx_parser.h"
 #include "model/ornic/tx/hdr_generator.h"
+#include "model/ornic/tx/qp_manager.h"
+#include "model/ornic/tx/tx_arbiter.h"
 
 namespace oonic::ornic {
-
-class TxPlane : public sc_core::sc_module {
- public:
-  HdrGenerator hdr_generator;
-  TxPlane(sc_core::sc_module_name n, const BlockEnv& env)
-      : sc_module(n), hdr_generator("hdr_generator", env) {}
-};
 
 class ControlPlane : public sc_core::sc_module {
  public:
   ReqManager req_manager;
-  ControlPlane(sc_core::sc_module_name n, const BlockEnv& env, QpContextTable& qps,
-               HdrGenerator& hdr, DmaEngine& dma)
-      : sc_module(n), req_manager("req_manager", env, qps, hdr, dma) {}
+  CqeManager cqe_manager;
+  RspManager rsp_manager;
+  ControlPlane(sc_core::sc_module_name n, const BlockEnv& env, QpContextTable& qps, DmaEngine& dma,
+               Agenda& agenda)
+      : sc_module(n),
+        req_manager("req_manager", env, qps, dma),
+        cqe_manager("cqe_manager", env, qps, dma),
+        rsp_manager("rsp_manager", env, qps, agenda, cqe_manager) {}
+};
+
+class TxPlane : public sc_core::sc_module {
+ public:
+  HdrGenerator hdr_generator;
+  QpManager qp_manager;
+  TxArbiter arbiter;
+  TxPlane(sc_core::sc_module_name n, const BlockEnv& env, QpContextTable& qps, RegisterFile& regs,
+          DmaEngine& dma, Agenda& agenda, ReqManager& rm)
+      : sc_module(n),
+        hdr_generator("hdr_generator", env),
+        qp_manager("qp_manager", env, qps, regs, dma, hdr_generator, agenda),
+        arbiter("arbiter", env, agenda, rm, qp_manager, hdr_generator) {}
 };
 
 class RxPlane : public sc_core::sc_module {
@@ -106,9 +123,10 @@ class OrnicNic : public sc_core::sc_module {
   QpContextTable qps_;
   RegisterManager register_manager_;
   DmaEngine dma_;
-  TxPlane tx_;
+  Agenda agenda_;
   ControlPlane control_;
   RxPlane rx_;
+  TxPlane tx_;
   PacketLog* log_ = nullptr;
   std::function<void(const PacketRecord&)> observer_;
   std::vector<Counter*> drops_;

@@ -51,7 +51,35 @@ void OrnicParams::describe(ParamTable& t) {
   t.add("tx.hdr_generator.ack_cycles", &hdr_generator.ack_cycles, "cycle",
         "Hdr Generator cycles to build an ACK/NAK frame", 1, 1000);
   t.add("tx.hdr_generator.data_cycles", &hdr_generator.data_cycles, "cycle",
-        "Hdr Generator cycles to build a data (READ response) header", 1, 1000);
+        "Hdr Generator cycles to build a data header (WRITE/SEND/READ request, READ response)", 1, 1000);
+  t.add("tx.qp_manager.fetch_cycles", &qp_manager.fetch_cycles, "cycle",
+        "QP Manager cycles to parse one fetched WQE before writing it into the WQE cache", 0,
+        1000);
+  t.add("tx.qp_manager.fetch_batch", &qp_manager.fetch_batch, "WQE",
+        "WQEs fetched from the send queue by one DMA read (at most)", 1, 1024);
+  t.add("tx.qp_manager.max_outstanding_wqes", &qp_manager.max_outstanding_wqes, "WQE",
+        "WQEs of one QP held in the WQE cache and pipelined (standard WQEs; an OOO WQE is always "
+        "alone)",
+        1, 65536);
+  t.add("tx.qp_manager.prefetch_packets", &qp_manager.prefetch_packets, "packet",
+        "data packets whose payload the QP Manager fetches by DMA read ahead of the TX arbiter", 1,
+        1024);
+  t.add("tx.qp_manager.max_inflight_psns", &qp_manager.max_inflight_psns, "PSN",
+        "send window: no new packet at or past first unacknowledged PSN + this (keeps data inside "
+        "the receiver's bitmap, Eq. 5)",
+        1, 1u << 22);
+  t.add("tx.arbiter.schedule_cycles", &arbiter.schedule_cycles, "cycle",
+        "TX arbiter cycles to grant a data packet (then the WQE cache read)", 0, 1000);
+  t.add("tx.arbiter.lookahead_cycles", &arbiter.lookahead_cycles, "cycle",
+        "the arbiter grants the next frame when the MAC is free within this many cycles (keeps "
+        "the MAC busy without queueing frames behind it)",
+        0, 100000);
+  t.add("control.rsp_manager.rtt_ns", &rsp_manager.rtt_ns, "ns",
+        "RTT in the requester timeout RTT + OTD/B (OTD x PMTU x 8 / mac.rate_gbps); a QP's "
+        "TIMEOUT_CYCLES register overrides",
+        1, 1e9);
+  t.add("control.cqe_manager.schedule_cycles", &cqe_manager.schedule_cycles, "cycle",
+        "CQE Manager register-scheduler cycles per CQE (then WQE cache read, DMA write)", 0, 1000);
   t.add("reg.access_cycles", &reg.access_cycles, "cycle",
         "cycles a register access through reg_socket takes", 0, 1000);
   sram.req_pkt_buffer.describe(t, "sram.rx.req_pkt_buffer",
@@ -64,6 +92,8 @@ void OrnicParams::describe(ParamTable& t) {
   sram.qp_context.describe(t, "sram.qp.context", "the QP context table (one word per QP)");
   sram.acked_psn_mem.describe(t, "sram.control.acked_psn_mem",
                               "the Req Manager's ACKed-PSN memory (one word per QP)");
+  sram.wqe_cache.describe(t, "sram.tx.wqe_cache",
+                          "the Hdr Generator's WQE cache (one word per cached WQE)");
   pcie.describe(t);
   host.describe(t);
 }

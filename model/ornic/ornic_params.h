@@ -60,6 +60,27 @@ struct HdrGeneratorParams {  // tx.hdr_generator.*
   uint32_t data_cycles = 4;
 };
 
+struct QpManagerParams {  // tx.qp_manager.*
+  uint32_t fetch_cycles = 2;
+  uint32_t fetch_batch = 8;
+  uint32_t max_outstanding_wqes = 16;
+  uint32_t prefetch_packets = 8;
+  uint32_t max_inflight_psns = 320;
+};
+
+struct TxArbiterParams {  // tx.arbiter.*
+  uint32_t schedule_cycles = 1;
+  uint32_t lookahead_cycles = 8;
+};
+
+struct RspManagerParams {  // control.rsp_manager.*
+  double rtt_ns = 10000;
+};
+
+struct CqeManagerParams {  // control.cqe_manager.*
+  uint32_t schedule_cycles = 1;
+};
+
 struct RegisterManagerParams {  // reg.*
   uint32_t access_cycles = 2;
 };
@@ -71,6 +92,7 @@ struct SramSet {  // sram.<instance>.*
   SramParams rsp_hdr_buffer{512, 64, "1R1W", 1};
   SramParams qp_context{512, 2048, "2RW", 1};
   SramParams acked_psn_mem{64, 2048, "1R1W", 1};
+  SramParams wqe_cache{256, 4096, "1R1W", 1};
 };
 
 struct OrnicParams {
@@ -83,6 +105,10 @@ struct OrnicParams {
   DmaParams dma;
   ReqManagerParams req_manager;
   HdrGeneratorParams hdr_generator;
+  QpManagerParams qp_manager;
+  TxArbiterParams arbiter;
+  RspManagerParams rsp_manager;
+  CqeManagerParams cqe_manager;
   RegisterManagerParams reg;
   SramSet sram;
   PcieParams pcie;

@@ -19,12 +19,16 @@ RegisterManager::RegisterManager(sc_core::sc_module_name name, const BlockEnv& e
   regs_.set_reset("PMTU", env.p.nic.pmtu_bytes);
   regs_.set_reset("DEFAULT_OTD", env.p.nic.otd);
   regs_.reset();
+  regs_.on_write([this](uint32_t addr, uint32_t v) {
+    if (on_write_) on_write_(access_cycle_, addr, v);
+  });
   reg_socket.register_b_transport(this, &RegisterManager::b_transport);
   reg_socket.register_transport_dbg(this, &RegisterManager::transport_dbg);
 }
 
 void RegisterManager::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   delay += clk_.at(access_cycles_);
+  access_cycle_ = clk_.now() + clk_.ceil_cycles(ClockDomain::ps_of(delay));
   if (gp.get_byte_enable_ptr()) {
     errors_.inc();
     gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <tlm_utils/simple_target_socket.h>
+#include <functional>
 #include <systemc>
 #include <tlm>
 
@@ -26,6 +27,11 @@ class RegisterManager : public sc_core::sc_module {
 
   RegisterManager(sc_core::sc_module_name name, const BlockEnv& env);
   RegisterFile& registers() { return regs_; }
+  // Called after every successful write through reg_socket with the cycle it
+  // takes effect (after reg.access_cycles): doorbells.
+  void on_write(std::function<void(Cycle, uint32_t addr, uint32_t value)> f) {
+    on_write_ = std::move(f);
+  }
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -33,6 +39,8 @@ class RegisterManager : public sc_core::sc_module {
   ClockDomain clk_;
   uint32_t access_cycles_;
   RegisterFile regs_;
+  std::function<void(Cycle, uint32_t, uint32_t)> on_write_;
+  Cycle access_cycle_ = 0;
   Counter& reads_;
   Counter& writes_;
   Counter& errors_;

@@ -30,6 +30,7 @@ struct RegisterDef {
 
 constexpr uint32_t kQpBase = 0x1000;
 constexpr uint32_t kQpStride = 0x40;
+constexpr uint32_t kSqDoorbellOffset = 0x34;  // SQ_DOORBELL within a QP block
 
 // The tables (offsets, names, resets, accesses, masks, descriptions).
 const std::vector<RegisterDef>& global_registers();

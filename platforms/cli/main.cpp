@@ -1,4 +1,5 @@
-// oonic: the command line. Subcommands: replay, params, stats.
+// oonic: the command line. Subcommands: replay, run, params, stats, registers,
+// trace, experiment.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include "model/core/config.h"
 #include "model/core/error.h"
 #include "model/ornic/register_map.h"
+#include "platforms/b2b/b2b.h"
 #include "platforms/experiments/bitmap_compare.h"
 #include "platforms/replay/replay.h"
 #include "platforms/trace/trace_tools.h"
@@ -29,14 +31,44 @@ oonic is a cycle-accurate SystemC/TLM-2.0 model of an out-of-order RDMA NIC
 
 commands:
   replay TRACE [options]   play a packet trace, in arrival order, into one NIC
+  run CONFIG [options]     two NICs (hosts, PCIe, a reordering/lossy network) run a
+                           workload of WRITE/READ/SEND WQEs; scoreboard checked
   params [--markdown]      list every parameter: default, unit, range, description
-  stats [--markdown]       list every stat a replay reports: kind, unit, description
+  stats [--run] [--markdown]
+                           list every stat a replay (or, with --run, a b2b run)
+                           reports: kind, unit, description
   registers                the Register Manager's register map (Markdown)
   trace SUBCOMMAND         trace tools: convert, synth, perturb, stats
   experiment NAME          rerun a paper evaluation on the cores: bitmap-compare (ORNIC 4.3)
   help                     this text; `oonic COMMAND --help` for a command
 
-exit status: 0 done, 2 bad input (the message names the file, line, key or record)
+exit status: 0 done, 1 a run's scoreboard failed or it did not finish,
+             2 bad input (the message names the file, line, key or record)
+)";
+
+const char* kRunUsage = R"(usage: oonic run CONFIG [options]
+
+Builds the b2b system: host A and host B, each with its memory and PCIe link
+and an ORNIC NIC, connected by a network that delays, reorders (OOO distance)
+and drops (random rate or listed PSNs). Host A posts the workload (workload.*
+keys: QPs, opcode mix, WQE sizes, count, OOO or standard) through the NIC's
+register bus, and takes CQEs. After the run the scoreboard checks every WQE:
+bytes at the destination equal the source, exactly one CQE each, no READ CQE
+before its data. CONFIG is a YAML file (`oonic params` lists every key;
+examples/ has runnable ones); "-" runs the defaults.
+
+options:
+  --set KEY=VALUE      override one parameter (repeatable), e.g. --set network.loss_rate=0.01
+  --out DIR            results directory (default: results/<config name>)
+  --vcd[=GROUPS]       also write waves.vcd (both NICs; groups rx,bitmap,dma,control,tx)
+  --vcd-window A:B     only cycles A..B in waves.vcd
+  --seed N             run seed: workload draws, network jitter and loss (default 1)
+  --quiet              no summary on stdout
+  -h, --help           this text
+
+results: stats.json wqes.csv sram.csv a_to_b.pcap b_to_a.pcap config.yaml [waves.vcd]
+exit status: 0 every WQE completed and the scoreboard is clean, 1 otherwise,
+             2 bad input
 )";
 
 const char* kReplayUsage = R"(usage: oonic replay TRACE [options]
@@ -138,6 +170,56 @@ int cmd_replay(Args& a) {
   return oonic::replay::run_replay(o);
 }
 
+int cmd_run(Args& a) {
+  oonic::b2b::RunOptions o;
+  bool have = false;
+  while (a.more()) {
+    std::string s = a.v[a.i++];
+    if (s == "-h" || s == "--help") {
+      std::fputs(kRunUsage, stdout);
+      return 0;
+    } else if (s == "--set") {
+      o.sets.push_back(a.next(s));
+    } else if (s == "--out") {
+      o.out = a.next(s);
+    } else if (s == "--vcd") {
+      o.vcd = true;
+    } else if (s.rfind("--vcd=", 0) == 0) {
+      o.vcd = true, o.vcd_groups = s.substr(6);
+    } else if (s == "--vcd-window") {
+      std::string w = a.next(s);
+      auto c = w.find(':');
+      try {
+        if (c == std::string::npos) throw std::invalid_argument(w);
+        o.vcd_from = std::stoull(w.substr(0, c));
+        o.vcd_to = std::stoull(w.substr(c + 1));
+      } catch (const std::exception&) {
+        throw oonic::Error(oonic::msg::kCli, "--vcd-window: expected A:B (cycles), got '" + w + "'");
+      }
+    } else if (s == "--seed") {
+      std::string v = a.next(s);
+      try {
+        size_t used = 0;
+        o.seed = std::stoull(v, &used);
+        if (used != v.size()) throw std::invalid_argument(v);
+      } catch (const std::exception&) {
+        throw oonic::Error(oonic::msg::kCli, "--seed: not a number: '" + v + "'");
+      }
+    } else if (s == "--quiet") {
+      o.quiet = true;
+    } else if (s.size() > 1 && s[0] == '-') {
+      throw oonic::Error(oonic::msg::kCli, "run: unknown option '" + s + "' (see oonic run --help)");
+    } else if (have) {
+      throw oonic::Error(oonic::msg::kCli, "run: more than one CONFIG given");
+    } else {
+      have = true;
+      if (s != "-") o.config = s;
+    }
+  }
+  if (!have) throw oonic::Error(oonic::msg::kCli, "run: no CONFIG given (see oonic run --help)");
+  return oonic::b2b::run_b2b(o);
+}
+
 }  // namespace
 
 int sc_main(int argc, char* argv[]) {
@@ -150,6 +232,7 @@ int sc_main(int argc, char* argv[]) {
     }
     std::string cmd = a.v[a.i++];
     if (cmd == "replay") return cmd_replay(a);
+    if (cmd == "run") return cmd_run(a);
     if (cmd == "trace")
       return oonic::trace::trace_command(std::vector<std::string>(a.v.begin() + a.i, a.v.end()));
     if (cmd == "experiment")
@@ -165,13 +248,16 @@ int sc_main(int argc, char* argv[]) {
       return 0;
     }
     if (cmd == "params" || cmd == "stats") {
-      bool md = false;
+      bool md = false, run = false;
       while (a.more()) {
         std::string s = a.v[a.i++];
         if (s == "--markdown")
           md = true;
+        else if (s == "--run" && cmd == "stats")
+          run = true;
         else if (s == "-h" || s == "--help") {
-          std::printf("usage: oonic %s [--markdown]\n", cmd.c_str());
+          std::printf("usage: oonic %s%s [--markdown]\n", cmd.c_str(),
+                      cmd == "stats" ? " [--run]" : "");
           return 0;
         } else
           throw oonic::Error(oonic::msg::kCli, cmd + ": unknown option '" + s + "'");
@@ -180,9 +266,15 @@ int sc_main(int argc, char* argv[]) {
         oonic::ParamTable t;
         oonic::replay::AllParams all;
         all.describe(t);
+        // `oonic run` adds the network, the workload and run.* to the NIC's keys.
+        oonic::b2b::AllParams b2b;
+        b2b.network.describe(t);
+        b2b.workload.describe(t);
+        b2b.run.describe(t);
         std::fputs(oonic::params_listing(t, md).c_str(), stdout);
       } else {
-        std::fputs(oonic::replay::stats_listing(md).c_str(), stdout);
+        std::fputs((run ? oonic::b2b::stats_listing(md) : oonic::replay::stats_listing(md)).c_str(),
+                   stdout);
       }
       return 0;
     }

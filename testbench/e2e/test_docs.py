@@ -39,6 +39,19 @@ class Docs(unittest.TestCase):
         self.assertEqual(documented - registered, set(), "documented but not registered")
         self.assertEqual(registered - documented, set(), "registered but not documented")
 
+    def test_run_stats_doc_matches_binary_and_a_run(self):
+        out = subprocess.run([BIN, "stats", "--run", "--markdown"], capture_output=True, text=True,
+                             check=True).stdout
+        path = os.path.join(SRC, "docs", "STATS-RUN.md")
+        self.assertEqual(doc_table(path), out, "docs/STATS-RUN.md is stale: run scripts/gen-docs")
+        documented = set(re.findall(r"^\| `([^`]+)` \|", open(path).read(), re.M))
+        with tempfile.TemporaryDirectory() as d:
+            subprocess.run([BIN, "run", os.path.join(SRC, "examples", "b2b-mixed.yaml"), "--out", d,
+                            "--quiet", "--set", "workload.wqes_per_qp=2"], check=True)
+            registered = set(json.load(open(os.path.join(d, "stats.json")))["stats"])
+        self.assertEqual(documented - registered, set(), "documented but not registered")
+        self.assertEqual(registered - documented, set(), "registered but not documented")
+
     def test_every_param_has_unit_and_description(self):
         for line in open(os.path.join(SRC, "docs", "PARAMS.md")):
             if line.startswith("| `"):

@@ -5,12 +5,11 @@
 namespace oonic::ornic {
 
 ReqManager::ReqManager(sc_core::sc_module_name name, const BlockEnv& env, QpContextTable& qps,
-                       HdrGenerator& hdr, DmaEngine& dma)
+                       DmaEngine& dma)
     : sc_module(name),
       p_(env.p),
       clk_(env.p.nic.clock_mhz),
       qps_(qps),
-      hdr_(hdr),
       dma_(dma),
       mem_("control.acked_psn_mem", env.p.sram.acked_psn_mem, env.stats,
            env.sram_stat("control.acked_psn_mem")),
@@ -21,8 +20,7 @@ ReqManager::ReqManager(sc_core::sc_module_name name, const BlockEnv& env, QpCont
                                    "ACKs the scheduler handed to the Hdr Generator")),
       nak_regs_(env.stats.counter(std::string(this->name()) + ".nak_registrations", "registration",
                                   "NAK registrations by the Req Processor")),
-      wakes_(env.stats.counter(std::string(this->name()) + ".wakes", "wake",
-                               "times the scheduler process woke (simulator cost, not hardware)")) {
+      p_queue_() {
   std::string n = this->name();
   env.stats.derived(
       n + ".ack_aggregation", "ratio",
@@ -30,11 +28,10 @@ ReqManager::ReqManager(sc_core::sc_module_name name, const BlockEnv& env, QpCont
         return acks_sent_.value ? static_cast<double>(ack_regs_.value) / acks_sent_.value : 0.0;
       });
   p_queue_.bind(env.vcd, n + ".ack_queue_depth", 16);
-  SC_THREAD(scheduler);
 }
 
 void ReqManager::notify_at(Cycle t) {
-  wake_.notify(clk_.until(t));
+  if (kick_) kick_(t);
 }
 
 void ReqManager::register_ack(Cycle t, uint32_t qp, uint32_t psn, uint32_t msn, bool cached) {
@@ -66,10 +63,10 @@ void ReqManager::register_bitmap_nak(Cycle t, uint32_t qp, uint32_t epsn, uint32
 }
 
 void ReqManager::register_read(Cycle t, uint32_t qp, uint64_t va, uint32_t len, uint32_t psn,
-                               uint32_t msn, bool ooo) {
+                               uint32_t msn, bool ooo, bool duplicate) {
   Pending w{};
   w.t = t, w.seq = seq_++, w.kind = Kind::kRead, w.qp = qp, w.psn = psn, w.msn = msn, w.va = va;
-  w.len = len, w.flag = ooo;
+  w.len = len, w.flag = ooo, w.dup = duplicate;
   pending_.push(w);
   notify_at(t);
 }
@@ -91,6 +88,11 @@ void ReqManager::apply(const Pending& w) {
       if (!s.nak_queued) s.nak_queued = true, nak_q_.push_back(w.qp);
       break;
     case Kind::kRead: {
+      if (w.dup && !w.flag) {
+        // A standard re-request restarts the response stream from its PSN.
+        for (auto it = reads_.begin(); it != reads_.end();)
+          it = it->qp == w.qp ? reads_.erase(it) : it + 1;
+      }
       ReadJob j;
       j.qp = w.qp, j.va = w.va, j.len = w.len, j.psn = w.psn, j.msn = w.msn, j.ooo = w.flag;
       uint32_t pmtu = qps_.at(w.qp).pmtu;
@@ -113,83 +115,74 @@ void ReqManager::prefetch(ReadJob& j, Cycle now) {
   }
 }
 
-void ReqManager::scheduler() {
-  for (;;) {
-    Cycle now = clk_.now();
-    while (!pending_.empty() && pending_.top().t <= now) {
-      apply(pending_.top());
-      pending_.pop();
-    }
-    if (p_queue_.on()) p_queue_.set(now, ack_q_.size());
-    Cycle next = kNever;
-    bool work = !ack_q_.empty() || !nak_q_.empty() || !reads_.empty();
-    if (work) {
-      Cycle hfree = hdr_.free_at();
-      if (hfree > now) {
-        next = hfree;
-      } else if (!nak_q_.empty()) {
-        uint32_t qp = nak_q_.front();
-        nak_q_.pop_front();
-        Slot& s = slots_[qp];
-        s.nak_queued = false;
-        Cycle t = mem_.read(now + p_.req_manager.schedule_cycles, 64);
-        if (s.nak_is_bitmap)
-          last_activity_ = hdr_.send_bitmap_nak(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_block);
-        else
-          last_activity_ =
-              hdr_.send_ack(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_syndrome, false);
-        continue;
-      } else if (!ack_q_.empty()) {
-        uint32_t qp = ack_q_.front();
-        ack_q_.pop_front();
-        Slot& s = slots_[qp];
-        s.queued = false;
-        Cycle t = mem_.read(now + p_.req_manager.schedule_cycles, 64);
-        acks_sent_.inc();
-        last_activity_ =
-            hdr_.send_ack(t, qps_.at(qp), s.psn, s.msn, wire::kAethAckNoCredit, s.cached);
-        s.cached = false;
-        continue;
-      } else {
-        ReadJob& j = reads_.front();
-        prefetch(j, now);
-        Cycle ready = j.ready.front();
-        if (ready > now) {
-          next = ready;
-        } else {
-          const QpContext& qp = qps_.at(j.qp);
-          uint32_t pmtu = qp.pmtu;
-          uint32_t off = j.sent * pmtu;
-          uint32_t n = std::min(pmtu, j.len - std::min(j.len, off));
-          uint8_t op;
-          if (j.ooo)
-            op = wire::kOooReadResponse;
-          else if (j.packets == 1)
-            op = wire::kReadResponseOnly;
-          else if (j.sent == 0)
-            op = wire::kReadResponseFirst;
-          else if (j.sent + 1 == j.packets)
-            op = wire::kReadResponseLast;
-          else
-            op = wire::kReadResponseMiddle;
-          const uint8_t* data =
-              j.data.data() + size_t{j.sent % p_.dma.read_prefetch_packets} * pmtu;
-          last_activity_ = hdr_.send_read_response(now + p_.req_manager.schedule_cycles, qp, op,
-                                                   wire::psn_add(j.psn, j.sent), j.msn, data, n);
-          j.ready.pop_front();
-          ++j.sent;
-          if (j.sent == j.packets)
-            reads_.pop_front();
-          else
-            prefetch(j, now);
-          continue;
-        }
-      }
-    }
-    if (!pending_.empty()) next = std::min(next, pending_.top().t);
-    if (next != kNever) notify_at(next);
-    wakes_.inc();
-    sc_core::wait(wake_);
+void ReqManager::apply_due(Cycle now) {
+  while (!pending_.empty() && pending_.top().t <= now) {
+    apply(pending_.top());
+    pending_.pop();
+  }
+  if (p_queue_.on()) p_queue_.set(now, ack_q_.size());
+}
+
+void ReqManager::send_control(Cycle now) {
+  if (!nak_q_.empty()) {
+    uint32_t qp = nak_q_.front();
+    nak_q_.pop_front();
+    Slot& s = slots_[qp];
+    s.nak_queued = false;
+    Cycle t = mem_.read(now + p_.req_manager.schedule_cycles, 64);
+    if (s.nak_is_bitmap)
+      last_activity_ = hdr_->send_bitmap_nak(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_block);
+    else
+      last_activity_ = hdr_->send_ack(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_syndrome, false);
+    return;
+  }
+  uint32_t qp = ack_q_.front();
+  ack_q_.pop_front();
+  Slot& s = slots_[qp];
+  s.queued = false;
+  Cycle t = mem_.read(now + p_.req_manager.schedule_cycles, 64);
+  acks_sent_.inc();
+  last_activity_ = hdr_->send_ack(t, qps_.at(qp), s.psn, s.msn, wire::kAethAckNoCredit, s.cached);
+  s.cached = false;
+}
+
+Cycle ReqManager::read_ready(Cycle now) {
+  if (reads_.empty()) return kNever;
+  ReadJob& j = reads_.front();
+  prefetch(j, now);
+  return j.ready.front();
+}
+
+void ReqManager::send_read(Cycle now) {
+  ReadJob& j = reads_.front();
+  const QpContext& qp = qps_.at(j.qp);
+  uint32_t pmtu = qp.pmtu;
+  uint32_t off = j.sent * pmtu;
+  uint32_t n = std::min(pmtu, j.len - std::min(j.len, off));
+  uint8_t op;
+  if (j.ooo)
+    op = wire::kOooReadResponse;
+  else if (j.packets == 1)
+    op = wire::kReadResponseOnly;
+  else if (j.sent == 0)
+    op = wire::kReadResponseFirst;
+  else if (j.sent + 1 == j.packets)
+    op = wire::kReadResponseLast;
+  else
+    op = wire::kReadResponseMiddle;
+  const uint8_t* data = j.data.data() + size_t{j.sent % p_.dma.read_prefetch_packets} * pmtu;
+  last_activity_ = hdr_->send_read_response(now + p_.req_manager.schedule_cycles, qp, op,
+                                           wire::psn_add(j.psn, j.sent), j.msn, data, n);
+  j.ready.pop_front();
+  ++j.sent;
+  if (j.sent == j.packets) {
+    reads_.pop_front();
+  } else if (reads_.size() > 1) {
+    // Round-robin: the job's fetched data stays in its own slots.
+    reads_.push_back(std::move(reads_.front()));
+    reads_.pop_front();
+  } else {
+    prefetch(j, now);
   }
 }
 

@@ -7,14 +7,17 @@
 //   the Hdr Generator emits one ACK. Many registrations collapse into one ACK
 //   whenever they arrive faster than ACKs go out.
 //   NAK: the same shape, one slot per QP holding the latest NAK; NAKs go first.
-//   READ response: a FIFO of READ requests; payload is fetched by the DMA
-//   Engine up to dma.read_prefetch_packets ahead and one response packet is
-//   emitted per turn, so ACKs interleave with long READs.
-// This is the one process of the NIC that wakes on its own: when work
-// registered for a cycle becomes due, or when the Hdr Generator frees up.
+//   READ response: READ jobs served round-robin, one response packet per turn
+//   (so ACKs and a re-requested READ interleave with a long READ); payload is
+//   fetched by the DMA Engine up to dma.read_prefetch_packets ahead. A
+//   duplicate standard READ request (the requester re-requests after a lost
+//   response) replaces that QP's READ jobs.
+// The TX arbiter's process runs the schedulers: registrations take effect at
+// their cycle (apply_due), and the arbiter asks for one frame at a time.
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <queue>
 #include <systemc>
 #include <vector>
@@ -33,7 +36,8 @@ namespace oonic::ornic {
 class ReqManager : public sc_core::sc_module {
  public:
   ReqManager(sc_core::sc_module_name name, const BlockEnv& env, QpContextTable& qps,
-             HdrGenerator& hdr, DmaEngine& dma);
+             DmaEngine& dma);
+  void set_hdr_generator(HdrGenerator* h) { hdr_ = h; }
 
   // Registrations, booked for cycle t (>= now).
   void register_ack(Cycle t, uint32_t qp, uint32_t psn, uint32_t msn, bool start_addr_cached);
@@ -41,14 +45,20 @@ class ReqManager : public sc_core::sc_module {
   void register_bitmap_nak(Cycle t, uint32_t qp, uint32_t epsn, uint32_t msn,
                            const wire::BitmapBlock& block);
   void register_read(Cycle t, uint32_t qp, uint64_t va, uint32_t len, uint32_t psn, uint32_t msn,
-                     bool ooo);
+                     bool ooo, bool duplicate = false);
+  // The TX arbiter's side.
+  void set_kick(std::function<void(Cycle)> k) { kick_ = std::move(k); }
+  void apply_due(Cycle now);
+  Cycle next_pending() const { return pending_.empty() ? kNever : pending_.top().t; }
+  bool has_control() const { return !ack_q_.empty() || !nak_q_.empty(); }
+  void send_control(Cycle now);  // one NAK (first) or ACK
+  Cycle read_ready(Cycle now);    // head READ response's data ready (kNever: none)
+  void send_read(Cycle now);
   Sram& acked_psn_mem() { return mem_; }
   // Last cycle at which this manager sent or will send something.
   Cycle last_activity() const { return last_activity_; }
 
  private:
-  SC_HAS_PROCESS(ReqManager);
-  void scheduler();
   enum class Kind : uint8_t { kAck, kNak, kBitmapNak, kRead };
   struct Pending {
     Cycle t;
@@ -58,6 +68,7 @@ class ReqManager : public sc_core::sc_module {
     uint32_t psn, msn;
     uint8_t syndrome;
     bool flag;
+    bool dup;
     uint64_t va;
     uint32_t len;
     wire::BitmapBlock block;
@@ -87,7 +98,7 @@ class ReqManager : public sc_core::sc_module {
   OrnicParams p_;
   ClockDomain clk_;
   QpContextTable& qps_;
-  HdrGenerator& hdr_;
+  HdrGenerator* hdr_ = nullptr;
   DmaEngine& dma_;
   Sram mem_;
   std::vector<Slot> slots_;
@@ -95,12 +106,11 @@ class ReqManager : public sc_core::sc_module {
   std::deque<ReadJob> reads_;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;
   uint64_t seq_ = 0;
-  sc_core::sc_event wake_;
+  std::function<void(Cycle)> kick_;
   Cycle last_activity_ = 0;
   Counter& ack_regs_;
   Counter& acks_sent_;
   Counter& nak_regs_;
-  Counter& wakes_;
   Probe p_queue_;
 };
 

@@ -26,6 +26,7 @@ struct ReqActions {
   wire::BitmapBlock block;
   bool read = false;
   bool read_ooo = false;
+  bool read_dup = false;
 };
 ReqActions g_act;  // one NIC processes one packet at a time
 
@@ -114,9 +115,9 @@ void ReqProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
   if (rec.drop == Drop::kNone) accepted_.inc();
   if (a.place) place(t5, a.addr, v, rec);
   if (a.read) {
-    reads_.inc();
+    if (!a.read_dup) reads_.inc();
     rm_.register_read(t5, static_cast<uint32_t>(qi), v.reth.va, v.reth.dma_len, v.bth.psn, c.msn,
-                      a.read_ooo);
+                      a.read_ooo, a.read_dup);
   }
   if (a.bitmap_nak) rm_.register_bitmap_nak(t5, static_cast<uint32_t>(qi), c.epsn, c.msn, a.block);
   if (a.nak) rm_.register_nak(t5, static_cast<uint32_t>(qi), a.syndrome, a.nak_psn, c.msn);
@@ -323,7 +324,13 @@ void ReqProcessor::read_request(Cycle t3, uint32_t qi, QpContext& c, const wire:
   const uint32_t psn = v.bth.psn;
   int32_t d = wire::psn_diff(psn, c.epsn);
   if (d < 0) {
+    // A duplicate READ is executed again (IBA 9.7.5.1.4): the requester
+    // re-requests responses it lost, from their PSN.
     drop(t3, v, rec, Drop::kDuplicate);
+    if (region_ok(c, v.reth.rkey, v.reth.va, v.reth.dma_len)) {
+      a.read = true, a.read_dup = true;
+      a.read_ooo = v.bth.opcode == wire::kOooReadRequest;
+    }
     return;
   }
   if (d > 0) {

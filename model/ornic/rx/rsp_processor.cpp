@@ -58,12 +58,15 @@ void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
   Cycle t4 = t3;
   const uint8_t op = v.bth.opcode;
   const uint32_t psn = v.bth.psn;
+  enum class Tell { kNone, kAck, kNak, kBitmapNak } tell = Tell::kNone;
   if (op == wire::kAcknowledge || op == wire::kOooNak) {
     uint8_t kind = v.aeth.syndrome & 0xE0;
     if (op == wire::kOooNak) {
       bitmap_naks_.inc();
+      tell = Tell::kBitmapNak;
     } else if (kind == 0) {
       acks_.inc();
+      tell = Tell::kAck;
       if (v.bth.resv7 & wire::kBthStartAddrCachedBit) cached_flags_.inc();
       uint32_t next = wire::psn_add(psn, 1);
       if (!c.snd_una_valid) {
@@ -79,6 +82,7 @@ void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
       }
     } else {
       naks_.inc();
+      tell = Tell::kNak;
     }
   } else {
     // READ response: find the READ it answers.
@@ -92,6 +96,8 @@ void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
     }
     if (!rw) {
       drop(t3, v, rec, Drop::kUnexpectedResponse);
+    } else if (rw->received >= rw->packets) {
+      drop(t3, v, rec, Drop::kDuplicate);  // late copy of a READ already complete
     } else {
       bool accept = false;
       if (rw->ooo) {
@@ -105,6 +111,9 @@ void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
         rec.blocks_held = r.out.blocks_held;
         accept = r.out.verdict == ordering::Verdict::kInOrder ||
                  r.out.verdict == ordering::Verdict::kOutOfOrder;
+        if (r.out.nak && req_)
+          req_->on_read_loss(t4 + 1, static_cast<uint32_t>(qi), rw->start_psn, r.out.nak_block,
+                             r.out.epsn);
         if (!accept)
           drop(t4, v, rec,
                r.out.verdict == ordering::Verdict::kDuplicate      ? Drop::kDuplicate
@@ -119,6 +128,8 @@ void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
           rw->next_psn = wire::psn_add(psn, 1);
         } else {
           drop(t3, v, rec, d < 0 ? Drop::kDuplicate : Drop::kPsnSequenceError);
+          if (d > 0 && req_)
+            req_->on_read_gap(t3 + 1, static_cast<uint32_t>(qi), rw->start_psn, rw->next_psn);
         }
       }
       if (accept) {
@@ -132,10 +143,14 @@ void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
           rec.dma_done = dma_.write(t5, addr, v.payload, v.payload_len, &pkt_buf_);
           last_dma_done_ = std::max(last_dma_done_, rec.dma_done);
         }
-        if (++rw->received == rw->packets) {
+        rw->last_done = std::max(rw->last_done, rec.dma_done ? rec.dma_done : t5);
+        bool complete = ++rw->received == rw->packets;
+        if (complete) {
           reads_done_.inc();
           if (rw->ooo) bitmap_.close(t5, static_cast<uint32_t>(qi));
         }
+        if (req_)
+          req_->on_read_data(t5, static_cast<uint32_t>(qi), rw->start_psn, rw->last_done, complete);
         return;
       }
     }
@@ -143,6 +158,21 @@ void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
   Cycle t5 = qps_.sram().write(t4, ctx_bits);
   rec.processed = t5;
   pkt_buf_.discard(t5, rec.drop == Drop::kNone ? v.payload_len : 0);
+  if (!req_) return;
+  switch (tell) {
+    case Tell::kAck:
+      req_->on_ack(t5, static_cast<uint32_t>(qi), psn,
+                   v.bth.resv7 & wire::kBthStartAddrCachedBit);
+      break;
+    case Tell::kNak:
+      req_->on_nak(t5, static_cast<uint32_t>(qi), v.aeth.syndrome, psn);
+      break;
+    case Tell::kBitmapNak:
+      req_->on_bitmap_nak(t5, static_cast<uint32_t>(qi), psn, v.bitmap);
+      break;
+    case Tell::kNone:
+      break;
+  }
 }
 
 }  // namespace oonic::ornic

@@ -17,6 +17,7 @@
 #include "model/ornic/dma_engine.h"
 #include "model/ornic/packet_log.h"
 #include "model/ornic/qp_context.h"
+#include "model/ornic/requester_events.h"
 #include "model/ornic/rx/bitmap_manager.h"
 #include "model/ornic/rx/pkt_buffer.h"
 #include "model/wire/roce.h"
@@ -30,6 +31,8 @@ class RspProcessor : public sc_core::sc_module {
   void process(Cycle ready, const wire::PacketView& v, PacketRecord& rec);
   uint64_t payload_bytes_accepted() const { return read_bytes_.value; }
   Cycle last_dma_done() const { return last_dma_done_; }
+  // Where responses are reported for the requester (Rsp Manager); may be null.
+  void set_requester(RequesterEvents* r) { req_ = r; }
 
  private:
   void drop(Cycle t, const wire::PacketView& v, PacketRecord& rec, Drop d);
@@ -40,6 +43,7 @@ class RspProcessor : public sc_core::sc_module {
   PktBuffer& hdr_buf_;
   PktBuffer& pkt_buf_;
   Resource pipe_;
+  RequesterEvents* req_ = nullptr;
   Cycle last_dma_done_ = 0;
   Counter& packets_;
   Counter& acks_;

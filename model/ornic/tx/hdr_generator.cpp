@@ -17,6 +17,8 @@ HdrGenerator::HdrGenerator(sc_core::sc_module_name name, const BlockEnv& env)
                                      "OOO NAK frames carrying a bitmap block")),
       read_responses_(env.stats.counter(std::string(this->name()) + ".read_responses", "frame",
                                         "READ response frames sent")),
+      requests_(env.stats.counter(std::string(this->name()) + ".requests", "frame",
+                                  "request frames sent (WRITE/SEND data, READ requests)")),
       frames_(env.stats.counter(std::string(this->name()) + ".frames", "frame", "frames sent")),
       bytes_(env.stats.counter(std::string(this->name()) + ".bytes", "byte",
                                "frame bytes sent (without FCS)")) {
@@ -90,6 +92,11 @@ Cycle HdrGenerator::send_read_response(Cycle t, const QpContext& qp, uint8_t opc
   s.payload_len = len;
   read_responses_.inc();
   return emit(t, p_.hdr_generator.data_cycles, s, qp);
+}
+
+Cycle HdrGenerator::send_data(Cycle t, const QpContext& qp, wire::FrameSpec& spec) {
+  requests_.inc();
+  return emit(t, p_.hdr_generator.data_cycles, spec, qp);
 }
 
 }  // namespace oonic::ornic

@@ -1,5 +1,6 @@
-// TX plane: ORNIC's Hdr Generator builds ACK / NAK / READ-response frames from
-// the control plane's work and hands them to the MAC, which sends them at line
+// TX plane: ORNIC's Hdr Generator builds request frames (WRITE/SEND data, READ
+// requests) for the QP Manager and ACK / NAK / READ-response frames from the
+// control plane's work, and hands them to the MAC, which sends them at line
 // rate. Both are resources: the Hdr Generator is busy ack_cycles (data_cycles)
 // per frame; the MAC holds each frame for its wire time (frame + FCS +
 // preamble/IFG at mac.rate_gbps), rounded up to whole cycles.
@@ -34,6 +35,9 @@ class HdrGenerator : public sc_core::sc_module {
                         const wire::BitmapBlock& block);
   Cycle send_read_response(Cycle t, const QpContext& qp, uint8_t opcode, uint32_t psn, uint32_t msn,
                            const uint8_t* payload, uint32_t len);
+  // A request frame of the requester (WRITE/SEND data, READ request): spec
+  // holds everything but the destination QP.
+  Cycle send_data(Cycle t, const QpContext& qp, wire::FrameSpec& spec);
   Cycle free_at() const { return gen_.free_at(); }
   Cycle mac_free_at() const { return mac_.free_at(); }
 
@@ -48,6 +52,7 @@ class HdrGenerator : public sc_core::sc_module {
   Counter& naks_;
   Counter& bitmap_naks_;
   Counter& read_responses_;
+  Counter& requests_;
   Counter& frames_;
   Counter& bytes_;
   Probe p_opcode_, p_psn_, p_qpn_;

@@ -1,0 +1,384 @@
+#include "platforms/b2b/b2b.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <memory>
+#include <sstream>
+
+#include "model/core/config.h"
+#include "model/core/error.h"
+#include "model/core/report.h"
+#include "model/ornic/ornic_nic.h"
+#include "platforms/b2b/scoreboard.h"
+#include "platforms/host/host_driver.h"
+#include "platforms/network/network_link.h"
+#include "platforms/trace/trace.h"
+#include "tlm/host_memory.h"
+#include "tlm/pcie_link.h"
+
+namespace fs = std::filesystem;
+
+namespace oonic::b2b {
+
+void RunParams::describe(ParamTable& t) {
+  t.add("run.max_sim_ms", &max_sim_ms, "ms",
+        "simulated-time limit: a run whose WQEs have not all completed by then stops and fails", 0.001,
+        1e7);
+  t.add("run.wqes_csv", &wqes_csv, "write wqes.csv (one row per WQE)");
+  t.add("run.sram_csv", &sram_csv, "write sram.csv (occupancy change points of both NICs)");
+  t.add("run.pcap", &pcap, "write a_to_b.pcap and b_to_a.pcap (frames as delivered)");
+}
+
+namespace {
+
+// One side: NIC, PCIe link, host memory.
+struct Node : sc_core::sc_module {
+  ornic::OrnicNic nic;
+  PcieLink pcie;
+  HostMemory memory;
+  Node(sc_core::sc_module_name n, const AllParams& p, Stats& stats, Vcd* vcd)
+      : sc_module(n),
+        nic("nic", p.nic, stats, vcd),
+        pcie("pcie", p.nic.pcie, stats),
+        memory("memory", p.nic.host, stats) {
+    nic.dma_initiator_socket.bind(pcie.nic_target_socket);
+    pcie.host_initiator_socket.bind(memory.target_socket);
+  }
+};
+
+struct System {
+  Node a, b;
+  network::NetworkLink ab, ba;
+  host::HostDriver host;
+  System(const AllParams& p, Stats& stats, Vcd* vcd, uint64_t seed)
+      : a("a", p, stats, vcd),
+        b("b", p, stats, vcd),
+        ab("network_ab", p.network, "ab", seed, stats),
+        ba("network_ba", p.network, "ba", seed, stats),
+        host("host", a.memory, a.pcie, p.workload.queue_depth, stats) {
+    a.nic.mac_tx_socket.bind(ab.rx_socket);
+    ab.tx_socket.bind(b.nic.mac_rx_socket);
+    b.nic.mac_tx_socket.bind(ba.rx_socket);
+    ba.tx_socket.bind(a.nic.mac_rx_socket);
+    host.reg_initiator_socket.bind(a.nic.reg_socket);
+  }
+};
+
+constexpr uint64_t kSqBase = 0x10000000;
+constexpr uint64_t kCqBase = 0x40000000;
+constexpr uint64_t kDataBase = 0x100000000;
+constexpr uint32_t kQpnA = 0x1000, kQpnB = 0x2000;
+
+uint64_t align(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+std::string fmt(double v, int prec) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(prec) << v;
+  return os.str();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  if (!f) throw Error(msg::kIo, path + ": cannot write");
+  f << text;
+}
+
+void fill(SparseMemory& m, uint64_t addr, uint64_t len) {
+  std::vector<uint8_t> buf(1 << 16);
+  for (uint64_t off = 0; off < len; off += buf.size()) {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(buf.size(), len - off));
+    trace::fill_pattern(addr + off, buf.data(), n);
+    m.write(addr + off, buf.data(), n);
+  }
+}
+
+ornic::QpContext make_ctx(uint32_t qpn, uint32_t peer, bool is_a, uint32_t i) {
+  ornic::QpContext c;
+  c.qpn = qpn;
+  c.peer_qpn = peer;
+  wire::FrameSpec& f = c.tx_template;
+  f.src_mac = {0x02, 0, 0, 0, 0, static_cast<uint8_t>(is_a ? 0x0A : 0x0B)};
+  f.dst_mac = {0x02, 0, 0, 0, 0, static_cast<uint8_t>(is_a ? 0x0B : 0x0A)};
+  f.src_ip = {10, 0, 0, static_cast<uint8_t>(is_a ? 1 : 2)};
+  f.dst_ip = {10, 0, 0, static_cast<uint8_t>(is_a ? 2 : 1)};
+  f.udp_sport = static_cast<uint16_t>(49152 + i % 16384);
+  return c;
+}
+
+}  // namespace
+
+int run_b2b(const RunOptions& o) {
+  install_report_handler();
+  AllParams all;
+  ParamTable table;
+  all.describe(table);
+  if (!o.config.empty()) apply_config_file(table, o.config);
+  for (const auto& s : o.sets) apply_override(table, s);
+  all.nic.validate();
+  all.network.validate();
+  all.workload.validate();
+  if (all.workload.qps > all.nic.nic.max_qps)
+    throw Error(msg::kConfig, "workload.qps (" + std::to_string(all.workload.qps) +
+                                  ") exceeds nic.max_qps (" + std::to_string(all.nic.nic.max_qps) +
+                                  ")");
+  auto work = host::make_workload(all.workload, o.seed);
+
+  std::string dir =
+      o.out.empty() ? "results/" + (o.config.empty() ? std::string("run") : fs::path(o.config).stem().string())
+                    : o.out;
+  fs::create_directories(dir);
+  for (const char* f : {"wqes.csv", "sram.csv", "waves.vcd", "stats.json", "a_to_b.pcap",
+                        "b_to_a.pcap"})
+    fs::remove(fs::path(dir) / f);
+  write_text(dir + "/config.yaml", resolved_yaml(table));
+
+  Stats stats;
+  ClockDomain clk(all.nic.nic.clock_mhz);
+  std::unique_ptr<Vcd> vcd;
+  if (o.vcd) {
+    vcd = std::make_unique<Vcd>(clk.period_ps());
+    std::vector<std::string> groups;
+    std::stringstream gs(o.vcd_groups);
+    for (std::string g; std::getline(gs, g, ',');) {
+      if (g.empty()) continue;
+      const auto& known = Vcd::known_groups();
+      if (std::find(known.begin(), known.end(), g) == known.end())
+        throw Error(msg::kCli, "--vcd=" + o.vcd_groups + ": unknown signal group '" + g + "'");
+      groups.push_back(g);
+    }
+    vcd->set_groups(groups);
+  }
+  auto sys = std::make_unique<System>(all, stats, vcd.get(), o.seed);
+  bool progress = !o.quiet && isatty(fileno(stderr));
+  sys->host.set_progress(progress);
+
+  // Connections, buffers and the WQEs.
+  const auto& wl = all.workload;
+  SparseMemory& ma = sys->a.memory.memory();
+  SparseMemory& mb = sys->b.memory.memory();
+  uint64_t next_a = kDataBase, next_b = kDataBase;
+  std::vector<uint64_t> source;
+  for (uint32_t i = 0; i < wl.qps; ++i) {
+    const auto& list = work[i];
+    uint64_t max_send = 0, sends = 0;
+    for (const auto& w : list)
+      if (w.op == ornic::WqeOp::kSend) max_send = std::max(max_send, w.bytes), ++sends;
+    ornic::QpContext ca = make_ctx(kQpnA + i, kQpnB + i, true, i);
+    ornic::QpContext cb = make_ctx(kQpnB + i, kQpnA + i, false, i);
+    ca.epsn = cb.epsn = wl.start_psn;
+    uint64_t recv_bytes = align(std::max<uint64_t>(max_send, 64), 64);
+    cb.recv_base = next_b;
+    cb.recv_count = static_cast<uint32_t>(sends);
+    cb.recv_bytes = static_cast<uint32_t>(recv_bytes);
+    next_b = align(next_b + sends * recv_bytes, 4096);
+    uint64_t region_base = next_b;
+    // Buffers of this QP's WRITEs (dest) and READs (source) on B.
+    struct Buf {
+      uint64_t src, dst;
+    };
+    std::vector<Buf> bufs;
+    uint64_t send_k = 0;
+    for (const auto& w : list) {
+      Buf b{};
+      uint64_t len = std::max<uint64_t>(w.bytes, 1);
+      if (w.op == ornic::WqeOp::kRead) {
+        b.src = next_b, next_b = align(next_b + len, 4096);
+        b.dst = next_a, next_a = align(next_a + len, 4096);
+        fill(mb, b.src, w.bytes);
+      } else {
+        b.src = next_a, next_a = align(next_a + len, 4096);
+        if (w.op == ornic::WqeOp::kSend)
+          b.dst = cb.recv_base + send_k++ * recv_bytes;
+        else
+          b.dst = next_b, next_b = align(next_b + len, 4096);
+        fill(ma, b.src, w.bytes);
+      }
+      bufs.push_back(b);
+    }
+    cb.regions.push_back(ornic::MemoryRegion{region_base, std::max<uint64_t>(next_b - region_base, 1),
+                                             0x100u + i});
+    uint32_t qa = sys->a.nic.add_qp(ca);
+    sys->b.nic.add_qp(cb);
+    host::HostDriver::QpSetup s;
+    s.qi = qa, s.qpn = ca.qpn, s.peer_qpn = ca.peer_qpn, s.sq_psn = wl.start_psn;
+    s.sq_base = kSqBase + uint64_t{i} * align(uint64_t{wl.sq_entries} * ornic::kWqeBytes, 4096);
+    s.cq_base = kCqBase + uint64_t{i} * align(uint64_t{wl.cq_entries} * ornic::kCqeBytes, 4096);
+    s.sq_entries = wl.sq_entries, s.cq_entries = wl.cq_entries;
+    sys->host.add_qp(s);
+    for (size_t k = 0; k < list.size(); ++k) {
+      ornic::Wqe w;
+      w.op = list[k].op;
+      w.ooo = list[k].ooo;
+      w.length = static_cast<uint32_t>(list[k].bytes);
+      w.local_addr = w.op == ornic::WqeOp::kRead ? bufs[k].dst : bufs[k].src;
+      w.remote_addr = w.op == ornic::WqeOp::kRead ? bufs[k].src : bufs[k].dst;
+      w.rkey = 0x100u + i;
+      sys->host.add_wqe(qa, w, bufs[k].dst);
+      source.push_back(bufs[k].src);
+    }
+  }
+
+  std::unique_ptr<trace::PcapWriter> pab, pba;
+  if (all.run.pcap) {
+    pab = std::make_unique<trace::PcapWriter>(dir + "/a_to_b.pcap");
+    pba = std::make_unique<trace::PcapWriter>(dir + "/b_to_a.pcap");
+    sys->ab.on_deliver([&](uint64_t ps, const uint8_t* f, size_t n) { pab->write(ps, f, n); });
+    sys->ba.on_deliver([&](uint64_t ps, const uint8_t* f, size_t n) { pba->write(ps, f, n); });
+  }
+
+  auto w0 = std::chrono::steady_clock::now();
+  sc_core::sc_start(sc_core::sc_time(all.run.max_sim_ms, sc_core::SC_MS));
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+  if (pab) pab->close(), pba->close();
+  bool finished = sys->host.finished();
+
+  const auto& recs = sys->host.records();
+  ScoreboardResult sb = check(recs, source, ma, mb, sys->host.bad_cqes());
+  Cycle end = clk.ceil_cycles(sys->host.last_cqe_ps());
+  if (!finished) end = clk.now();
+  uint64_t first_post = ~uint64_t{0}, total_bytes = 0;
+  for (const auto& r : recs) {
+    if (r.posted) first_post = std::min(first_post, r.post_ps);
+    if (r.cqes) total_bytes += r.wqe.length;
+  }
+  if (first_post == ~uint64_t{0}) first_post = 0;
+  double span_ps = static_cast<double>(sys->host.last_cqe_ps() - std::min(first_post, sys->host.last_cqe_ps()));
+  double gbps = span_ps > 0 ? total_bytes * 8.0 / (span_ps / 1000.0) : 0;
+
+  // ---- wqes.csv ----
+  if (all.run.wqes_csv) {
+    std::ofstream f(dir + "/wqes.csv");
+    f << "wr_id,qp,qpn,index,opcode,ooo,bytes,start_psn,post_cycle,cqe_cycle,t_completion_ns,"
+         "gbps,status,cqes\n";
+    for (const auto& r : recs) {
+      double tns = r.cqes ? (r.cqe_ps - r.post_ps) / 1000.0 : 0;
+      f << r.wqe.wr_id << "," << r.qi << "," << r.qpn << "," << r.index << ","
+        << ornic::to_string(r.wqe.op) << "," << (r.wqe.ooo ? 1 : 0) << "," << r.wqe.length << ","
+        << r.start_psn << ","
+        << clk.ceil_cycles(r.post_ps) << "," << (r.cqes ? clk.ceil_cycles(r.cqe_ps) : 0) << ","
+        << fmt(tns, 3) << "," << fmt(tns > 0 ? r.wqe.length * 8.0 / tns : 0, 3) << ","
+        << int(r.status) << "," << r.cqes << "\n";
+    }
+  }
+  // ---- stats.json, sram.csv ----
+  std::vector<std::pair<std::string, Sram*>> srams;
+  for (Sram* s : sys->a.nic.srams()) srams.emplace_back("a." + s->name(), s);
+  for (Sram* s : sys->b.nic.srams()) srams.emplace_back("b." + s->name(), s);
+  nlohmann::json j;
+  j["run"] = {{"config", o.config},
+              {"seed", o.seed},
+              {"clock_mhz", all.nic.nic.clock_mhz},
+              {"end_cycle", end},
+              {"finished", finished},
+              {"wqes", recs.size()},
+              {"completed", sys->host.completed()},
+              {"payload_bytes", total_bytes},
+              {"throughput_gbps", gbps},
+              {"wall_s", wall}};
+  j["stats"] = stats.to_json(end);
+  nlohmann::json sj = nlohmann::json::object();
+  for (auto& [name, s] : srams) {
+    s->occupancy().finalize(end);
+    sj[name] = {{"capacity_bits", s->capacity_bits()},
+                {"peak_bits", s->occupancy().peak()},
+                {"mean_bits", s->occupancy().mean()},
+                {"final_bits", s->occupancy().final_value()},
+                {"reads", s->reads()},
+                {"writes", s->writes()},
+                {"stall_cycles", s->stall_cycles()}};
+  }
+  j["sram"] = sj;
+  j["scoreboard"] = {{"ok", sb.ok() && finished},
+                     {"wqes", sb.wqes},
+                     {"completed", sb.completed},
+                     {"bytes_checked", sb.bytes_checked},
+                     {"failures", sb.failure_count},
+                     {"text", sb.text()}};
+  write_text(dir + "/stats.json", j.dump(2) + "\n");
+  if (all.run.sram_csv) {
+    std::vector<std::tuple<Cycle, size_t, int64_t>> rows;
+    for (size_t k = 0; k < srams.size(); ++k) {
+      for (const auto& [t, v] : srams[k].second->occupancy().points()) rows.emplace_back(t, k, v);
+      rows.emplace_back(end, k, srams[k].second->occupancy().final_value());
+    }
+    std::sort(rows.begin(), rows.end());
+    std::ofstream f(dir + "/sram.csv");
+    f << "cycle,instance,used_bits,capacity_bits\n";
+    for (const auto& [t, k, v] : rows)
+      f << t << "," << srams[k].first << "," << v << "," << srams[k].second->capacity_bits()
+        << "\n";
+  }
+  if (vcd) vcd->write(dir + "/waves.vcd", o.vcd_from, o.vcd_to);
+
+  if (!o.quiet) {
+    auto cnt = [&](const std::string& k) { return stats.counter_value(k); };
+    uint64_t nw = 0, nr = 0, ns = 0, nooo = 0;
+    for (const auto& r : recs) {
+      (r.wqe.op == ornic::WqeOp::kWrite ? nw : r.wqe.op == ornic::WqeOp::kRead ? nr : ns)++;
+      nooo += r.wqe.ooo;
+    }
+    std::ostringstream s;
+    s << "oonic run " << (o.config.empty() ? "(defaults)" : o.config) << ": 2 NICs, " << wl.qps
+      << " QP(s), " << recs.size() << " WQEs (" << nw << " WRITE, " << nr << " READ, " << ns
+      << " SEND; " << nooo << " OOO)\n";
+    const auto& n = all.network;
+    s << "  network     " << fmt(n.rate_gbps, 0) << " Gbit/s, " << fmt(n.propagation_ns, 0)
+      << " ns; OOO distance " << n.ooo_distance << ", loss rate " << n.loss_rate
+      << (n.drop_psns.empty() ? "" : ", drop " + n.drop_psns) << "\n";
+    s << "  completed   " << sys->host.completed() << "/" << recs.size() << " WQEs"
+      << (finished ? "" : "  (NOT FINISHED by run.max_sim_ms)") << " by cycle " << end << " ("
+      << fmt(sys->host.last_cqe_ps() / 1e6, 3) << " us at " << fmt(all.nic.nic.clock_mhz, 0)
+      << " MHz)\n";
+    s << "  throughput  " << fmt(gbps, 2) << " Gbit/s payload, first doorbell to last CQE ("
+      << total_bytes << " B)\n";
+    s << "  a sent      " << cnt("a.nic.tx.qp_manager.packets") << " requests ("
+      << cnt("a.nic.tx.qp_manager.retransmitted") << " retransmitted); go-back-N "
+      << cnt("a.nic.control.rsp_manager.go_backs") << ", selective PSNs "
+      << cnt("a.nic.control.rsp_manager.selective_psns") << ", READ re-requests "
+      << cnt("a.nic.control.rsp_manager.read_rerequests") << ", timeouts "
+      << cnt("a.nic.control.rsp_manager.timeouts") << "; CQEs "
+      << cnt("a.nic.control.cqe_manager.cqes") << "\n";
+    s << "  b sent      ACK " << cnt("b.nic.tx.hdr_generator.acks") << ", NAK "
+      << cnt("b.nic.tx.hdr_generator.naks") << ", NAK+bitmap "
+      << cnt("b.nic.tx.hdr_generator.bitmap_naks") << ", READ response "
+      << cnt("b.nic.tx.hdr_generator.read_responses") << "; b dropped "
+      << sys->b.nic.drops_total() << " (duplicates "
+      << sys->b.nic.drops(ornic::Drop::kDuplicate).value << ")\n";
+    s << "  wire        a->b " << cnt("network.ab.frames_in") << " frames ("
+      << cnt("network.ab.dropped_random") + cnt("network.ab.dropped_listed") << " lost, "
+      << cnt("network.ab.reordered") << " reordered), b->a " << cnt("network.ba.frames_in")
+      << " frames (" << cnt("network.ba.dropped_random") + cnt("network.ba.dropped_listed")
+      << " lost, " << cnt("network.ba.reordered") << " reordered)\n";
+    s << "  scoreboard  " << (finished ? "" : "INCOMPLETE; ") << sb.text() << "\n";
+    s << "  results     " << dir << "/  (simulated in " << fmt(wall, 3) << " s wall)\n";
+    std::fputs(s.str().c_str(), stdout);
+  }
+  return sb.ok() && finished ? 0 : 1;
+}
+
+std::string stats_listing(bool markdown) {
+  install_report_handler();
+  AllParams all;
+  Stats stats;
+  {
+    System sys(all, stats, nullptr, 1);
+  }
+  std::ostringstream os;
+  if (markdown) os << "| stat | kind | unit | description |\n|---|---|---|---|\n";
+  for (const auto& i : stats.list()) {
+    if (markdown)
+      os << "| `" << i.name << "` | " << to_string(i.kind) << " | " << i.unit << " | " << i.desc
+         << " |\n";
+    else
+      os << i.name << " [" << i.unit << ", " << to_string(i.kind) << "] " << i.desc << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace oonic::b2b

@@ -1,0 +1,186 @@
+#include "platforms/host/host_driver.h"
+
+#include <cstdio>
+
+#include "model/ornic/register_map.h"
+
+namespace oonic::host {
+
+namespace {
+uint32_t qp_offset(const char* name) {
+  for (const auto& d : ornic::qp_registers())
+    if (std::string(d.name) == name) return d.offset;
+  return 0;
+}
+uint64_t now_ps() {
+  return static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e12 + 0.5);
+}
+}  // namespace
+
+HostDriver::HostDriver(sc_core::sc_module_name name, HostMemory& mem, PcieLink& pcie,
+                       uint32_t queue_depth, Stats& stats)
+    : sc_module(name),
+      reg_initiator_socket("reg_initiator_socket"),
+      mem_(mem),
+      depth_(queue_depth),
+      wqes_posted_(stats.counter(std::string(this->name()) + ".wqes_posted", "WQE",
+                                 "WQEs written into send queues")),
+      doorbells_(stats.counter(std::string(this->name()) + ".doorbells", "write",
+                               "SQ_DOORBELL register writes")),
+      cqes_(stats.counter(std::string(this->name()) + ".cqes", "CQE",
+                          "CQEs taken from completion queues")) {
+  pcie.on_write([this](uint64_t ps, uint64_t a, uint64_t n) { on_write(ps, a, n); });
+  SC_THREAD(run);
+}
+
+void HostDriver::add_qp(const QpSetup& q) {
+  Qp x;
+  x.s = q;
+  cq_index_[q.cq_base] = static_cast<uint32_t>(qps_.size());
+  qps_.push_back(x);
+}
+
+uint64_t HostDriver::add_wqe(uint32_t qi, const ornic::Wqe& w, uint64_t dest_addr) {
+  WqeRecord r;
+  r.qi = qi;
+  r.wqe = w;
+  r.wqe.wr_id = rec_.size();
+  r.dest_addr = dest_addr;
+  for (auto& q : qps_)
+    if (q.s.qi == qi) {
+      r.qpn = q.s.qpn;
+      r.index = q.wqes.size();
+      q.wqes.push_back(rec_.size());
+    }
+  if (w.op == ornic::WqeOp::kRead && w.length) read_dest_[dest_addr] = rec_.size();
+  rec_.push_back(r);
+  return rec_.size() - 1;
+}
+
+void HostDriver::on_write(uint64_t done_ps, uint64_t addr, uint64_t len) {
+  auto c = cq_index_.upper_bound(addr);
+  if (c != cq_index_.begin()) {
+    --c;
+    const Qp& q = qps_[c->second];
+    if (addr < q.s.cq_base + uint64_t{q.s.cq_entries} * ornic::kCqeBytes) {
+      arrivals_.push({done_ps, addr});
+      cqe_event_.notify(sc_core::sc_time(static_cast<double>(done_ps - std::min(done_ps, now_ps())),
+                                         sc_core::SC_PS));
+      return;
+    }
+  }
+  auto r = read_dest_.upper_bound(addr);
+  if (r == read_dest_.begin()) return;
+  --r;
+  WqeRecord& w = rec_[r->second];
+  if (addr + len <= w.dest_addr + w.wqe.length) {
+    w.last_data_ps = std::max(w.last_data_ps, done_ps);
+    if (w.cqes) w.data_after_cqe = true;
+  }
+}
+
+void HostDriver::reg_write(uint32_t addr, uint32_t v, sc_core::sc_time& delay) {
+  tlm::tlm_generic_payload gp;
+  gp.set_command(tlm::TLM_WRITE_COMMAND);
+  gp.set_address(addr);
+  gp.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
+  gp.set_data_length(4);
+  gp.set_streaming_width(4);
+  gp.set_byte_enable_ptr(nullptr);
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  reg_initiator_socket->b_transport(gp, delay);
+  if (!gp.is_response_ok()) ++reg_errors_;
+}
+
+void HostDriver::post(uint32_t slot) {
+  Qp& q = qps_[slot];
+  uint64_t n = 0;
+  uint8_t buf[ornic::kWqeBytes];
+  while (q.posted < q.wqes.size() && q.posted - q.completed < depth_ &&
+         q.posted - q.completed < q.s.sq_entries) {
+    WqeRecord& r = rec_[q.wqes[q.posted]];
+    r.wqe.encode(buf);
+    mem_.memory().write(q.s.sq_base + (q.posted % q.s.sq_entries) * ornic::kWqeBytes, buf,
+                        ornic::kWqeBytes);
+    r.post_ps = now_ps();
+    r.posted = true;
+    ++q.posted, ++n;
+  }
+  if (!n) return;
+  wqes_posted_.inc(n);
+  doorbells_.inc();
+  sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+  reg_write(ornic::RegisterFile::qp_reg(q.s.qi, ornic::kSqDoorbellOffset),
+            static_cast<uint32_t>(q.posted & 0xFFFF), d);
+}
+
+void HostDriver::run() {
+  // QP setup through the register bus (the accesses' latencies add up).
+  sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+  for (const Qp& q : qps_) {
+    auto w = [&](const char* reg, uint32_t v) {
+      reg_write(ornic::RegisterFile::qp_reg(q.s.qi, qp_offset(reg)), v, d);
+    };
+    w("QPN", q.s.qpn);
+    w("PEER_QPN", q.s.peer_qpn);
+    w("SQ_PSN", q.s.sq_psn);
+    w("SQ_BASE_LO", static_cast<uint32_t>(q.s.sq_base));
+    w("SQ_BASE_HI", static_cast<uint32_t>(q.s.sq_base >> 32));
+    w("SQ_SIZE", q.s.sq_entries);
+    w("CQ_BASE_LO", static_cast<uint32_t>(q.s.cq_base));
+    w("CQ_BASE_HI", static_cast<uint32_t>(q.s.cq_base >> 32));
+    w("CQ_SIZE", q.s.cq_entries);
+    w("STATE", 3);  // RTS
+  }
+  sc_core::wait(d);
+  for (uint32_t i = 0; i < qps_.size(); ++i) post(i);
+  uint64_t shown = 0;
+  while (done_ < rec_.size()) {
+    sc_core::wait(cqe_event_);
+    uint64_t t = now_ps();
+    std::vector<uint32_t> touched;
+    while (!arrivals_.empty() && arrivals_.top().first <= t) {
+      auto [ps, addr] = arrivals_.top();
+      arrivals_.pop();
+      auto c = cq_index_.upper_bound(addr);
+      --c;
+      uint32_t slot = c->second;
+      Qp& q = qps_[slot];
+      uint8_t b[ornic::kCqeBytes];
+      mem_.memory().read(addr, b, ornic::kCqeBytes);
+      ornic::Cqe e;
+      e.decode(b);
+      b[15] = 0;  // consumed: clear the owner byte
+      mem_.memory().write(addr, b, ornic::kCqeBytes);
+      cqes_.inc();
+      if (e.owner != 1 || e.wr_id >= rec_.size() || rec_[e.wr_id].qi != q.s.qi) {
+        ++bad_cqes_;
+        continue;
+      }
+      WqeRecord& r = rec_[e.wr_id];
+      if (++r.cqes == 1) {
+        r.cqe_ps = ps;
+        r.status = e.status;
+        r.start_psn = e.start_psn;
+        ++q.completed;
+        ++done_;
+        last_cqe_ps_ = std::max(last_cqe_ps_, ps);
+      }
+      ++q.cq_ci;
+      touched.push_back(slot);
+    }
+    if (!arrivals_.empty())
+      cqe_event_.notify(sc_core::sc_time(static_cast<double>(arrivals_.top().first - t),
+                                         sc_core::SC_PS));
+    for (uint32_t s : touched) post(s);
+    if (progress_ && done_ * 20 / rec_.size() != shown) {
+      shown = done_ * 20 / rec_.size();
+      std::fprintf(stderr, "\r  %llu/%zu WQEs complete", static_cast<unsigned long long>(done_),
+                   rec_.size());
+      if (done_ == rec_.size()) std::fprintf(stderr, "\n");
+    }
+  }
+  sc_core::sc_stop();
+}
+
+}  // namespace oonic::host
