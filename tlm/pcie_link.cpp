@@ -1,5 +1,7 @@
 #include "tlm/pcie_link.h"
 
+#include "model/core/clock.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -47,6 +49,9 @@ PcieLink::PcieLink(sc_core::sc_module_name name, const PcieParams& p, Stats& sta
   nic_target_socket.register_b_transport(this, &PcieLink::b_transport);
   nic_target_socket.register_transport_dbg(this, &PcieLink::transport_dbg);
   for (uint32_t i = 0; i < p_.read_tags; ++i) tags_.push(0);
+  wire_ps_table_.resize(8192);
+  for (size_t b = 0; b < wire_ps_table_.size(); ++b)
+    wire_ps_table_[b] = static_cast<uint64_t>(std::ceil(static_cast<double>(b) * ps_per_byte_));
   std::string n = this->name();
   stats.derived(n + ".up_busy_ps", "ps", "time the NIC-to-host direction carried TLPs",
                 [this] { return static_cast<double>(up_.busy_ps()); });
@@ -60,6 +65,8 @@ PcieLink::PcieLink(sc_core::sc_module_name name, const PcieParams& p, Stats& sta
 }
 
 uint64_t PcieLink::wire_ps(uint64_t bytes) const {
+  // TLP sizes repeat (MPS/MRRS chunks plus overhead): look them up.
+  if (bytes < wire_ps_table_.size()) return wire_ps_table_[bytes];
   return static_cast<uint64_t>(std::ceil(static_cast<double>(bytes) * ps_per_byte_));
 }
 
@@ -111,16 +118,15 @@ void PcieLink::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay
                                                     : tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;
   }
-  uint64_t now_ps = static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e12 + 0.5);
-  uint64_t t_ps = now_ps + static_cast<uint64_t>(delay.to_seconds() * 1e12 + 0.5);
+  uint64_t now_ps = ClockDomain::ps_of(sc_core::sc_time_stamp());
+  uint64_t t_ps = now_ps + ClockDomain::ps_of(delay);
   uint64_t done = gp.is_write() ? book_write(t_ps, gp.get_address(), gp.get_data_length())
                                 : book_read(t_ps, gp.get_address(), gp.get_data_length());
   sc_core::sc_time host_delay = sc_core::SC_ZERO_TIME;
   host_initiator_socket->b_transport(gp, host_delay);
   if (write_observer_ && gp.is_write() && gp.get_response_status() == tlm::TLM_OK_RESPONSE)
-    write_observer_(done + static_cast<uint64_t>(host_delay.to_seconds() * 1e12 + 0.5),
-                    gp.get_address(), gp.get_data_length());
-  delay = sc_core::sc_time(static_cast<double>(done - now_ps), sc_core::SC_PS) + host_delay;
+    write_observer_(done + ClockDomain::ps_of(host_delay), gp.get_address(), gp.get_data_length());
+  delay = ClockDomain::from_ps(done - now_ps) + host_delay;
 }
 
 unsigned int PcieLink::transport_dbg(tlm::tlm_generic_payload& gp) {

@@ -65,6 +65,7 @@ class PcieLink : public sc_core::sc_module {
   PcieParams p_;
   WriteObserver write_observer_;
   double ps_per_byte_;
+  std::vector<uint64_t> wire_ps_table_;
   PsResource up_, down_;
   std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> tags_;
   Counter& write_bytes_;

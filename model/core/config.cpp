@@ -129,15 +129,19 @@ std::string resolved_yaml(const ParamTable& table) {
 
 std::string params_listing(const ParamTable& table, bool markdown) {
   std::ostringstream os;
+  // An empty string default is shown as "" (as in a YAML config).
+  auto dflt = [](const ParamTable::Entry& e) {
+    return e.default_text.empty() ? std::string("\"\"") : e.default_text;
+  };
   if (markdown) {
     os << "| parameter | default | unit | range | description |\n|---|---|---|---|---|\n";
     for (const auto& e : table.entries())
-      os << "| `" << e.key << "` | " << e.default_text << " | " << e.unit << " | "
-         << range_text(e, " / ") << " | " << e.desc << " |\n";
+      os << "| `" << e.key << "` | " << dflt(e) << " | " << e.unit << " | " << range_text(e, " / ")
+         << " | " << e.desc << " |\n";
   } else {
     for (const auto& e : table.entries()) {
-      os << e.key << " = " << e.default_text << " [" << e.unit << "] range " << range_text(e)
-         << "\n    " << e.desc << "\n";
+      os << e.key << " = " << dflt(e) << " [" << e.unit << "] range " << range_text(e) << "\n    "
+         << e.desc << "\n";
     }
   }
   return os.str();

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "model/core/clock.h"
-#include "model/ornic/block_env.h"
 #include "model/ornic/agenda.h"
+#include "model/ornic/block_env.h"
 #include "model/ornic/control/cqe_manager.h"
 #include "model/ornic/control/req_manager.h"
 #include "model/ornic/control/rsp_manager.h"

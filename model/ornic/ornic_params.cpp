@@ -51,10 +51,10 @@ void OrnicParams::describe(ParamTable& t) {
   t.add("tx.hdr_generator.ack_cycles", &hdr_generator.ack_cycles, "cycle",
         "Hdr Generator cycles to build an ACK/NAK frame", 1, 1000);
   t.add("tx.hdr_generator.data_cycles", &hdr_generator.data_cycles, "cycle",
-        "Hdr Generator cycles to build a data header (WRITE/SEND/READ request, READ response)", 1, 1000);
-  t.add("tx.qp_manager.fetch_cycles", &qp_manager.fetch_cycles, "cycle",
-        "QP Manager cycles to parse one fetched WQE before writing it into the WQE cache", 0,
+        "Hdr Generator cycles to build a data header (WRITE/SEND/READ request, READ response)", 1,
         1000);
+  t.add("tx.qp_manager.fetch_cycles", &qp_manager.fetch_cycles, "cycle",
+        "QP Manager cycles to parse one fetched WQE before writing it into the WQE cache", 0, 1000);
   t.add("tx.qp_manager.fetch_batch", &qp_manager.fetch_batch, "WQE",
         "WQEs fetched from the send queue by one DMA read (at most)", 1, 1024);
   t.add("tx.qp_manager.max_outstanding_wqes", &qp_manager.max_outstanding_wqes, "WQE",
@@ -75,8 +75,8 @@ void OrnicParams::describe(ParamTable& t) {
         "the MAC busy without queueing frames behind it)",
         0, 100000);
   t.add("control.rsp_manager.rtt_ns", &rsp_manager.rtt_ns, "ns",
-        "RTT in the requester timeout RTT + OTD/B (OTD x PMTU x 8 / mac.rate_gbps); a QP's "
-        "TIMEOUT_CYCLES register overrides",
+        "RTT in the requester timeout RTT + OTD/B (OTD x PMTU x 8 / mac.rate_gbps); default: "
+        "ORNIC's reference RTT (Eq. 6); a QP's TIMEOUT_CYCLES register overrides",
         1, 1e9);
   t.add("control.cqe_manager.schedule_cycles", &cqe_manager.schedule_cycles, "cycle",
         "CQE Manager register-scheduler cycles per CQE (then WQE cache read, DMA write)", 0, 1000);

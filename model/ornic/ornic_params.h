@@ -74,7 +74,7 @@ struct TxArbiterParams {  // tx.arbiter.*
 };
 
 struct RspManagerParams {  // control.rsp_manager.*
-  double rtt_ns = 10000;
+  double rtt_ns = 90000;
 };
 
 struct CqeManagerParams {  // control.cqe_manager.*

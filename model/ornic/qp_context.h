@@ -24,9 +24,9 @@ struct ReadWqe {
   uint32_t length = 0;
   uint64_t local_addr = 0;
   bool ooo = false;
-  uint32_t packets = 0;   // ceil(length / pmtu)
-  uint32_t next_psn = 0;  // standard READ: next expected response PSN
-  uint32_t received = 0;  // packets placed
+  uint32_t packets = 0;    // ceil(length / pmtu)
+  uint32_t next_psn = 0;   // standard READ: next expected response PSN
+  uint32_t received = 0;   // packets placed
   uint64_t last_done = 0;  // cycle the latest placement's DMA is done
 };
 

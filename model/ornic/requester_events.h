@@ -28,8 +28,8 @@ class RequesterEvents {
   // A standard READ response arrived past the expected PSN (a response was lost).
   virtual void on_read_gap(Cycle t, uint32_t qi, uint32_t read_psn, uint32_t expected_psn) = 0;
   // The requester's bitmap declared a loss in an OOO READ's responses.
-  virtual void on_read_loss(Cycle t, uint32_t qi, uint32_t read_psn,
-                            const wire::BitmapBlock& block, uint32_t epsn) = 0;
+  virtual void on_read_loss(Cycle t, uint32_t qi, uint32_t read_psn, const wire::BitmapBlock& block,
+                            uint32_t epsn) = 0;
 };
 
 }  // namespace oonic::ornic

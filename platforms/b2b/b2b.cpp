@@ -28,8 +28,8 @@ namespace oonic::b2b {
 
 void RunParams::describe(ParamTable& t) {
   t.add("run.max_sim_ms", &max_sim_ms, "ms",
-        "simulated-time limit: a run whose WQEs have not all completed by then stops and fails", 0.001,
-        1e7);
+        "simulated-time limit: a run whose WQEs have not all completed by then stops and fails",
+        0.001, 1e7);
   t.add("run.wqes_csv", &wqes_csv, "write wqes.csv (one row per WQE)");
   t.add("run.sram_csv", &sram_csv, "write sram.csv (occupancy change points of both NICs)");
   t.add("run.pcap", &pcap, "write a_to_b.pcap and b_to_a.pcap (frames as delivered)");
@@ -75,7 +75,9 @@ constexpr uint64_t kCqBase = 0x40000000;
 constexpr uint64_t kDataBase = 0x100000000;
 constexpr uint32_t kQpnA = 0x1000, kQpnB = 0x2000;
 
-uint64_t align(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+uint64_t align(uint64_t v, uint64_t a) {
+  return (v + a - 1) / a * a;
+}
 
 std::string fmt(double v, int prec) {
   std::ostringstream os;
@@ -129,12 +131,13 @@ int run_b2b(const RunOptions& o) {
                                   ")");
   auto work = host::make_workload(all.workload, o.seed);
 
-  std::string dir =
-      o.out.empty() ? "results/" + (o.config.empty() ? std::string("run") : fs::path(o.config).stem().string())
-                    : o.out;
+  std::string dir = o.out.empty()
+                        ? "results/" + (o.config.empty() ? std::string("run")
+                                                         : fs::path(o.config).stem().string())
+                        : o.out;
   fs::create_directories(dir);
-  for (const char* f : {"wqes.csv", "sram.csv", "waves.vcd", "stats.json", "a_to_b.pcap",
-                        "b_to_a.pcap"})
+  for (const char* f :
+       {"wqes.csv", "sram.csv", "waves.vcd", "stats.json", "a_to_b.pcap", "b_to_a.pcap"})
     fs::remove(fs::path(dir) / f);
   write_text(dir + "/config.yaml", resolved_yaml(table));
 
@@ -184,25 +187,38 @@ int run_b2b(const RunOptions& o) {
     };
     std::vector<Buf> bufs;
     uint64_t send_k = 0;
+    uint64_t max_len = 1;
+    for (const auto& w : list) max_len = std::max(max_len, w.bytes);
+    Buf shared[3];
+    bool have_shared[3] = {false, false, false};
     for (const auto& w : list) {
       Buf b{};
       uint64_t len = std::max<uint64_t>(w.bytes, 1);
+      int op = static_cast<int>(w.op);
+      if (wl.reuse_buffers && have_shared[op]) {
+        b = shared[op];
+        if (w.op == ornic::WqeOp::kSend) b.dst = cb.recv_base + send_k++ * recv_bytes;
+        bufs.push_back(b);
+        continue;
+      }
+      if (wl.reuse_buffers) len = max_len, have_shared[op] = true;
       if (w.op == ornic::WqeOp::kRead) {
         b.src = next_b, next_b = align(next_b + len, 4096);
         b.dst = next_a, next_a = align(next_a + len, 4096);
-        fill(mb, b.src, w.bytes);
+        fill(mb, b.src, len);
       } else {
         b.src = next_a, next_a = align(next_a + len, 4096);
         if (w.op == ornic::WqeOp::kSend)
           b.dst = cb.recv_base + send_k++ * recv_bytes;
         else
           b.dst = next_b, next_b = align(next_b + len, 4096);
-        fill(ma, b.src, w.bytes);
+        fill(ma, b.src, len);
       }
+      if (wl.reuse_buffers) shared[op] = b;
       bufs.push_back(b);
     }
-    cb.regions.push_back(ornic::MemoryRegion{region_base, std::max<uint64_t>(next_b - region_base, 1),
-                                             0x100u + i});
+    cb.regions.push_back(
+        ornic::MemoryRegion{region_base, std::max<uint64_t>(next_b - region_base, 1), 0x100u + i});
     uint32_t qa = sys->a.nic.add_qp(ca);
     sys->b.nic.add_qp(cb);
     host::HostDriver::QpSetup s;
@@ -248,7 +264,8 @@ int run_b2b(const RunOptions& o) {
     if (r.cqes) total_bytes += r.wqe.length;
   }
   if (first_post == ~uint64_t{0}) first_post = 0;
-  double span_ps = static_cast<double>(sys->host.last_cqe_ps() - std::min(first_post, sys->host.last_cqe_ps()));
+  double span_ps =
+      static_cast<double>(sys->host.last_cqe_ps() - std::min(first_post, sys->host.last_cqe_ps()));
   double gbps = span_ps > 0 ? total_bytes * 8.0 / (span_ps / 1000.0) : 0;
 
   // ---- wqes.csv ----
@@ -260,10 +277,10 @@ int run_b2b(const RunOptions& o) {
       double tns = r.cqes ? (r.cqe_ps - r.post_ps) / 1000.0 : 0;
       f << r.wqe.wr_id << "," << r.qi << "," << r.qpn << "," << r.index << ","
         << ornic::to_string(r.wqe.op) << "," << (r.wqe.ooo ? 1 : 0) << "," << r.wqe.length << ","
-        << r.start_psn << ","
-        << clk.ceil_cycles(r.post_ps) << "," << (r.cqes ? clk.ceil_cycles(r.cqe_ps) : 0) << ","
-        << fmt(tns, 3) << "," << fmt(tns > 0 ? r.wqe.length * 8.0 / tns : 0, 3) << ","
-        << int(r.status) << "," << r.cqes << "\n";
+        << r.start_psn << "," << clk.ceil_cycles(r.post_ps) << ","
+        << (r.cqes ? clk.ceil_cycles(r.cqe_ps) : 0) << "," << fmt(tns, 3) << ","
+        << fmt(tns > 0 ? r.wqe.length * 8.0 / tns : 0, 3) << "," << int(r.status) << "," << r.cqes
+        << "\n";
     }
   }
   // ---- stats.json, sram.csv ----
@@ -294,12 +311,9 @@ int run_b2b(const RunOptions& o) {
                 {"stall_cycles", s->stall_cycles()}};
   }
   j["sram"] = sj;
-  j["scoreboard"] = {{"ok", sb.ok() && finished},
-                     {"wqes", sb.wqes},
-                     {"completed", sb.completed},
-                     {"bytes_checked", sb.bytes_checked},
-                     {"failures", sb.failure_count},
-                     {"text", sb.text()}};
+  j["scoreboard"] = {{"ok", sb.ok() && finished},    {"wqes", sb.wqes},
+                     {"completed", sb.completed},    {"bytes_checked", sb.bytes_checked},
+                     {"failures", sb.failure_count}, {"text", sb.text()}};
   write_text(dir + "/stats.json", j.dump(2) + "\n");
   if (all.run.sram_csv) {
     std::vector<std::tuple<Cycle, size_t, int64_t>> rows;
@@ -347,9 +361,8 @@ int run_b2b(const RunOptions& o) {
     s << "  b sent      ACK " << cnt("b.nic.tx.hdr_generator.acks") << ", NAK "
       << cnt("b.nic.tx.hdr_generator.naks") << ", NAK+bitmap "
       << cnt("b.nic.tx.hdr_generator.bitmap_naks") << ", READ response "
-      << cnt("b.nic.tx.hdr_generator.read_responses") << "; b dropped "
-      << sys->b.nic.drops_total() << " (duplicates "
-      << sys->b.nic.drops(ornic::Drop::kDuplicate).value << ")\n";
+      << cnt("b.nic.tx.hdr_generator.read_responses") << "; b dropped " << sys->b.nic.drops_total()
+      << " (duplicates " << sys->b.nic.drops(ornic::Drop::kDuplicate).value << ")\n";
     s << "  wire        a->b " << cnt("network.ab.frames_in") << " frames ("
       << cnt("network.ab.dropped_random") + cnt("network.ab.dropped_listed") << " lost, "
       << cnt("network.ab.reordered") << " reordered), b->a " << cnt("network.ba.frames_in")
@@ -366,9 +379,7 @@ std::string stats_listing(bool markdown) {
   install_report_handler();
   AllParams all;
   Stats stats;
-  {
-    System sys(all, stats, nullptr, 1);
-  }
+  { System sys(all, stats, nullptr, 1); }
   std::ostringstream os;
   if (markdown) os << "| stat | kind | unit | description |\n|---|---|---|---|\n";
   for (const auto& i : stats.list()) {

@@ -194,7 +194,8 @@ int cmd_run(Args& a) {
         o.vcd_from = std::stoull(w.substr(0, c));
         o.vcd_to = std::stoull(w.substr(c + 1));
       } catch (const std::exception&) {
-        throw oonic::Error(oonic::msg::kCli, "--vcd-window: expected A:B (cycles), got '" + w + "'");
+        throw oonic::Error(oonic::msg::kCli,
+                           "--vcd-window: expected A:B (cycles), got '" + w + "'");
       }
     } else if (s == "--seed") {
       std::string v = a.next(s);
@@ -208,7 +209,8 @@ int cmd_run(Args& a) {
     } else if (s == "--quiet") {
       o.quiet = true;
     } else if (s.size() > 1 && s[0] == '-') {
-      throw oonic::Error(oonic::msg::kCli, "run: unknown option '" + s + "' (see oonic run --help)");
+      throw oonic::Error(oonic::msg::kCli,
+                         "run: unknown option '" + s + "' (see oonic run --help)");
     } else if (have) {
       throw oonic::Error(oonic::msg::kCli, "run: more than one CONFIG given");
     } else {

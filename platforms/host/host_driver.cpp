@@ -13,7 +13,7 @@ uint32_t qp_offset(const char* name) {
   return 0;
 }
 uint64_t now_ps() {
-  return static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e12 + 0.5);
+  return ClockDomain::ps_of(sc_core::sc_time_stamp());
 }
 }  // namespace
 
@@ -170,8 +170,8 @@ void HostDriver::run() {
       touched.push_back(slot);
     }
     if (!arrivals_.empty())
-      cqe_event_.notify(sc_core::sc_time(static_cast<double>(arrivals_.top().first - t),
-                                         sc_core::SC_PS));
+      cqe_event_.notify(
+          sc_core::sc_time(static_cast<double>(arrivals_.top().first - t), sc_core::SC_PS));
     for (uint32_t s : touched) post(s);
     if (progress_ && done_ * 20 / rec_.size() != shown) {
       shown = done_ * 20 / rec_.size();

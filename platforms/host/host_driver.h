@@ -25,16 +25,16 @@ namespace oonic::host {
 
 // One WQE of the run and what happened to it.
 struct WqeRecord {
-  uint32_t qi = 0;      // QP index (register block) on NIC A
-  uint32_t qpn = 0;     // its QPN
-  uint64_t index = 0;   // position in the QP's SQ
-  ornic::Wqe wqe;       // as posted (wr_id = record number)
+  uint32_t qi = 0;         // QP index (register block) on NIC A
+  uint32_t qpn = 0;        // its QPN
+  uint64_t index = 0;      // position in the QP's SQ
+  ornic::Wqe wqe;          // as posted (wr_id = record number)
   uint64_t dest_addr = 0;  // where the bytes must end up (B for WRITE/SEND, A for READ)
   uint64_t post_ps = 0;    // doorbell written
   uint64_t cqe_ps = 0;     // CQE arrived in host memory
   uint32_t cqes = 0;       // CQEs seen for this WQE
   uint8_t status = 0;
-  uint32_t start_psn = 0;  // from the CQE
+  uint32_t start_psn = 0;     // from the CQE
   uint64_t last_data_ps = 0;  // READ: last data write into dest arrived
   bool data_after_cqe = false;
   bool posted = false;
@@ -79,8 +79,8 @@ class HostDriver : public sc_core::sc_module {
   uint32_t depth_;
   std::vector<Qp> qps_;
   std::vector<WqeRecord> rec_;
-  std::map<uint64_t, uint32_t> cq_index_;      // CQ base -> slot in qps_
-  std::map<uint64_t, uint64_t> read_dest_;     // READ dest start -> record
+  std::map<uint64_t, uint32_t> cq_index_;         // CQ base -> slot in qps_
+  std::map<uint64_t, uint64_t> read_dest_;        // READ dest start -> record
   using Arrival = std::pair<uint64_t, uint64_t>;  // (ps, CQE address)
   std::priority_queue<Arrival, std::vector<Arrival>, std::greater<Arrival>> arrivals_;
   sc_core::sc_event cqe_event_;

@@ -39,12 +39,12 @@ Mix parse_mix(const std::string& text) {
       } catch (const std::exception&) {
         throw Error(msg::kConfig, "workload.mix: bad weight in '" + it + "'");
       }
-      if (!(weight >= 0)) throw Error(msg::kConfig, "workload.mix: negative weight in '" + it + "'");
+      if (!(weight >= 0))
+        throw Error(msg::kConfig, "workload.mix: negative weight in '" + it + "'");
     }
     int k = name == "write" ? 0 : name == "read" ? 1 : name == "send" ? 2 : -1;
     if (k < 0)
-      throw Error(msg::kConfig,
-                  "workload.mix: unknown opcode '" + name + "' (write, read, send)");
+      throw Error(msg::kConfig, "workload.mix: unknown opcode '" + name + "' (write, read, send)");
     m.w[k] += weight;
   }
   if (m.w[0] + m.w[1] + m.w[2] <= 0) throw Error(msg::kConfig, "workload.mix: all weights zero");
@@ -89,6 +89,9 @@ void WorkloadParams::describe(ParamTable& t) {
   t.add("workload.sq_entries", &sq_entries, "WQE", "send queue ring entries per QP", 1, 65535);
   t.add("workload.cq_entries", &cq_entries, "CQE", "completion queue ring entries per QP", 1,
         65535);
+  t.add("workload.reuse_buffers", &reuse_buffers,
+        "every WQE of a QP with the same opcode reuses one source and one destination buffer "
+        "(SEND still consumes a receive buffer each); default: a buffer pair per WQE");
   t.add("workload.start_psn", &start_psn, "PSN", "first PSN of every QP (SQ_PSN / RQ_EPSN)", 0,
         0xFFFFFF);
 }
@@ -112,7 +115,8 @@ std::vector<std::vector<WqeSpec>> make_workload(const WorkloadParams& p, uint64_
   p.validate();
   Mix m = parse_mix(p.mix);
   std::vector<uint64_t> sizes;
-  for (const auto& s : split(p.wqe_bytes, ',')) sizes.push_back(parse_bytes(s, "workload.wqe_bytes"));
+  for (const auto& s : split(p.wqe_bytes, ','))
+    sizes.push_back(parse_bytes(s, "workload.wqe_bytes"));
   Rng rng = make_rng(seed, "workload");
   std::uniform_real_distribution<double> u(0, m.w[0] + m.w[1] + m.w[2]);
   std::vector<std::vector<WqeSpec>> out(p.qps);
@@ -121,7 +125,7 @@ std::vector<std::vector<WqeSpec>> make_workload(const WorkloadParams& p, uint64_
       WqeSpec w;
       w.qp = q;
       double x = u(rng);
-      w.op = x < m.w[0] ? ornic::WqeOp::kWrite
+      w.op = x < m.w[0]            ? ornic::WqeOp::kWrite
              : x < m.w[0] + m.w[1] ? ornic::WqeOp::kRead
                                    : ornic::WqeOp::kSend;
       if (m.w[0] + m.w[1] + m.w[2] == m.w[0]) w.op = ornic::WqeOp::kWrite;

@@ -11,6 +11,8 @@
 //                (powers of 1024), e.g. "4K,64K,1M"
 //   queue_depth  WQEs posted and not yet completed per QP (the host posts more
 //                as CQEs come back; T_completion runs from the doorbell)
+//   reuse_buffers  every WQE of a QP with the same opcode uses the same buffers
+//                (an application reusing its RDMA buffer; host memory stays small)
 #pragma once
 
 #include <cstdint>
@@ -32,6 +34,7 @@ struct WorkloadParams {  // workload.*
   uint32_t sq_entries = 64;
   uint32_t cq_entries = 64;
   uint32_t start_psn = 0;
+  bool reuse_buffers = false;
   void describe(ParamTable& t);
   // Parse mix and wqe_bytes, check ranges across keys; throws oonic::Error naming the key.
   void validate() const;

@@ -53,9 +53,13 @@ LinkCore::LinkCore(const NetworkParams& p, const std::string& dir, uint64_t seed
   ring_.reserve(p_.ooo_distance);
 }
 
-bool LinkCore::listed_drop(uint32_t psn) {
-  for (const DropRule& r : rules_)
-    if (psn >= r.first && psn <= r.last) return used_.insert(psn).second;
+bool LinkCore::listed_drop(uint32_t psn, uint32_t qpn) {
+  for (const DropRule& r : rules_) {
+    if (psn < r.first || psn > r.last) continue;
+    if (r.qpn >= 0 && static_cast<uint32_t>(r.qpn) != qpn) continue;
+    uint64_t key = r.qpn >= 0 ? (uint64_t{1} << 63) | uint64_t{qpn} << 24 | psn : psn;
+    return used_.insert(key).second;
+  }
   return false;
 }
 
@@ -78,7 +82,7 @@ LinkCore::Decision LinkCore::on_frame(uint64_t start_ps, const uint8_t* frame, s
   if (d.ack) ++c_.acks;
   const uint64_t loss_draw = rng_(), delay_draw = rng_();
 
-  if (d.roce && !rules_.empty() && listed_drop(d.psn)) {
+  if (d.roce && !rules_.empty() && listed_drop(d.psn, v.bth.dest_qp)) {
     d.drop = true, d.reason = DropReason::kListed, ++c_.dropped_listed;
     return d;
   }

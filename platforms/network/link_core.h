@@ -114,14 +114,14 @@ class LinkCore {
       return a.arrival_ps != b.arrival_ps ? a.arrival_ps > b.arrival_ps : a.seq > b.seq;
     }
   };
-  bool listed_drop(uint32_t psn);
+  bool listed_drop(uint32_t psn, uint32_t qpn);
 
   NetworkParams p_;
   std::string dir_;
   Rng rng_;
   uint64_t prop_ps_, jitter_ps_;
   std::vector<DropRule> rules_;        // this direction's only
-  std::unordered_set<uint32_t> used_;  // listed PSNs already dropped
+  std::unordered_set<uint64_t> used_;  // listed PSNs already dropped
   uint64_t input_free_ps_ = 0;
   // Distance bound: arrivals of the last d ordered-class frames (ring) and the
   // max arrival of all older ones.

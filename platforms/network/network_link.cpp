@@ -14,7 +14,7 @@ uint64_t now_ps() {
 }
 
 sc_core::sc_time ps_time(uint64_t ps) {
-  return sc_core::sc_time(static_cast<double>(ps), sc_core::SC_PS);
+  return ClockDomain::from_ps(ps);
 }
 
 // Bucket width of the one-way delay histogram: 32 buckets span propagation,

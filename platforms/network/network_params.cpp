@@ -54,6 +54,20 @@ std::vector<DropRule> parse_drop_psns(const std::string& text) {
     r.dir = trim(rule.substr(0, colon));
     if (r.dir != "ab" && r.dir != "ba") bad_rule(rule, "direction must be ab or ba");
     std::string range = rule.substr(colon + 1);
+    size_t at = range.find('@');
+    if (at != std::string::npos) {
+      // Optional destination QPN: only frames to that QP (decimal or 0x hex).
+      std::string q = trim(range.substr(at + 1));
+      range = range.substr(0, at);
+      try {
+        size_t used = 0;
+        unsigned long v = std::stoul(q, &used, 0);
+        if (used != q.size() || v > wire::kPsnMask) throw std::invalid_argument(q);
+        r.qpn = static_cast<int64_t>(v);
+      } catch (const std::exception&) {
+        bad_rule(rule, "'" + q + "' is not a 24-bit QPN");
+      }
+    }
     size_t dash = range.find('-');
     if (dash == std::string::npos) {
       r.first = r.last = parse_psn(range, rule);
@@ -89,6 +103,7 @@ void NetworkParams::describe(ParamTable& t) {
         "probability that a frame is dropped (independently, from the run seed)", 0, 1);
   t.add("network.drop_psns", &drop_psns,
         "frames dropped by PSN, first transmission only: comma-separated ab:PSN or ab:PSN-PSN "
+        "(optionally @QPN: only frames to that destination QP) "
         "(ba: the other direction); each PSN is dropped the first time a RoCE frame carrying it "
         "passes in that direction, on any QP",
         {});

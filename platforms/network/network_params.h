@@ -20,6 +20,7 @@ constexpr size_t kReferenceFrameBytes = 4096 + 58 + 4;
 struct DropRule {
   std::string dir;  // "ab" (NIC a -> NIC b) or "ba"
   uint32_t first = 0, last = 0;
+  int64_t qpn = -1;  // destination QP the rule is limited to (-1: any)
 };
 
 // Parse "ab:5,ab:10-12,ba:7" (whitespace around rules and tokens allowed; ""

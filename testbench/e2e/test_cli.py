@@ -58,17 +58,24 @@ class Cli(e2e.OonicTestCase):
             if m:
                 params[m.group(1)] = m.group(2)
         run = self.replay_ok(e2e.trace_path("ooo-small.txt"))
+        # `oonic params` lists the keys of both `oonic replay` and `oonic run`.
+        b2b_out = os.path.join(self.mkdtemp(), "b2b")
+        b2b = e2e.run_oonic(["run", "-", "--out", b2b_out,
+                             "--quiet"])
+        self.assertOk(b2b)
         cfg = {}
-        path = []
-        for line in e2e.read_bytes(run.path("config.yaml")).decode().splitlines():
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            depth = (len(line) - len(line.lstrip())) // 2
-            key, _, rest = line.strip().partition(":")
-            path = path[:depth] + [key]
-            val = rest.split("#")[0].strip()
-            if val:
-                cfg[".".join(path)] = val.strip('"')
+        for cfg_path in (run.path("config.yaml"), os.path.join(b2b_out, "config.yaml")):
+            path = []
+            for line in e2e.read_bytes(cfg_path).decode().splitlines():
+                if not line.strip() or line.lstrip().startswith("#"):
+                    continue
+                depth = (len(line) - len(line.lstrip())) // 2
+                key, _, rest = line.strip().partition(":")
+                path = path[:depth] + [key]
+                val = rest.split("#")[0].strip()
+                if val:
+                    cfg[".".join(path)] = val.strip('"') or '""'
+
         self.assertEqual(set(params), set(cfg))
         for k, v in params.items():
             self.assertEqual(cfg[k], v, k)

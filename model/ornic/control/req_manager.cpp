@@ -20,7 +20,9 @@ ReqManager::ReqManager(sc_core::sc_module_name name, const BlockEnv& env, QpCont
                                    "ACKs the scheduler handed to the Hdr Generator")),
       nak_regs_(env.stats.counter(std::string(this->name()) + ".nak_registrations", "registration",
                                   "NAK registrations by the Req Processor")),
-      p_queue_() {
+      dup_reads_ignored_(env.stats.counter(
+          std::string(this->name()) + ".duplicate_reads_ignored", "request",
+          "re-requested READs whose PSN a queued READ job is still to send (ignored)")) {
   std::string n = this->name();
   env.stats.derived(
       n + ".ack_aggregation", "ratio",
@@ -56,7 +58,14 @@ void ReqManager::register_bitmap_nak(Cycle t, uint32_t qp, uint32_t epsn, uint32
                                      const wire::BitmapBlock& block) {
   Pending w{};
   w.t = t, w.seq = seq_++, w.kind = Kind::kBitmapNak, w.qp = qp, w.psn = epsn, w.msn = msn;
-  w.block = block;
+  if (free_blocks_.empty()) {
+    w.block = static_cast<uint32_t>(blocks_.size());
+    blocks_.push_back(block);
+  } else {
+    w.block = free_blocks_.back();
+    free_blocks_.pop_back();
+    blocks_[w.block] = block;
+  }
   pending_.push(w);
   nak_regs_.inc();
   notify_at(t);
@@ -84,14 +93,30 @@ void ReqManager::apply(const Pending& w) {
     case Kind::kBitmapNak:
       s.nak_psn = w.psn, s.nak_msn = w.msn, s.nak_syndrome = w.syndrome;
       s.nak_is_bitmap = w.kind == Kind::kBitmapNak;
-      s.nak_block = w.block;
+      if (s.nak_is_bitmap) {
+        s.nak_block = blocks_[w.block];
+        free_blocks_.push_back(w.block);
+      }
       if (!s.nak_queued) s.nak_queued = true, nak_q_.push_back(w.qp);
       break;
     case Kind::kRead: {
-      if (w.dup && !w.flag) {
-        // A standard re-request restarts the response stream from its PSN.
-        for (auto it = reads_.begin(); it != reads_.end();)
-          it = it->qp == w.qp ? reads_.erase(it) : it + 1;
+      if (w.dup) {
+        // A re-requested PSN still to be sent by a job of this QP is on its way:
+        // nothing to do. One the job already sent (lost on the way) restarts a
+        // standard READ's stream from there (an OOO re-request is one more job).
+        bool covered = false;
+        for (const ReadJob& j : reads_) {
+          int32_t d = wire::psn_diff(w.psn, j.psn);
+          covered = covered || (j.qp == w.qp && d >= 0 && static_cast<uint32_t>(d) >= j.sent &&
+                                static_cast<uint32_t>(d) < j.packets);
+        }
+        if (covered) {
+          dup_reads_ignored_.inc();
+          break;
+        }
+        if (!w.flag)
+          for (auto it = reads_.begin(); it != reads_.end();)
+            it = it->qp == w.qp ? reads_.erase(it) : it + 1;
       }
       ReadJob j;
       j.qp = w.qp, j.va = w.va, j.len = w.len, j.psn = w.psn, j.msn = w.msn, j.ooo = w.flag;
@@ -172,7 +197,7 @@ void ReqManager::send_read(Cycle now) {
     op = wire::kReadResponseMiddle;
   const uint8_t* data = j.data.data() + size_t{j.sent % p_.dma.read_prefetch_packets} * pmtu;
   last_activity_ = hdr_->send_read_response(now + p_.req_manager.schedule_cycles, qp, op,
-                                           wire::psn_add(j.psn, j.sent), j.msn, data, n);
+                                            wire::psn_add(j.psn, j.sent), j.msn, data, n);
   j.ready.pop_front();
   ++j.sent;
   if (j.sent == j.packets) {

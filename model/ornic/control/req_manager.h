@@ -10,8 +10,9 @@
 //   READ response: READ jobs served round-robin, one response packet per turn
 //   (so ACKs and a re-requested READ interleave with a long READ); payload is
 //   fetched by the DMA Engine up to dma.read_prefetch_packets ahead. A
-//   duplicate standard READ request (the requester re-requests after a lost
-//   response) replaces that QP's READ jobs.
+//   duplicate READ request (the requester re-requests after a lost response
+//   or a timeout) is ignored when a queued job of the QP is still to send that
+//   PSN; otherwise it is served again (a standard one replaces the QP's jobs).
 // The TX arbiter's process runs the schedulers: registrations take effect at
 // their cycle (apply_due), and the arbiter asks for one frame at a time.
 #pragma once
@@ -52,7 +53,7 @@ class ReqManager : public sc_core::sc_module {
   Cycle next_pending() const { return pending_.empty() ? kNever : pending_.top().t; }
   bool has_control() const { return !ack_q_.empty() || !nak_q_.empty(); }
   void send_control(Cycle now);  // one NAK (first) or ACK
-  Cycle read_ready(Cycle now);    // head READ response's data ready (kNever: none)
+  Cycle read_ready(Cycle now);   // head READ response's data ready (kNever: none)
   void send_read(Cycle now);
   Sram& acked_psn_mem() { return mem_; }
   // Last cycle at which this manager sent or will send something.
@@ -71,7 +72,7 @@ class ReqManager : public sc_core::sc_module {
     bool dup;
     uint64_t va;
     uint32_t len;
-    wire::BitmapBlock block;
+    uint32_t block;  // index into blocks_ (bitmap NAKs only: keeps this small)
     bool operator>(const Pending& o) const { return t != o.t ? t > o.t : seq > o.seq; }
   };
   struct Slot {  // a QP's word in the ACKed-PSN memory (and its NAK slot)
@@ -104,6 +105,8 @@ class ReqManager : public sc_core::sc_module {
   std::vector<Slot> slots_;
   std::deque<uint32_t> ack_q_, nak_q_;
   std::deque<ReadJob> reads_;
+  std::vector<wire::BitmapBlock> blocks_;  // of pending bitmap NAKs
+  std::vector<uint32_t> free_blocks_;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;
   uint64_t seq_ = 0;
   std::function<void(Cycle)> kick_;
@@ -111,6 +114,7 @@ class ReqManager : public sc_core::sc_module {
   Counter& ack_regs_;
   Counter& acks_sent_;
   Counter& nak_regs_;
+  Counter& dup_reads_ignored_;
   Probe p_queue_;
 };
 

@@ -71,7 +71,11 @@ void RspManager::ack(Cycle t, uint32_t qi, uint32_t psn, bool cached) {
 }
 
 void RspManager::on_ack(Cycle t, uint32_t qi, uint32_t psn, bool cached) {
-  agenda_.at(t, [this, qi, psn, cached](Cycle x) { ack(x, qi, psn, cached); });
+  // One per ACK: packed so the closure fits std::function's small buffer (no allocation).
+  uint64_t k = uint64_t{qi} << 32 | uint64_t{psn} << 1 | (cached ? 1 : 0);
+  agenda_.at(t, [this, k](Cycle x) {
+    ack(x, static_cast<uint32_t>(k >> 32), static_cast<uint32_t>(k >> 1) & wire::kPsnMask, k & 1);
+  });
 }
 
 void RspManager::on_nak(Cycle t, uint32_t qi, uint8_t syndrome, uint32_t psn) {
@@ -204,6 +208,18 @@ void RspManager::timeout(Cycle t, uint32_t qi) {
   }
   if (s.deadline > t) {  // progress since it was booked: move it
     agenda_.at(s.deadline, [this, qi](Cycle x) { timeout(x, qi); });
+    return;
+  }
+  // Only something sent and not yet answered can time out; WQEs still waiting
+  // for their turn to send re-arm the timer when they are sent.
+  bool inflight = wire::psn_diff(s.high_psn, s.una) > 0;
+  for (uint32_t i = 0; i < s.active && !inflight; ++i) {
+    const TxWqe& w = s.wqes[i];
+    inflight = !w.bad && w.w.op == WqeOp::kRead && !w.data_done &&
+               wire::psn_diff(s.high_psn, w.start_psn) > 0;
+  }
+  if (!inflight) {
+    s.timer_booked = false;
     return;
   }
   timeouts_.inc();

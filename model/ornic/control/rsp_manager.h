@@ -36,8 +36,8 @@ struct TxWqe;
 
 class RspManager : public sc_core::sc_module, public RequesterEvents {
  public:
-  RspManager(sc_core::sc_module_name name, const BlockEnv& env, QpContextTable& qps,
-             Agenda& agenda, CqeManager& cqe);
+  RspManager(sc_core::sc_module_name name, const BlockEnv& env, QpContextTable& qps, Agenda& agenda,
+             CqeManager& cqe);
   void connect(QpManager* qpm, BitmapManager* bitmap) { qpm_ = qpm, bitmap_ = bitmap; }
 
   void on_ack(Cycle t, uint32_t qi, uint32_t psn, bool cached) override;

@@ -161,8 +161,7 @@ void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
   if (!req_) return;
   switch (tell) {
     case Tell::kAck:
-      req_->on_ack(t5, static_cast<uint32_t>(qi), psn,
-                   v.bth.resv7 & wire::kBthStartAddrCachedBit);
+      req_->on_ack(t5, static_cast<uint32_t>(qi), psn, v.bth.resv7 & wire::kBthStartAddrCachedBit);
       break;
     case Tell::kNak:
       req_->on_nak(t5, static_cast<uint32_t>(qi), v.aeth.syndrome, psn);

@@ -92,14 +92,15 @@ void QpManager::fetch(Cycle t, uint32_t qi) {
   uint32_t room = p_.qp_manager.max_outstanding_wqes > s.wqes.size()
                       ? p_.qp_manager.max_outstanding_wqes - static_cast<uint32_t>(s.wqes.size())
                       : 0;
-  uint64_t cache_room = cache_.params().depth > cached_wqes_ ? cache_.params().depth - cached_wqes_
-                                                             : 0;
+  uint64_t cache_room =
+      cache_.params().depth > cached_wqes_ ? cache_.params().depth - cached_wqes_ : 0;
   uint32_t pos = static_cast<uint32_t>(s.fetched % s.sq_size);
   uint32_t n = std::min({avail, room, p_.qp_manager.fetch_batch, s.sq_size - pos,
                          static_cast<uint32_t>(std::min<uint64_t>(cache_room, 1u << 20))});
   if (!n) return;
   fetch_buf_.resize(size_t{n} * kWqeBytes);
-  Cycle done = dma_.read(t, s.sq_base + uint64_t{pos} * kWqeBytes, fetch_buf_.data(), n * kWqeBytes);
+  Cycle done =
+      dma_.read(t, s.sq_base + uint64_t{pos} * kWqeBytes, fetch_buf_.data(), n * kWqeBytes);
   Cycle last = done;
   const uint32_t bits = cache_.params().width_bits;
   for (uint32_t k = 0; k < n; ++k) {
@@ -234,7 +235,8 @@ bool QpManager::pick(Cycle now, TxPacket& out) {
     }
     if (!got) {
       if (wire::psn_diff(s.send_psn, s.next_psn) >= 0) continue;
-      if (wire::psn_diff(s.send_psn, s.una) >= static_cast<int32_t>(p_.qp_manager.max_inflight_psns)) {
+      if (wire::psn_diff(s.send_psn, s.una) >=
+          static_cast<int32_t>(p_.qp_manager.max_inflight_psns)) {
         window_stalls_.inc();
         continue;
       }
@@ -287,8 +289,8 @@ Cycle QpManager::head_ready(Cycle now) {
     k.ready = now;
     if (!k.read_request && k.len) {
       const TxWqe& w = sq_[k.qi].wqes[k.wqe_seq - sq_[k.qi].wqes.front().seq];
-      k.ready = dma_.read(now, w.w.local_addr + k.offset, slots_.data() + size_t{k.slot} * kSlotBytes,
-                          k.len);
+      k.ready = dma_.read(now, w.w.local_addr + k.offset,
+                          slots_.data() + size_t{k.slot} * kSlotBytes, k.len);
     }
     fifo_.push_back(k);
   }

@@ -63,9 +63,9 @@ struct SqState {
   bool configured = false;
   uint64_t sq_base = 0, cq_base = 0;
   uint32_t sq_size = 0, cq_size = 0;
-  uint32_t sq_pi = 0;     // producer index (doorbell), modulo 2^16
-  uint64_t fetched = 0;   // WQEs fetched so far
-  uint64_t cq_pi = 0;     // CQEs written so far
+  uint32_t sq_pi = 0;      // producer index (doorbell), modulo 2^16
+  uint64_t fetched = 0;    // WQEs fetched so far
+  uint64_t cq_pi = 0;      // CQEs written so far
   std::deque<TxWqe> wqes;  // in the cache, in SQ order; the first `active` are active
   uint32_t active = 0;
   uint32_t next_psn = 0;  // PSN of the next WQE activated
@@ -73,11 +73,11 @@ struct SqState {
   uint32_t high_psn = 0;  // first PSN never sent
   uint32_t una = 0;       // first unacknowledged PSN
   std::deque<Retx> retx;
-  uint32_t epoch = 0;     // bumped by go-back-N: prefetched packets of older epochs are dropped
+  uint32_t epoch = 0;  // bumped by go-back-N: prefetched packets of older epochs are dropped
   bool fetch_busy = false;
-  bool queued = false;    // in the round-robin list
+  bool queued = false;  // in the round-robin list
   uint32_t inflight_prefetch = 0;
-  Cycle deadline = kNever;   // requester timeout (RTT + OTD/B after the last progress)
+  Cycle deadline = kNever;  // requester timeout (RTT + OTD/B after the last progress)
   bool timer_booked = false;
   Cycle timeout_cycles = 0;
 };

@@ -35,9 +35,9 @@ void TxArbiter::run() {
       agenda_.run_due(now);
       rm_.apply_due(now);
       Cycle mac = hdr_.mac_free_at();
-      Cycle gate = std::max(hdr_.free_at(),
-                            mac > p_.arbiter.lookahead_cycles ? mac - p_.arbiter.lookahead_cycles
-                                                              : Cycle{0});
+      Cycle gate = std::max(hdr_.free_at(), mac > p_.arbiter.lookahead_cycles
+                                                ? mac - p_.arbiter.lookahead_cycles
+                                                : Cycle{0});
       if (rm_.has_control()) {
         if (gate > now) {
           next = gate;
