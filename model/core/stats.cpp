@@ -17,6 +17,11 @@ void Histogram::add(double x) {
 }
 
 void TimeWeighted::finalize(Cycle end) {
+  std::vector<std::pair<Cycle, int64_t>> events_;
+  size_t n = 0;
+  for (const auto& c : chunks_) n += c.size();
+  events_.reserve(n);
+  for (const auto& c : chunks_) events_.insert(events_.end(), c.begin(), c.end());
   std::stable_sort(events_.begin(), events_.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   // One value per cycle: the changes booked for a cycle are summed first, so a

@@ -35,7 +35,14 @@ struct Histogram {
 // series is sorted once at finalize().
 class TimeWeighted {
  public:
-  void change(Cycle t, int64_t delta) { events_.push_back({t, delta}); }
+  void change(Cycle t, int64_t delta) {
+    // Chunked: growing never copies what is already recorded (runs book millions).
+    if (chunks_.empty() || chunks_.back().size() == kChunk) {
+      chunks_.emplace_back();
+      chunks_.back().reserve(kChunk);
+    }
+    chunks_.back().push_back({t, delta});
+  }
   void finalize(Cycle end);
   // After finalize: change points (cycle, value), one per cycle with a change.
   const std::vector<std::pair<Cycle, int64_t>>& points() const { return points_; }
@@ -49,7 +56,8 @@ class TimeWeighted {
   bool finalized() const { return finalized_; }
 
  private:
-  std::vector<std::pair<Cycle, int64_t>> events_;
+  static constexpr size_t kChunk = 4096;
+  std::vector<std::vector<std::pair<Cycle, int64_t>>> chunks_;
   std::vector<std::pair<Cycle, int64_t>> points_;
   int64_t peak_ = 0, final_ = 0, min_ = 0;
   double mean_ = 0;

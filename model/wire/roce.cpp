@@ -390,6 +390,10 @@ size_t frame_size(const FrameSpec& spec) {
   return n;
 }
 
+size_t header_size(const FrameSpec& spec) {
+  return frame_size(spec) - spec.payload_len - pad_for(spec.payload_len) - kIcrcBytes;
+}
+
 size_t build(const FrameSpec& spec, uint8_t* out, size_t cap) {
   const size_t size = frame_size(spec);
   if (out == nullptr || cap < size) return 0;
@@ -481,7 +485,9 @@ size_t build(const FrameSpec& spec, uint8_t* out, size_t cap) {
     p += kImmDtBytes;
   }
   if (spec.payload_len > 0) {
-    if (spec.payload != nullptr) {
+    if (spec.payload == p) {
+      // already in place (the sender fetched it behind room for the headers)
+    } else if (spec.payload != nullptr) {
       std::memcpy(p, spec.payload, spec.payload_len);
     } else {
       std::memset(p, 0, spec.payload_len);

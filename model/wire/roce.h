@@ -222,8 +222,11 @@ struct FrameSpec {
 
 // Bytes build() will write for this spec.
 size_t frame_size(const FrameSpec& spec);
+// Bytes before the payload (Ethernet up to the last extension header).
+size_t header_size(const FrameSpec& spec);
 // Write the frame (headers, payload, pad, ICRC; IPv4 checksum and lengths
-// filled). Returns bytes written, or 0 if cap is too small.
+// filled). Returns bytes written, or 0 if cap is too small. The payload may
+// already sit in place (spec.payload == out + header_size(spec)): not copied.
 size_t build(const FrameSpec& spec, uint8_t* out, size_t cap);
 std::vector<uint8_t> build(const FrameSpec& spec);
 

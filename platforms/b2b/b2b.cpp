@@ -349,7 +349,9 @@ int run_b2b(const RunOptions& o) {
       << (finished ? "" : "  (NOT FINISHED by run.max_sim_ms)") << " by cycle " << end << " ("
       << fmt(sys->host.last_cqe_ps() / 1e6, 3) << " us at " << fmt(all.nic.nic.clock_mhz, 0)
       << " MHz)\n";
-    s << "  throughput  " << fmt(gbps, 2) << " Gbit/s payload, first doorbell to last CQE ("
+    s << "  throughput  " << fmt(gbps, 2)
+      << " Gbit/s payload of both directions (WRITE/SEND a->b, READ b->a), first doorbell to "
+         "last CQE ("
       << total_bytes << " B)\n";
     s << "  a sent      " << cnt("a.nic.tx.qp_manager.packets") << " requests ("
       << cnt("a.nic.tx.qp_manager.retransmitted") << " retransmitted); go-back-N "

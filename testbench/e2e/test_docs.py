@@ -52,6 +52,14 @@ class Docs(unittest.TestCase):
         self.assertEqual(documented - registered, set(), "documented but not registered")
         self.assertEqual(registered - documented, set(), "registered but not documented")
 
+    def test_readme_register_map_matches_binary(self):
+        out = subprocess.run([BIN, "registers"], capture_output=True, text=True, check=True).stdout
+        with open(os.path.join(SRC, "README.md")) as f:
+            text = f.read()
+        a, b = "<!-- registers:begin -->\n", "<!-- registers:end -->"
+        self.assertEqual(text[text.index(a) + len(a):text.index(b)], out.rstrip("\n") + "\n",
+                         "README register map is stale: run scripts/gen-docs")
+
     def test_every_param_has_unit_and_description(self):
         for line in open(os.path.join(SRC, "docs", "PARAMS.md")):
             if line.startswith("| `"):

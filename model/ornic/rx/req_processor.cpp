@@ -35,6 +35,7 @@ ReqProcessor::ReqProcessor(sc_core::sc_module_name name, const BlockEnv& env, Qp
                            PktBuffer& hdr_buf, PktBuffer& pkt_buf)
     : sc_module(name),
       p_(env.p),
+      ack_every_(env.p.req_processor.ack_policy == "every"),
       qps_(qps),
       bitmap_(bitmap),
       dma_(dma),
@@ -208,7 +209,7 @@ void ReqProcessor::standard(Cycle t3, uint32_t qi, QpContext& c, const wire::Pac
   c.epsn = wire::psn_add(psn, 1);
   c.nak_sent = false;
   in_order_.inc();
-  a.ack = p_.req_processor.ack_policy == "every" || v.bth.ack_req || last;
+  a.ack = ack_every_ || v.bth.ack_req || last;
 }
 
 void ReqProcessor::ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
@@ -294,7 +295,7 @@ void ReqProcessor::ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::Pa
         c.wqe_last_known = false;
         c.wqe_len = 0;
       }
-      if (p_.req_processor.ack_policy == "every")
+      if (ack_every_)
         a.ack = r.out.head_advanced || c.announce_cached;
       else
         a.ack = v.bth.ack_req || complete || c.announce_cached;

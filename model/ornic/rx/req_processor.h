@@ -57,6 +57,7 @@ class ReqProcessor : public sc_core::sc_module {
   void place(Cycle t, uint64_t addr, const wire::PacketView& v, PacketRecord& rec);
 
   const OrnicParams& p_;
+  const bool ack_every_;  // rx.req_processor.ack_policy == "every" (per packet: no string compare)
   QpContextTable& qps_;
   BitmapManager& bitmap_;
   DmaEngine& dma_;

@@ -32,11 +32,18 @@ HdrGenerator::HdrGenerator(sc_core::sc_module_name name, const BlockEnv& env)
   p_qpn_.bind(env.vcd, n + ".qpn", 24);
 }
 
-Cycle HdrGenerator::emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec, const QpContext& qp) {
+Cycle HdrGenerator::emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec, const QpContext& qp,
+                         bool in_place) {
   spec.bth.dest_qp = qp.peer_qpn;
   size_t need = wire::frame_size(spec);
-  if (buf_.size() < need) buf_.resize(need);
-  size_t len = wire::build(spec, buf_.data(), buf_.size());
+  uint8_t* out;
+  if (in_place && spec.payload) {
+    out = const_cast<uint8_t*>(spec.payload) - wire::header_size(spec);
+  } else {
+    if (buf_.size() < need) buf_.resize(need);
+    out = buf_.data();
+  }
+  size_t len = wire::build(spec, out, need);
   Cycle g = gen_.acquire(t, gen_cycles);
   Cycle ready = g + gen_cycles;
   double ps = static_cast<double>(wire::wire_bytes(len)) * 8000.0 / p_.mac.rate_gbps;
@@ -49,7 +56,7 @@ Cycle HdrGenerator::emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec, co
     p_psn_.set(start, spec.bth.psn);
     p_qpn_.set(start, spec.bth.dest_qp);
   }
-  if (sink_) sink_(start, buf_.data(), len);
+  if (sink_) sink_(start, out, len);
   return start;
 }
 
@@ -94,9 +101,9 @@ Cycle HdrGenerator::send_read_response(Cycle t, const QpContext& qp, uint8_t opc
   return emit(t, p_.hdr_generator.data_cycles, s, qp);
 }
 
-Cycle HdrGenerator::send_data(Cycle t, const QpContext& qp, wire::FrameSpec& spec) {
+Cycle HdrGenerator::send_data(Cycle t, const QpContext& qp, wire::FrameSpec& spec, bool in_place) {
   requests_.inc();
-  return emit(t, p_.hdr_generator.data_cycles, spec, qp);
+  return emit(t, p_.hdr_generator.data_cycles, spec, qp, in_place);
 }
 
 }  // namespace oonic::ornic

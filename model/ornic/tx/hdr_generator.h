@@ -36,13 +36,16 @@ class HdrGenerator : public sc_core::sc_module {
   Cycle send_read_response(Cycle t, const QpContext& qp, uint8_t opcode, uint32_t psn, uint32_t msn,
                            const uint8_t* payload, uint32_t len);
   // A request frame of the requester (WRITE/SEND data, READ request): spec
-  // holds everything but the destination QP.
-  Cycle send_data(Cycle t, const QpContext& qp, wire::FrameSpec& spec);
+  // holds everything but the destination QP. If in_place, the payload has
+  // wire::header_size(spec) bytes of room before it and 8 after it, and the
+  // frame is built around it there (no copy).
+  Cycle send_data(Cycle t, const QpContext& qp, wire::FrameSpec& spec, bool in_place = false);
   Cycle free_at() const { return gen_.free_at(); }
   Cycle mac_free_at() const { return mac_.free_at(); }
 
  private:
-  Cycle emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec, const QpContext& qp);
+  Cycle emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec, const QpContext& qp,
+             bool in_place = false);
   OrnicParams p_;
   CycleClock clk_;
   Resource gen_, mac_;

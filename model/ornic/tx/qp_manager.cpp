@@ -8,7 +8,10 @@
 namespace oonic::ornic {
 
 namespace {
-constexpr uint32_t kSlotBytes = 4096;  // nic.pmtu_bytes is at most 4096
+// A prefetch slot: room for the headers, the payload (nic.pmtu_bytes is at most
+// 4096), pad and ICRC; the Hdr Generator builds the frame around the payload.
+constexpr uint32_t kHeadroom = 128;
+constexpr uint32_t kSlotBytes = kHeadroom + 4096 + 8;
 uint32_t reg(const RegisterFile& r, uint32_t qi, const char* name) {
   for (const RegisterDef& d : qp_registers())
     if (std::string(d.name) == name) return r.peek(RegisterFile::qp_reg(qi, d.offset));
@@ -290,7 +293,7 @@ Cycle QpManager::head_ready(Cycle now) {
     if (!k.read_request && k.len) {
       const TxWqe& w = sq_[k.qi].wqes[k.wqe_seq - sq_[k.qi].wqes.front().seq];
       k.ready = dma_.read(now, w.w.local_addr + k.offset,
-                          slots_.data() + size_t{k.slot} * kSlotBytes, k.len);
+                          slots_.data() + size_t{k.slot} * kSlotBytes + kHeadroom, k.len);
     }
     fifo_.push_back(k);
   }
@@ -319,7 +322,7 @@ bool QpManager::send_head(Cycle now) {
     f.reth.dma_len = k.len;
     f.bth.ack_req = true;
   } else {
-    f.payload = slots_.data() + size_t{k.slot} * kSlotBytes;
+    f.payload = slots_.data() + size_t{k.slot} * kSlotBytes + kHeadroom;
     f.payload_len = k.len;
     if (w.w.ooo) {
       // FSpot until an ACK said Start_Addr is cached, then Spot; Last ends the WQE.
@@ -351,7 +354,7 @@ bool QpManager::send_head(Cycle now) {
   }
   Cycle g = now + p_.arbiter.schedule_cycles;
   Cycle r = cache_.read(g, cache_.params().width_bits);
-  Cycle start = hdr_.send_data(r, c, f);
+  Cycle start = hdr_.send_data(r, c, f, /*in_place=*/f.payload_len > 0);
   packets_.inc();
   payload_bytes_.inc(f.payload_len);
   if (k.retx) retx_packets_.inc();
