@@ -80,7 +80,7 @@ void HostDriver::on_write(uint64_t done_ps, uint64_t addr, uint64_t len) {
 }
 
 void HostDriver::reg_write(uint32_t addr, uint32_t v, sc_core::sc_time& delay) {
-  tlm::tlm_generic_payload gp;
+  tlm::tlm_generic_payload& gp = gp_;  // one payload, reused: a doorbell per CQE
   gp.set_command(tlm::TLM_WRITE_COMMAND);
   gp.set_address(addr);
   gp.set_data_ptr(reinterpret_cast<unsigned char*>(&v));

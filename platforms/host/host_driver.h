@@ -84,6 +84,7 @@ class HostDriver : public sc_core::sc_module {
   using Arrival = std::pair<uint64_t, uint64_t>;  // (ps, CQE address)
   std::priority_queue<Arrival, std::vector<Arrival>, std::greater<Arrival>> arrivals_;
   sc_core::sc_event cqe_event_;
+  tlm::tlm_generic_payload gp_;
   uint64_t done_ = 0, bad_cqes_ = 0, reg_errors_ = 0, last_cqe_ps_ = 0;
   bool progress_ = false;
   Counter& wqes_posted_;
