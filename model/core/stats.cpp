@@ -1,5 +1,7 @@
 #include "model/core/stats.h"
 
+#include <sstream>
+
 #include <algorithm>
 #include <cmath>
 
@@ -152,6 +154,19 @@ nlohmann::json Stats::to_json(Cycle end) {
     j[it.info.name] = e;
   }
   return j;
+}
+
+std::string Stats::listing(bool markdown) const {
+  std::ostringstream os;
+  if (markdown) os << "| stat | kind | unit | description |\n|---|---|---|---|\n";
+  for (const auto& i : list()) {
+    if (markdown)
+      os << "| `" << i.name << "` | " << to_string(i.kind) << " | " << i.unit << " | " << i.desc
+         << " |\n";
+    else
+      os << i.name << " [" << i.unit << ", " << to_string(i.kind) << "] " << i.desc << "\n";
+  }
+  return os.str();
 }
 
 std::vector<Stats::Info> Stats::list() const {

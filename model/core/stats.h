@@ -85,6 +85,9 @@ class Stats {
   // Finalize every gauge at `end` and build {name: {value/..., unit, desc}}.
   nlohmann::json to_json(Cycle end);
   std::vector<Info> list() const;
+  // Every registered stat, one per line ("name [unit, kind] description") or as
+  // a Markdown table (`oonic stats`, docs/STATS*.md).
+  std::string listing(bool markdown) const;
   const Counter* find_counter(const std::string& name) const;
   uint64_t counter_value(const std::string& name) const;  // 0 if absent
   TimeWeighted* find_gauge(const std::string& name);

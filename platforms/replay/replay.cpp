@@ -282,16 +282,7 @@ std::string stats_listing(bool markdown) {
     for (Sram* s : sys.nic.srams()) (void)s;
   }
   fs::remove_all(tmp);
-  std::ostringstream os;
-  if (markdown) os << "| stat | kind | unit | description |\n|---|---|---|---|\n";
-  for (const auto& i : stats.list()) {
-    if (markdown)
-      os << "| `" << i.name << "` | " << to_string(i.kind) << " | " << i.unit << " | " << i.desc
-         << " |\n";
-    else
-      os << i.name << " [" << i.unit << ", " << to_string(i.kind) << "] " << i.desc << "\n";
-  }
-  return os.str();
+  return stats.listing(markdown);
 }
 
 }  // namespace oonic::replay
