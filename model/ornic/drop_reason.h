@@ -29,6 +29,7 @@ enum class Drop : uint8_t {
   kRspPktBufferFull,
   kRspHdrBufferFull,
   kUnexpectedResponse,  // response with no outstanding request (e.g. READ response for no READ)
+  kUntrackable,         // the ordering scheme cannot track this PSN (GBN gap, MELO middle access)
   kNotForDut,           // sent by the device under test in the capture (not replayed as input)
   kCount
 };
@@ -57,6 +58,7 @@ inline const char* drop_name(Drop d) {
                                       "rsp_pkt_buffer_full",
                                       "rsp_hdr_buffer_full",
                                       "unexpected_response",
+                                      "untrackable",
                                       "not_for_dut"};
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<size_t>(Drop::kCount));
   return names[static_cast<size_t>(d)];

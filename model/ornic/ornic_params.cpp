@@ -1,6 +1,7 @@
 #include "model/ornic/ornic_params.h"
 
 #include "model/core/error.h"
+#include "model/ordering/factory.h"
 #include "model/wire/roce.h"
 
 namespace oonic::ornic {
@@ -11,7 +12,10 @@ void OrnicParams::describe(ParamTable& t) {
   t.add("nic.datapath_bytes", &nic.datapath_bytes, "byte",
         "datapath width: a B-byte packet takes ceil(B/width) beats", 8, 1024);
   t.add("nic.ordering", &nic.ordering,
-        "receive ordering layer (ornic: bitmap block array, OTD, direct write)", {"ornic"});
+        "receive-order scheme of the Bitmap Manager for OOO WQEs (model/ordering/factory.h): "
+        "ornic (block node array, OTD, NAK with bitmap), gbn, irn, static, melo, melo+, left, "
+        "left+, mprdma; each gets the QP window nodes_per_qp x block_bits and the pool",
+        ordering::scheme_names());
   t.add("nic.max_qps", &nic.max_qps, "QP", "QP context slots (ORNIC reference: 2048)", 1, 65536);
   t.add("nic.pmtu_bytes", &nic.pmtu_bytes, "byte",
         "path MTU: payload bytes of every data packet but a message's last (Eq. 1)", 256, 4096);
@@ -42,6 +46,9 @@ void OrnicParams::describe(ParamTable& t) {
         "N: block nodes in each QP's cyclic array (QP bitmap width = N x M)", 1, 4096);
   t.add("bitmap.pool_blocks", &bitmap.pool_blocks, "block",
         "blocks in the shared bitmap block pool (reference 2048 x 2)", 1, 1u << 24);
+  t.add("bitmap.left_cache_threshold", &bitmap.left_cache_threshold, "hop",
+        "LEFT/LEFT+: a walk of at least this many next_ptr hops moves the cache pointer", 1,
+        1u << 20);
   t.add("dma.setup_cycles", &dma.setup_cycles, "cycle",
         "DMA Engine cycles to take a descriptor before its first beat", 0, 1000);
   t.add("dma.read_prefetch_packets", &dma.read_prefetch_packets, "packet",

@@ -44,6 +44,7 @@ struct BitmapParams {  // bitmap.*
   uint32_t block_bits = 16;
   uint32_t nodes_per_qp = 20;
   uint32_t pool_blocks = 4096;
+  uint32_t left_cache_threshold = 2;
 };
 
 struct DmaParams {  // dma.*

@@ -1,5 +1,5 @@
-// oonic: the command line. Subcommands: replay, run, params, stats, registers,
-// trace, experiment.
+// oonic: the command line. Subcommands: replay, run, compare, params, stats,
+// registers, trace, experiment.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +12,7 @@
 #include "model/core/error.h"
 #include "model/ornic/register_map.h"
 #include "platforms/b2b/b2b.h"
+#include "platforms/compare/compare.h"
 #include "platforms/experiments/bitmap_compare.h"
 #include "platforms/replay/replay.h"
 #include "platforms/trace/trace_tools.h"
@@ -33,6 +34,9 @@ commands:
   replay TRACE [options]   play a packet trace, in arrival order, into one NIC
   run CONFIG [options]     two NICs (hosts, PCIe, a reordering/lossy network) run a
                            workload of WRITE/READ/SEND WQEs; scoreboard checked
+  compare TRACE | --run CONFIG
+                           the same trace or workload through every receive-order
+                           scheme (nic.ordering), one table
   params [--markdown]      list every parameter: default, unit, range, description
   stats [--run] [--markdown]
                            list every stat a replay (or, with --run, a b2b run)
@@ -235,6 +239,9 @@ int sc_main(int argc, char* argv[]) {
     std::string cmd = a.v[a.i++];
     if (cmd == "replay") return cmd_replay(a);
     if (cmd == "run") return cmd_run(a);
+    if (cmd == "compare")
+      return oonic::compare::compare_command(
+          std::vector<std::string>(a.v.begin() + a.i, a.v.end()));
     if (cmd == "trace")
       return oonic::trace::trace_command(std::vector<std::string>(a.v.begin() + a.i, a.v.end()));
     if (cmd == "experiment")

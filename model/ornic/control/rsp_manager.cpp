@@ -238,8 +238,8 @@ void RspManager::timeout(Cycle t, uint32_t qi) {
       if (r.start_psn == w.start_psn) {
         if (!r.ooo)
           from = r.next_psn;
-        else if (bitmap_->core().is_open(qi))
-          from = bitmap_->core().epsn(qi);
+        else if (bitmap_->unit().is_open(qi))
+          from = bitmap_->unit().epsn(qi);
       }
     reread(qi, from, 0);
   }

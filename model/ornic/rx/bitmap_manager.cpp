@@ -1,5 +1,7 @@
 #include "model/ornic/rx/bitmap_manager.h"
 
+#include "model/core/error.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -8,13 +10,14 @@ namespace oonic::ornic {
 
 namespace {
 
-ordering::OrnicBitmap::Params core_params(const OrnicParams& p) {
-  ordering::OrnicBitmap::Params c;
-  c.block_bits = p.bitmap.block_bits;
-  c.nodes_per_qp = p.bitmap.nodes_per_qp;
-  c.pool_blocks = p.bitmap.pool_blocks;
-  c.max_qps = p.nic.max_qps;
-  return c;
+ordering::SchemeGeometry geometry(const OrnicParams& p) {
+  ordering::SchemeGeometry g;
+  g.block_bits = p.bitmap.block_bits;
+  g.nodes_per_qp = p.bitmap.nodes_per_qp;
+  g.pool_blocks = p.bitmap.pool_blocks;
+  g.max_qps = p.nic.max_qps;
+  g.left_cache_threshold = p.bitmap.left_cache_threshold;
+  return g;
 }
 
 uint32_t id_bits(uint32_t blocks) {
@@ -31,7 +34,12 @@ SramParams node_sram(const OrnicParams& p, uint32_t node_bits) {
 
 BitmapManager::BitmapManager(sc_core::sc_module_name name, const BlockEnv& env)
     : sc_module(name),
-      core_(core_params(env.p)),
+      scheme_(env.p.nic.ordering),
+      unit_(ordering::make_unit(scheme_, geometry(env.p))),
+      ornic_(dynamic_cast<ordering::OrnicBitmap*>(unit_.get())),
+      block_bits_(env.p.bitmap.block_bits),
+      qp_state_bits_(ordering::qp_state_bits(scheme_, geometry(env.p))),
+      high_(env.p.nic.max_qps, 0),
       node_bits_(id_bits(env.p.bitmap.pool_blocks) + 2),
       node_array_("bitmap.node_array", node_sram(env.p, node_bits_), env.stats,
                   env.sram_stat("bitmap.node_array")),
@@ -58,7 +66,7 @@ BitmapManager::BitmapManager(sc_core::sc_module_name name, const BlockEnv& env)
   p_blocks_held_.bind(env.vcd, n + ".blocks_held", 16);
   p_pool_used_.bind(env.vcd, n + ".pool_used", 24);
   p_nak_.bind(env.vcd, n + ".nak", 1);
-  if (env.vcd) {
+  if (env.vcd && ornic_) {
     // Per-node signals of the watched QP's node array (physical node index).
     const uint32_t nodes = env.p.bitmap.nodes_per_qp;
     const int id_w = static_cast<int>(id_bits(env.p.bitmap.pool_blocks));
@@ -92,10 +100,10 @@ void BitmapManager::record_nodes(Cycle t, uint32_t qp) {
   t = std::max(t, watch_last_);
   watch_last_ = t;
   const uint32_t nodes = static_cast<uint32_t>(p_nodes_.size());
-  const uint32_t hp = core_.header_ptr(qp);
+  const uint32_t hp = ornic_->header_ptr(qp);
   for (uint32_t i = 0; i < nodes; ++i) {
     const uint32_t p = (hp + i) % nodes;
-    const ordering::OrnicBitmap::NodeView v = core_.node(qp, i);
+    const ordering::OrnicBitmap::NodeView v = ornic_->node(qp, i);
     const bool holds = v.valid && !v.all_1;
     if (!holds) watch_bits_[p] = 0;
     const NodeState now{v.valid, v.all_1, holds ? v.block_id : 0u, watch_bits_[p]};
@@ -110,10 +118,14 @@ void BitmapManager::record_nodes(Cycle t, uint32_t qp) {
 }
 
 void BitmapManager::open(Cycle t, uint32_t qp, uint32_t start_psn, uint32_t otd) {
-  if (core_.is_open(qp)) return;
-  core_.open(qp, start_psn, otd);
-  // The QP's N node words become live.
-  node_array_.occupy(t, int64_t{core_.params().nodes_per_qp} * node_bits_);
+  if (unit_->is_open(qp)) return;
+  unit_->open(qp, start_psn, otd);
+  high_[qp] = start_psn;
+  // The QP's state words become live (ORNIC: its N node words); a scheme with a
+  // static per-QP bitmap holds its blocks from now on.
+  node_array_.occupy(t, static_cast<int64_t>(qp_state_bits_));
+  block_pool_.occupy(t, int64_t{unit_->blocks_held(qp)} * block_bits_);
+  pool_used_ += unit_->blocks_held(qp);
   if (!p_nodes_.empty() && qp == watch_qp_) {
     std::fill(watch_bits_.begin(), watch_bits_.end(), 0);
     record_nodes(t, qp);
@@ -121,39 +133,87 @@ void BitmapManager::open(Cycle t, uint32_t qp, uint32_t start_psn, uint32_t otd)
 }
 
 void BitmapManager::close(Cycle t, uint32_t qp) {
-  if (!core_.is_open(qp)) return;
-  uint32_t held = core_.blocks_held(qp);
-  core_.close(qp);
-  node_array_.occupy(t, -int64_t{core_.params().nodes_per_qp} * node_bits_);
-  block_pool_.occupy(t, -int64_t{held} * core_.params().block_bits);
+  if (!unit_->is_open(qp)) return;
+  uint32_t held = unit_->blocks_held(qp);
+  unit_->close(qp);
+  node_array_.occupy(t, -static_cast<int64_t>(qp_state_bits_));
+  block_pool_.occupy(t, -int64_t{held} * block_bits_);
+  pool_used_ -= held;
   if (!p_nodes_.empty() && qp == watch_qp_) record_nodes(t, qp);
+}
+
+const ordering::OrnicBitmap& BitmapManager::core() const {
+  if (!ornic_) throw Error(msg::kModel, "the Bitmap Manager runs '" + scheme_ + "', not ornic");
+  return *ornic_;
+}
+
+bool BitmapManager::has_pending(uint32_t qp) const {
+  return unit_->is_open(qp) && wire::psn_diff(high_[qp], unit_->epsn(qp)) > 0;
+}
+
+bool BitmapManager::selective_feedback(const ordering::Outcome& o, uint32_t psn,
+                                       wire::BitmapBlock* b) {
+  if (o.nak) {
+    *b = o.nak_block;
+    return true;
+  }
+  *b = wire::BitmapBlock{};
+  switch (o.feedback) {
+    case ordering::Feedback::kSack:
+      if (o.verdict != ordering::Verdict::kOutOfOrder) return false;
+      b->base_psn = o.epsn, b->nbits = 1;  // the first hole: ePSN
+      return true;
+    case ordering::Feedback::kNack:
+      b->base_psn = psn & wire::kPsnMask, b->nbits = 1;
+      return true;
+    case ordering::Feedback::kHoleNack: {
+      if (!o.nholes) return false;
+      uint32_t base = o.holes[0].start_psn;
+      for (uint8_t i = 1; i < o.nholes; ++i)
+        if (wire::psn_diff(o.holes[i].start_psn, base) < 0) base = o.holes[i].start_psn;
+      b->base_psn = base;
+      b->nbits = wire::kMaxBitmapBlockBits;
+      for (uint32_t i = 0; i < b->nbits; ++i) b->set(i);
+      for (uint8_t h = 0; h < o.nholes; ++h)
+        for (uint32_t k = 0; k < o.holes[h].length; ++k) {
+          int32_t d = wire::psn_diff(wire::psn_add(o.holes[h].start_psn, k), base);
+          if (d >= 0 && d < b->nbits) b->words[d / 32] &= ~(1u << (d % 32));
+        }
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 BitmapManager::Result BitmapManager::access(Cycle t, uint32_t qp, uint32_t psn) {
   Result r;
   const bool watched = !p_nodes_.empty() && qp == watch_qp_;
-  const uint32_t hp0 = watched ? core_.header_ptr(qp) : 0;
-  const uint32_t base0 = watched ? core_.base_psn(qp) : 0;
-  r.out = core_.receive(qp, psn);
+  const uint32_t hp0 = watched ? ornic_->header_ptr(qp) : 0;
+  const uint32_t base0 = watched ? ornic_->base_psn(qp) : 0;
+  r.out = unit_->receive(qp, psn);
+  if ((r.out.verdict == ordering::Verdict::kInOrder ||
+       r.out.verdict == ordering::Verdict::kOutOfOrder) &&
+      wire::psn_diff(wire::psn_add(psn, 1), high_[qp]) > 0)
+    high_[qp] = wire::psn_add(psn, 1);
   calls_.inc();
   Cycle c = r.out.cycles;
   r.grant = port_.acquire(t, c ? c : 1);
   r.done = r.grant + c;
   // One cycle per access, as ORNIC §4.3 counts; the SRAMs keep the access counts.
   for (uint32_t i = 0; i < r.out.node_accesses; ++i) node_array_.read(r.grant + i, node_bits_);
-  for (uint32_t i = 0; i < r.out.block_accesses; ++i)
-    block_pool_.read(r.grant + i, core_.params().block_bits);
-  if (r.out.blocks_delta)
-    block_pool_.occupy(r.done, int64_t{r.out.blocks_delta} * core_.params().block_bits);
+  for (uint32_t i = 0; i < r.out.block_accesses; ++i) block_pool_.read(r.grant + i, block_bits_);
+  if (r.out.blocks_delta) block_pool_.occupy(r.done, int64_t{r.out.blocks_delta} * block_bits_);
+  pool_used_ += r.out.blocks_delta;
   if (r.out.locate_cycles) locate_.add(r.out.locate_cycles);
   if (r.out.nak) naks_.inc();
   if (p_qp_.on()) {
     p_qp_.set(r.grant, qp);
     p_psn_.set(r.grant, psn);
     p_epsn_.set(r.done, r.out.epsn);
-    p_header_ptr_.set(r.done, core_.header_ptr(qp));
+    if (ornic_) p_header_ptr_.set(r.done, ornic_->header_ptr(qp));
     p_blocks_held_.set(r.done, r.out.blocks_held);
-    p_pool_used_.set(r.done, core_.pool_used());
+    p_pool_used_.set(r.done, static_cast<uint64_t>(pool_used_));
     p_nak_.set(r.done, r.out.nak);
     if (r.out.nak) p_nak_.set(r.done + 1, 0);
   }
@@ -162,9 +222,9 @@ BitmapManager::Result BitmapManager::access(Cycle t, uint32_t qp, uint32_t psn) 
     // tracked packets (the bit lands in node (header_ptr + off / M) % N, as in the core).
     if (r.out.verdict == ordering::Verdict::kInOrder ||
         r.out.verdict == ordering::Verdict::kOutOfOrder) {
-      const uint32_t m = core_.params().block_bits;
+      const uint32_t m = ornic_->params().block_bits;
       const auto off = static_cast<uint32_t>(wire::psn_diff(psn & wire::kPsnMask, base0));
-      const uint32_t p = (hp0 + off / m) % core_.params().nodes_per_qp;
+      const uint32_t p = (hp0 + off / m) % ornic_->params().nodes_per_qp;
       if (off % m < 64) watch_bits_[p] |= uint64_t{1} << (off % m);
     }
     record_nodes(r.done, qp);

@@ -1,19 +1,25 @@
 // ORNIC's Bitmap Manager (Figure 1): the QP-depth bitmap shared by the Req
 // Processor (WRITE data at the responder) and the Rsp Processor (READ responses
-// at the requester). A shell over the plain core ordering::OrnicBitmap: it owns
-// the SRAMs `bitmap.node_array` (one node word {block_id, valid, all_1} per
-// node) and `bitmap.block_pool` (one M-bit word per block), and turns each
-// call's cost into cycles. Both processors reach it through one request port,
+// at the requester). A shell over the receive-order core `nic.ordering` selects
+// (model/ordering/factory.h; ornic by default): it owns the SRAMs
+// `bitmap.node_array` (ORNIC: one node word {block_id, valid, all_1} per node;
+// other schemes: their per-QP state) and `bitmap.block_pool` (one M-bit word per
+// block; the static bitmaps of irn/static count here too), and turns each call's
+// cost into cycles. Both processors reach it through one request port,
 // so concurrent calls queue (port contention, counted as stall cycles).
 // Timing: a call booked at cycle t is granted at g >= t and holds the port for
 // the core's cycle count c; its result is available at g + c.
 #pragma once
 
+#include <memory>
+#include <string>
 #include <systemc>
+#include <vector>
 
 #include "model/core/resource.h"
 #include "model/core/stats.h"
 #include "model/core/vcd.h"
+#include "model/ordering/factory.h"
 #include "model/ordering/ornic_bitmap.h"
 #include "model/ornic/block_env.h"
 #include "model/sram/sram.h"
@@ -31,16 +37,33 @@ class BitmapManager : public sc_core::sc_module {
   void open(Cycle t, uint32_t qp, uint32_t start_psn, uint32_t otd);
   void close(Cycle t, uint32_t qp);
   Result access(Cycle t, uint32_t qp, uint32_t psn);
+  // Some PSN at or after the QP's ePSN was accepted (out-of-order data pending).
+  bool has_pending(uint32_t qp) const;
+  // The selective feedback a call asks the receiver to send, as the block of an
+  // OOO NAK (bit = 0: resend): ORNIC's NAK block; a SACK (IRN, MP-RDMA) asks for
+  // ePSN; MELO's NACK for its holes; a NACK (beyond the window) for that PSN.
+  // False when the call needs none (or a go-back-N NAK: Outcome::feedback kNak).
+  static bool selective_feedback(const ordering::Outcome& o, uint32_t psn,
+                                 wire::BitmapBlock* block);
   // VCD only: which QP's node array the node<i> signals show (default 0). Call
   // before that QP's first open/access; the signals keep their names.
   void watch_qp(uint32_t qp);
-  const ordering::OrnicBitmap& core() const { return core_; }
+  const ordering::OrderingUnit& unit() const { return *unit_; }
+  // ORNIC's core (node view for tests and VCD); throws unless nic.ordering is ornic.
+  const ordering::OrnicBitmap& core() const;
+  const std::string& scheme() const { return scheme_; }
   Sram& node_array() { return node_array_; }
   uint64_t port_stall_cycles() const { return port_.stall_cycles(); }
   Sram& block_pool() { return block_pool_; }
 
  private:
-  ordering::OrnicBitmap core_;
+  std::string scheme_;
+  std::unique_ptr<ordering::OrderingUnit> unit_;
+  ordering::OrnicBitmap* ornic_ = nullptr;  // the unit when the scheme is ornic (VCD node view)
+  uint32_t block_bits_;
+  uint64_t qp_state_bits_;
+  std::vector<uint32_t> high_;
+  int64_t pool_used_ = 0;  // blocks held by all QPs (VCD)  // per QP: highest accepted PSN + 1 (has_pending)
   uint32_t node_bits_;
   Sram node_array_;
   Sram block_pool_;

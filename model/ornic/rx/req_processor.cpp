@@ -141,7 +141,7 @@ void ReqProcessor::ack(Cycle t, uint32_t qi, QpContext& c) {
 bool ReqProcessor::leave_ooo(Cycle t, uint32_t qi, QpContext& c, uint32_t psn) {
   if (!c.ooo_active) return true;
   // A standard request may follow an OOO WQE once every OOO PSN is in.
-  if (bitmap_.core().has_pending(qi) || psn != c.epsn) return false;
+  if (bitmap_.has_pending(qi) || psn != c.epsn) return false;
   bitmap_.close(t, qi);
   c.ooo_active = false;
   return true;
@@ -273,7 +273,9 @@ void ReqProcessor::ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::Pa
   rec.locate_cycles = r.out.locate_cycles;
   rec.bitmap_cycles = r.out.cycles;
   rec.blocks_held = r.out.blocks_held;
-  if (r.out.nak) a.bitmap_nak = true, a.block = r.out.nak_block;
+  if (BitmapManager::selective_feedback(r.out, psn, &a.block)) a.bitmap_nak = true;
+  if (r.out.feedback == ordering::Feedback::kNak)  // go-back-N schemes: NAK ePSN
+    a.nak = true, a.syndrome = wire::kAethNakPsnSeqErr, a.nak_psn = r.out.epsn;
   switch (r.out.verdict) {
     case ordering::Verdict::kInOrder:
     case ordering::Verdict::kOutOfOrder: {
@@ -314,7 +316,7 @@ void ReqProcessor::ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::Pa
       drop(*t4, v, rec, Drop::kUnknownQp);
       break;
     case ordering::Verdict::kUntrackable:
-      drop(*t4, v, rec, Drop::kInvalidRequest);
+      drop(*t4, v, rec, Drop::kUntrackable);
       break;
   }
 }

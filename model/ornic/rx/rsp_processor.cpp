@@ -101,7 +101,7 @@ void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
     } else {
       bool accept = false;
       if (rw->ooo) {
-        if (!bitmap_.core().is_open(static_cast<uint32_t>(qi)))
+        if (!bitmap_.unit().is_open(static_cast<uint32_t>(qi)))
           bitmap_.open(t3, static_cast<uint32_t>(qi), rw->start_psn, c.otd);
         BitmapManager::Result r = bitmap_.access(t3, static_cast<uint32_t>(qi), psn);
         t4 = r.done;
@@ -111,14 +111,18 @@ void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
         rec.blocks_held = r.out.blocks_held;
         accept = r.out.verdict == ordering::Verdict::kInOrder ||
                  r.out.verdict == ordering::Verdict::kOutOfOrder;
-        if (r.out.nak && req_)
-          req_->on_read_loss(t4 + 1, static_cast<uint32_t>(qi), rw->start_psn, r.out.nak_block,
-                             r.out.epsn);
+        wire::BitmapBlock lost;
+        if (req_ && BitmapManager::selective_feedback(r.out, psn, &lost))
+          req_->on_read_loss(t4 + 1, static_cast<uint32_t>(qi), rw->start_psn, lost, r.out.epsn);
+        else if (req_ && r.out.feedback == ordering::Feedback::kNak)
+          req_->on_read_gap(t4 + 1, static_cast<uint32_t>(qi), rw->start_psn, r.out.epsn);
         if (!accept)
           drop(t4, v, rec,
-               r.out.verdict == ordering::Verdict::kDuplicate      ? Drop::kDuplicate
-               : r.out.verdict == ordering::Verdict::kBeyondWindow ? Drop::kBeyondWindow
-                                                                   : Drop::kBitmapPoolExhausted);
+               r.out.verdict == ordering::Verdict::kDuplicate       ? Drop::kDuplicate
+               : r.out.verdict == ordering::Verdict::kBeyondWindow  ? Drop::kBeyondWindow
+               : r.out.verdict == ordering::Verdict::kUntrackable   ? Drop::kUntrackable
+               : r.out.verdict == ordering::Verdict::kPoolExhausted ? Drop::kBitmapPoolExhausted
+                                                                    : Drop::kUnknownQp);
         else if (r.out.verdict == ordering::Verdict::kOutOfOrder)
           rec.verdict = "ooo";
       } else {

@@ -1,0 +1,99 @@
+#include "model/ordering/factory.h"
+
+#include "model/core/error.h"
+#include "model/ordering/gbn.h"
+#include "model/ordering/irn.h"
+#include "model/ordering/left.h"
+#include "model/ordering/melo.h"
+#include "model/ordering/mprdma.h"
+#include "model/ordering/ornic_bitmap.h"
+#include "model/ordering/static_bitmap.h"
+
+namespace oonic::ordering {
+
+namespace {
+uint32_t id_bits(uint32_t n) {
+  uint32_t b = 1;
+  while ((1ull << b) < n) ++b;
+  return b;
+}
+template <class T>
+std::unique_ptr<OrderingUnit> make_list(const SchemeGeometry& g) {
+  typename T::Params p;
+  p.pool_bits = g.pool_blocks * g.block_bits;
+  p.block_bits = g.block_bits;
+  p.max_qps = g.max_qps;
+  p.max_blocks_per_qp = g.nodes_per_qp;
+  return std::make_unique<T>(p);
+}
+}  // namespace
+
+const std::vector<std::string>& scheme_names() {
+  static const std::vector<std::string> n = {"ornic", "gbn",  "irn",   "static", "melo",
+                                             "melo+", "left", "left+", "mprdma"};
+  return n;
+}
+
+std::unique_ptr<OrderingUnit> make_unit(const std::string& scheme, const SchemeGeometry& g) {
+  const uint32_t window = g.nodes_per_qp * g.block_bits;
+  if (scheme == "ornic") {
+    OrnicBitmap::Params p;
+    p.block_bits = g.block_bits;
+    p.nodes_per_qp = g.nodes_per_qp;
+    p.pool_blocks = g.pool_blocks;
+    p.max_qps = g.max_qps;
+    return std::make_unique<OrnicBitmap>(p);
+  }
+  if (scheme == "gbn") {
+    Gbn::Params p;
+    p.max_qps = g.max_qps;
+    return std::make_unique<Gbn>(p);
+  }
+  if (scheme == "irn") {
+    Irn::Params p;
+    p.bitmap_bits = window;
+    p.block_bits = g.block_bits;
+    p.max_qps = g.max_qps;
+    return std::make_unique<Irn>(p);
+  }
+  if (scheme == "static") {
+    StaticBitmap::Params p;
+    p.window_bits = window;
+    p.block_bits = g.block_bits;
+    p.max_qps = g.max_qps;
+    return std::make_unique<StaticBitmap>(p);
+  }
+  if (scheme == "melo") return make_list<Melo>(g);
+  if (scheme == "melo+") return make_list<MeloPlus>(g);
+  if (scheme == "left" || scheme == "left+") {
+    Left::Params p;
+    p.pool_bits = g.pool_blocks * g.block_bits;
+    p.block_bits = g.block_bits;
+    p.max_qps = g.max_qps;
+    p.max_blocks_per_qp = g.nodes_per_qp;
+    p.cache_threshold = g.left_cache_threshold;
+    if (scheme == "left+") return std::make_unique<LeftPlus>(p);
+    return std::make_unique<Left>(p);
+  }
+  if (scheme == "mprdma") {
+    MpRdma::Params p;
+    p.slots = window;
+    p.max_qps = g.max_qps;
+    p.block_bits = g.block_bits;
+    p.head_advance = MpRdma::HeadAdvance::kPerPacket;
+    return std::make_unique<MpRdma>(p);
+  }
+  std::string all;
+  for (const auto& n : scheme_names()) all += (all.empty() ? "" : ", ") + n;
+  throw Error(msg::kConfig, "nic.ordering: unknown scheme '" + scheme + "' (" + all + ")");
+}
+
+uint64_t qp_state_bits(const std::string& scheme, const SchemeGeometry& g) {
+  const uint32_t id = id_bits(g.pool_blocks);
+  if (scheme == "ornic") return uint64_t{g.nodes_per_qp} * (id + 2);
+  if (scheme == "melo" || scheme == "melo+") return 2 * id + 48;  // start/end ptr, RCV.NXT/HIGH
+  if (scheme == "left" || scheme == "left+") return 3 * id + 48;  // + cache pointer
+  return 24;                                                      // ePSN / rcv_nxt
+}
+
+}  // namespace oonic::ordering

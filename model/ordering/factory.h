@@ -1,0 +1,40 @@
+// Builds the receive-order core a NIC's Bitmap Manager runs (`nic.ordering`)
+// from the NIC's bitmap geometry, so every scheme gets the same budget: a QP
+// window of W = nodes_per_qp x block_bits PSNs (ORNIC: OTD + BDP, Eq. 5) and a
+// shared pool of pool_blocks blocks of block_bits bits.
+//   ornic        cyclic node array of nodes_per_qp nodes, shared pool
+//   gbn          ePSN only (in order; a gap is NAKed, the sender goes back N)
+//   irn          static per-QP bitmap of W bits (one BDP), SACK per OOO packet
+//   static       static per-QP bitmap of W bits (the bitmap-compare baseline)
+//   melo, melo+  linked list over the shared pool, a list spans <= nodes_per_qp blocks
+//   left, left+  the same with the cache pointer (threshold: bitmap.left_cache_threshold)
+//   mprdma       L = W two-bit slots, head moved per packet (WQEs are longer than L)
+// Plain C++.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/ordering/ordering_unit.h"
+
+namespace oonic::ordering {
+
+struct SchemeGeometry {
+  uint32_t block_bits = 16;
+  uint32_t nodes_per_qp = 20;
+  uint32_t pool_blocks = 4096;
+  uint32_t max_qps = 2048;
+  uint32_t left_cache_threshold = 2;
+};
+
+// The schemes make_unit() knows, in the order `oonic compare` lists them.
+const std::vector<std::string>& scheme_names();
+// Throws oonic::Error (msg::kConfig) for an unknown scheme.
+std::unique_ptr<OrderingUnit> make_unit(const std::string& scheme, const SchemeGeometry& g);
+// Bits of per-QP state the scheme keeps outside the pool while a QP is open
+// (ORNIC: its node array; lists: head/tail pointers and RCV.NXT/HIGH; static
+// bitmaps: ePSN), for SRAM occupancy.
+uint64_t qp_state_bits(const std::string& scheme, const SchemeGeometry& g);
+
+}  // namespace oonic::ordering

@@ -1,0 +1,244 @@
+#include "platforms/compare/compare.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "model/core/error.h"
+#include "model/ordering/factory.h"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace oonic::compare {
+
+namespace {
+
+const char* kUsage = R"(usage: oonic compare TRACE [options]
+       oonic compare --run CONFIG [options]
+
+Runs TRACE (oonic replay) or the two-NIC workload CONFIG (oonic run) once per
+receive-order scheme (nic.ordering) and prints one table: end cycle,
+throughput, bitmap SRAM bits (bitmap.node_array + bitmap.block_pool of the
+receiving NIC(s): peak and time-weighted mean), control frames sent (ACK, NAK,
+selective feedback), drops, retransmissions (run) and integrity (replay: host
+memory equals the trace's bytes; run: the scoreboard).
+
+options:
+  --schemes LIST     comma-separated (default: every scheme:
+                     ornic,gbn,irn,static,melo,melo+,left,left+,mprdma)
+  --set KEY=VALUE    passed to every run (repeatable)
+  --config FILE      replay only: the YAML config passed to every replay
+  --out DIR          results, one directory per scheme (default results/compare/<name>)
+  --csv FILE         also write the table as CSV (default DIR/compare.csv)
+  --seed N           run seed passed to every run (default 1)
+  -h, --help         this text
+
+Each scheme's own results directory holds its stats.json and the rest.
+Selective feedback travels as oonic's OOO NAK frame for every scheme (ORNIC's
+bitmap block; IRN/MP-RDMA SACK: the ePSN hole; MELO NACK: its holes).
+)";
+
+struct Row {
+  std::string scheme;
+  uint64_t cycles = 0;
+  double gbps = 0;
+  double peak_bits = 0, mean_bits = 0;
+  uint64_t acks = 0, naks = 0, selective = 0, drops = 0, retx = 0;
+  bool ok = false;
+  std::string note;
+  std::string verdict;  // replay: integrity's first word when not OK (MISMATCH)
+};
+
+std::string self_exe() {
+  std::error_code ec;
+  fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw Error(msg::kIo, "compare: cannot find the oonic binary (/proc/self/exe)");
+  return p.string();
+}
+
+int spawn_wait(const std::vector<std::string>& argv) {
+  std::vector<char*> a;
+  for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+  a.push_back(nullptr);
+  pid_t pid;
+  if (posix_spawn(&pid, a[0], nullptr, nullptr, a.data(), environ) != 0)
+    throw Error(msg::kIo, "compare: cannot start " + argv[0]);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+double num(const nlohmann::json& stats, const std::string& k) {
+  auto it = stats.find(k);
+  if (it == stats.end()) return 0;
+  if (it->contains("value")) return (*it)["value"].get<double>();
+  return 0;
+}
+
+std::string fmt(double v, int p) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(p) << v;
+  return os.str();
+}
+
+}  // namespace
+
+int compare_command(const std::vector<std::string>& args) {
+  std::string input, config, out, csv, seed = "1";
+  bool run = false;
+  std::vector<std::string> sets, schemes;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& s = args[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= args.size()) throw Error(msg::kCli, "compare: " + s + " needs a value");
+      return args[++i];
+    };
+    if (s == "-h" || s == "--help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else if (s == "--run") {
+      run = true;
+      input = next();
+    } else if (s == "--schemes") {
+      std::stringstream ss(next());
+      for (std::string x; std::getline(ss, x, ',');)
+        if (!x.empty()) schemes.push_back(x);
+    } else if (s == "--set") {
+      sets.push_back(next());
+    } else if (s == "--config") {
+      config = next();
+    } else if (s == "--out") {
+      out = next();
+    } else if (s == "--csv") {
+      csv = next();
+    } else if (s == "--seed") {
+      seed = next();
+    } else if (!s.empty() && s[0] == '-') {
+      throw Error(msg::kCli, "compare: unknown option '" + s + "' (see oonic compare --help)");
+    } else if (!input.empty()) {
+      throw Error(msg::kCli, "compare: more than one TRACE given");
+    } else {
+      input = s;
+    }
+  }
+  if (input.empty()) throw Error(msg::kCli, "compare: no TRACE (or --run CONFIG) given");
+  if (run && !config.empty())
+    throw Error(msg::kCli, "compare: --config is for a replay; a run's CONFIG is its argument");
+  if (input != "-" && !fs::exists(input)) throw Error(msg::kIo, input + ": no such file");
+  if (schemes.empty()) schemes = ordering::scheme_names();
+  for (const auto& s : schemes) {
+    const auto& known = ordering::scheme_names();
+    if (std::find(known.begin(), known.end(), s) == known.end())
+      throw Error(msg::kCli, "compare: unknown scheme '" + s + "'");
+  }
+  if (out.empty())
+    out = "results/compare/" + (input == "-" ? std::string("run") : fs::path(input).stem().string());
+  if (csv.empty()) csv = out + "/compare.csv";
+  fs::create_directories(out);
+  const std::string exe = self_exe();
+  const bool progress = isatty(fileno(stderr));
+
+  std::vector<Row> rows;
+  for (const auto& sch : schemes) {
+    if (progress) std::fprintf(stderr, "\r  %s ...            ", sch.c_str());
+    std::string dir = out + "/" + sch;
+    std::vector<std::string> argv = {exe, run ? "run" : "replay", input, "--out", dir, "--quiet",
+                                     "--seed", seed, "--set", "nic.ordering=" + sch};
+    if (!config.empty()) argv.insert(argv.end(), {"--config", config});
+    if (!run) argv.push_back("--no-packets-csv");
+    for (const auto& s : sets) argv.insert(argv.end(), {"--set", s});
+    int rc = spawn_wait(argv);
+    Row r;
+    r.scheme = sch;
+    if (rc == 2 || !fs::exists(dir + "/stats.json")) {
+      r.note = "failed (exit " + std::to_string(rc) + ")";
+      rows.push_back(r);
+      continue;
+    }
+    std::ifstream f(dir + "/stats.json");
+    nlohmann::json j = nlohmann::json::parse(f);
+    const auto& st = j["stats"];
+    const double period_ps = 1e6 / j["run"]["clock_mhz"].get<double>();
+    r.cycles = j["run"]["end_cycle"].get<uint64_t>();
+    auto sram = [&](const std::string& n, const char* what) {
+      return j["sram"].contains(n) ? j["sram"][n][what].get<double>() : 0.0;
+    };
+    if (run) {
+      r.gbps = j["run"]["throughput_gbps"].get<double>();
+      for (const char* side : {"a.", "b."}) {
+        std::string s = side;
+        r.peak_bits += sram(s + "bitmap.block_pool", "peak_bits") +
+                       sram(s + "bitmap.node_array", "peak_bits");
+        r.mean_bits += sram(s + "bitmap.block_pool", "mean_bits") +
+                       sram(s + "bitmap.node_array", "mean_bits");
+        r.acks += static_cast<uint64_t>(num(st, s + "nic.tx.hdr_generator.acks"));
+        r.naks += static_cast<uint64_t>(num(st, s + "nic.tx.hdr_generator.naks"));
+        r.selective += static_cast<uint64_t>(num(st, s + "nic.tx.hdr_generator.bitmap_naks"));
+        r.drops += static_cast<uint64_t>(num(st, s + "nic.rx.drops.total"));
+        r.retx += static_cast<uint64_t>(num(st, s + "nic.tx.qp_manager.retransmitted"));
+      }
+      r.ok = j["scoreboard"]["ok"].get<bool>();
+      if (!j["run"]["finished"].get<bool>()) r.note = "not finished";
+    } else {
+      uint64_t first = j["run"]["first_arrival_cycle"].get<uint64_t>();
+      double us = (r.cycles - std::min(first, r.cycles)) * period_ps / 1e6;
+      double bytes = num(st, "nic0.rx.req_processor.accepted_bytes") +
+                     num(st, "nic0.rx.rsp_processor.read_response_bytes");
+      r.gbps = us > 0 ? bytes * 8 / (us * 1e3) : 0;
+      r.peak_bits = sram("bitmap.block_pool", "peak_bits") + sram("bitmap.node_array", "peak_bits");
+      r.mean_bits = sram("bitmap.block_pool", "mean_bits") + sram("bitmap.node_array", "mean_bits");
+      r.acks = static_cast<uint64_t>(num(st, "nic0.tx.hdr_generator.acks"));
+      r.naks = static_cast<uint64_t>(num(st, "nic0.tx.hdr_generator.naks"));
+      r.selective = static_cast<uint64_t>(num(st, "nic0.tx.hdr_generator.bitmap_naks"));
+      r.drops = static_cast<uint64_t>(num(st, "nic0.rx.drops.total"));
+      r.ok = j["integrity"]["ok"].get<bool>();
+      // A replay cannot resend what a scheme dropped: name it, not "FAILED".
+      if (!r.ok) r.verdict = j["integrity"]["text"].get<std::string>().substr(0, 8);
+    }
+    rows.push_back(r);
+  }
+  if (progress) std::fprintf(stderr, "\r%40s\r", "");
+
+  const char* check = run ? "scoreboard" : "integrity";
+  std::ostringstream t;
+  t << "oonic compare " << (run ? "--run " : "") << input << " (" << rows.size()
+    << " schemes; results in " << out << "/)\n\n";
+  t << "| scheme | end cycle | Gbit/s | bitmap SRAM peak bits | mean bits | ACK | NAK | selective "
+       "| drops | "
+    << (run ? "retransmitted | " : "") << check << " |\n";
+  t << "|---|---|---|---|---|---|---|---|---|" << (run ? "---|" : "") << "---|\n";
+  std::ofstream c(csv);
+  if (!c) throw Error(msg::kIo, csv + ": cannot write");
+  c << "scheme,end_cycle,gbps,bitmap_peak_bits,bitmap_mean_bits,acks,naks,selective_feedback,"
+       "drops,retransmitted,"
+    << check << "\n";
+  bool all_ok = true;
+  for (const Row& r : rows) {
+    std::string verdict = !r.note.empty()    ? r.note
+                          : r.ok               ? "OK"
+                          : !r.verdict.empty() ? r.verdict
+                                               : "FAILED";
+    if (!r.note.empty()) all_ok = false;
+    t << "| " << r.scheme << " | " << r.cycles << " | " << fmt(r.gbps, 2) << " | "
+      << fmt(r.peak_bits, 0) << " | " << fmt(r.mean_bits, 1) << " | " << r.acks << " | " << r.naks
+      << " | " << r.selective << " | " << r.drops << " | "
+      << (run ? std::to_string(r.retx) + " | " : "") << verdict << " |\n";
+    c << r.scheme << "," << r.cycles << "," << fmt(r.gbps, 3) << "," << fmt(r.peak_bits, 0) << ","
+      << fmt(r.mean_bits, 1) << "," << r.acks << "," << r.naks << "," << r.selective << ","
+      << r.drops << "," << r.retx << "," << verdict << "\n";
+  }
+  t << "\nCSV: " << csv << "\n";
+  std::fputs(t.str().c_str(), stdout);
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace oonic::compare

@@ -1,0 +1,73 @@
+// nic.ordering: every scheme is built with the NIC's window and pool, and its
+// feedback is turned into the OOO NAK block the requester resends from.
+#include <gtest/gtest.h>
+
+#include "model/core/error.h"
+#include "model/ordering/factory.h"
+#include "model/ornic/rx/bitmap_manager.h"
+
+namespace oonic {
+namespace {
+
+TEST(OrderingFactory, EverySchemeBuildsAndTracksTheWindow) {
+  ordering::SchemeGeometry g;  // 20 x 16 = 320 PSNs per QP
+  for (const auto& name : ordering::scheme_names()) {
+    SCOPED_TRACE(name);
+    auto u = ordering::make_unit(name, g);
+    EXPECT_EQ(std::string(u->name()), name);
+    u->open(3, 100, 64);
+    EXPECT_TRUE(u->is_open(3));
+    EXPECT_EQ(u->epsn(3), 100u);
+    auto in = u->receive(3, 100);
+    EXPECT_EQ(in.verdict, ordering::Verdict::kInOrder);
+    EXPECT_EQ(u->epsn(3), 101u);
+    std::string why;
+    EXPECT_TRUE(u->check_invariants(&why)) << why;
+    EXPECT_GT(ordering::qp_state_bits(name, g), 0u);
+  }
+  EXPECT_THROW(ordering::make_unit("tcp", g), Error);
+}
+
+TEST(OrderingFactory, SelectiveFeedbackBlocks) {
+  wire::BitmapBlock b;
+  ordering::Outcome o;
+  EXPECT_FALSE(ornic::BitmapManager::selective_feedback(o, 5, &b));
+  // SACK of an out-of-order packet: resend ePSN (the first hole) only.
+  o.feedback = ordering::Feedback::kSack;
+  o.verdict = ordering::Verdict::kOutOfOrder;
+  o.epsn = 40;
+  ASSERT_TRUE(ornic::BitmapManager::selective_feedback(o, 45, &b));
+  EXPECT_EQ(b.base_psn, 40u);
+  EXPECT_EQ(b.nbits, 1);
+  EXPECT_FALSE(b.test(0));
+  o.verdict = ordering::Verdict::kInOrder;  // an in-order SACK asks for nothing
+  EXPECT_FALSE(ornic::BitmapManager::selective_feedback(o, 40, &b));
+  // MELO's NACK: exactly its holes are 0.
+  o = ordering::Outcome{};
+  o.feedback = ordering::Feedback::kHoleNack;
+  o.holes[0] = {20, 2};
+  o.holes[1] = {10, 1};
+  o.nholes = 2;
+  ASSERT_TRUE(ornic::BitmapManager::selective_feedback(o, 30, &b));
+  EXPECT_EQ(b.base_psn, 10u);
+  for (uint32_t i = 0; i < b.nbits; ++i)
+    EXPECT_EQ(b.test(i), !(i == 0 || i == 10 || i == 11)) << i;
+  // NACK (beyond the window): that PSN.
+  o = ordering::Outcome{};
+  o.feedback = ordering::Feedback::kNack;
+  ASSERT_TRUE(ornic::BitmapManager::selective_feedback(o, 0xFFFFFF, &b));
+  EXPECT_EQ(b.base_psn, 0xFFFFFFu);
+  EXPECT_EQ(b.nbits, 1);
+  // ORNIC's own NAK block passes through.
+  o = ordering::Outcome{};
+  o.nak = true;
+  o.nak_block.base_psn = 7;
+  o.nak_block.nbits = 16;
+  o.nak_block.set(3);
+  ASSERT_TRUE(ornic::BitmapManager::selective_feedback(o, 9, &b));
+  EXPECT_EQ(b.base_psn, 7u);
+  EXPECT_TRUE(b.test(3));
+}
+
+}  // namespace
+}  // namespace oonic
