@@ -49,6 +49,10 @@ void OrnicParams::describe(ParamTable& t) {
   t.add("bitmap.left_cache_threshold", &bitmap.left_cache_threshold, "hop",
         "LEFT/LEFT+: a walk of at least this many next_ptr hops moves the cache pointer", 1,
         1u << 20);
+  t.add("bitmap.melo_rob_base", &bitmap.melo_rob_base, "address",
+        "MELO/MELO+: host address of the re-order buffers (QP i: base + i x window x PMTU); "
+        "out-of-order data lands there and is copied to its destination when ePSN passes it",
+        0, 1.8e19);
   t.add("dma.setup_cycles", &dma.setup_cycles, "cycle",
         "DMA Engine cycles to take a descriptor before its first beat", 0, 1000);
   t.add("dma.read_prefetch_packets", &dma.read_prefetch_packets, "packet",

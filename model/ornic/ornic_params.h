@@ -45,6 +45,7 @@ struct BitmapParams {  // bitmap.*
   uint32_t nodes_per_qp = 20;
   uint32_t pool_blocks = 4096;
   uint32_t left_cache_threshold = 2;
+  uint64_t melo_rob_base = 0x7F0000000000ull;
 };
 
 struct DmaParams {  // dma.*

@@ -141,7 +141,8 @@ int compare_command(const std::vector<std::string>& args) {
       throw Error(msg::kCli, "compare: unknown scheme '" + s + "'");
   }
   if (out.empty())
-    out = "results/compare/" + (input == "-" ? std::string("run") : fs::path(input).stem().string());
+    out =
+        "results/compare/" + (input == "-" ? std::string("run") : fs::path(input).stem().string());
   if (csv.empty()) csv = out + "/compare.csv";
   fs::create_directories(out);
   const std::string exe = self_exe();
@@ -151,8 +152,9 @@ int compare_command(const std::vector<std::string>& args) {
   for (const auto& sch : schemes) {
     if (progress) std::fprintf(stderr, "\r  %s ...            ", sch.c_str());
     std::string dir = out + "/" + sch;
-    std::vector<std::string> argv = {exe, run ? "run" : "replay", input, "--out", dir, "--quiet",
-                                     "--seed", seed, "--set", "nic.ordering=" + sch};
+    std::vector<std::string> argv = {
+        exe,     run ? "run" : "replay", input, "--out", dir, "--quiet", "--seed", seed,
+        "--set", "nic.ordering=" + sch};
     if (!config.empty()) argv.insert(argv.end(), {"--config", config});
     if (!run) argv.push_back("--no-packets-csv");
     for (const auto& s : sets) argv.insert(argv.end(), {"--set", s});
@@ -176,10 +178,10 @@ int compare_command(const std::vector<std::string>& args) {
       r.gbps = j["run"]["throughput_gbps"].get<double>();
       for (const char* side : {"a.", "b."}) {
         std::string s = side;
-        r.peak_bits += sram(s + "bitmap.block_pool", "peak_bits") +
-                       sram(s + "bitmap.node_array", "peak_bits");
-        r.mean_bits += sram(s + "bitmap.block_pool", "mean_bits") +
-                       sram(s + "bitmap.node_array", "mean_bits");
+        r.peak_bits +=
+            sram(s + "bitmap.block_pool", "peak_bits") + sram(s + "bitmap.node_array", "peak_bits");
+        r.mean_bits +=
+            sram(s + "bitmap.block_pool", "mean_bits") + sram(s + "bitmap.node_array", "mean_bits");
         r.acks += static_cast<uint64_t>(num(st, s + "nic.tx.hdr_generator.acks"));
         r.naks += static_cast<uint64_t>(num(st, s + "nic.tx.hdr_generator.naks"));
         r.selective += static_cast<uint64_t>(num(st, s + "nic.tx.hdr_generator.bitmap_naks"));
@@ -223,7 +225,7 @@ int compare_command(const std::vector<std::string>& args) {
     << check << "\n";
   bool all_ok = true;
   for (const Row& r : rows) {
-    std::string verdict = !r.note.empty()    ? r.note
+    std::string verdict = !r.note.empty()      ? r.note
                           : r.ok               ? "OK"
                           : !r.verdict.empty() ? r.verdict
                                                : "FAILED";

@@ -50,8 +50,7 @@ TEST(OrderingFactory, SelectiveFeedbackBlocks) {
   o.nholes = 2;
   ASSERT_TRUE(ornic::BitmapManager::selective_feedback(o, 30, &b));
   EXPECT_EQ(b.base_psn, 10u);
-  for (uint32_t i = 0; i < b.nbits; ++i)
-    EXPECT_EQ(b.test(i), !(i == 0 || i == 10 || i == 11)) << i;
+  for (uint32_t i = 0; i < b.nbits; ++i) EXPECT_EQ(b.test(i), !(i == 0 || i == 10 || i == 11)) << i;
   // NACK (beyond the window): that PSN.
   o = ordering::Outcome{};
   o.feedback = ordering::Feedback::kNack;

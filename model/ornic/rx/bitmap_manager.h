@@ -63,7 +63,8 @@ class BitmapManager : public sc_core::sc_module {
   uint32_t block_bits_;
   uint64_t qp_state_bits_;
   std::vector<uint32_t> high_;
-  int64_t pool_used_ = 0;  // blocks held by all QPs (VCD)  // per QP: highest accepted PSN + 1 (has_pending)
+  int64_t pool_used_ =
+      0;  // blocks held by all QPs (VCD)  // per QP: highest accepted PSN + 1 (has_pending)
   uint32_t node_bits_;
   Sram node_array_;
   Sram block_pool_;

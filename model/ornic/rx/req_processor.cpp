@@ -27,6 +27,7 @@ struct ReqActions {
   bool read = false;
   bool read_ooo = false;
   bool read_dup = false;
+  bool rob_flush = false;  // MELO: the head moved, copy what the re-order buffer now heads
 };
 ReqActions g_act;  // one NIC processes one packet at a time
 
@@ -58,6 +59,15 @@ ReqProcessor::ReqProcessor(sc_core::sc_module_name name, const BlockEnv& env, Qp
                                            "event", "Start_Addr computed by Eq. 2 and cached")),
       reads_(env.stats.counter(std::string(this->name()) + ".read_requests", "request",
                                "READ requests accepted")) {
+  if (env.p.nic.ordering == "melo" || env.p.nic.ordering == "melo+") {
+    rob_.resize(env.p.nic.max_qps);
+    rob_copies_ = &env.stats.counter(std::string(this->name()) + ".rob_copies", "packet",
+                                     "MELO: packets copied from the re-order buffer in host "
+                                     "memory to their destination (a second PCIe pass)");
+    rob_bytes_ = &env.stats.counter(std::string(this->name()) + ".rob_bytes", "byte",
+                                    "MELO: bytes read back from the re-order buffer and written "
+                                    "again");
+  }
   std::string n = this->name();
   env.stats.derived(n + ".stall_cycles", "cycle", "cycles headers waited for a pipeline slot",
                     [this] { return static_cast<double>(pipe_.stall_cycles()); });
@@ -115,6 +125,7 @@ void ReqProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
   }
   if (rec.drop == Drop::kNone) accepted_.inc();
   if (a.place) place(t5, a.addr, v, rec);
+  if (a.rob_flush) rob_flush(t5, static_cast<uint32_t>(qi), c.epsn);
   if (a.read) {
     if (!a.read_dup) reads_.inc();
     rm_.register_read(t5, static_cast<uint32_t>(qi), v.reth.va, v.reth.dma_len, v.bth.psn, c.msn,
@@ -131,6 +142,27 @@ void ReqProcessor::place(Cycle t, uint64_t addr, const wire::PacketView& v, Pack
   Cycle done = dma_.write(t, addr, v.payload, v.payload_len, &pkt_buf_);
   rec.dma_done = done;
   last_dma_done_ = std::max(last_dma_done_, done);
+}
+
+void ReqProcessor::rob_flush(Cycle t, uint32_t qi, uint32_t epsn) {
+  // The second pass MELO pays: every buffered packet now behind ePSN is read back
+  // from the re-order buffer and written to the application's buffer.
+  auto& q = rob_[qi];
+  for (auto it = q.begin(); it != q.end();) {
+    if (wire::psn_diff(it->psn, epsn) >= 0) {
+      ++it;
+      continue;
+    }
+    if (it->len) {
+      rob_buf_.resize(it->len);
+      Cycle rd = dma_.read(t, it->rob_addr, rob_buf_.data(), it->len);
+      Cycle wr = dma_.write(rd, it->final_addr, rob_buf_.data(), it->len, nullptr);
+      last_dma_done_ = std::max(last_dma_done_, wr);
+      rob_bytes_->inc(it->len);
+    }
+    rob_copies_->inc();
+    it = q.erase(it);
+  }
 }
 
 void ReqProcessor::ack(Cycle t, uint32_t qi, QpContext& c) {
@@ -281,6 +313,14 @@ void ReqProcessor::ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::Pa
     case ordering::Verdict::kOutOfOrder: {
       a.place = true;
       a.addr = addr;
+      if (!rob_.empty() && r.out.verdict == ordering::Verdict::kOutOfOrder) {
+        // MELO: out-of-order data waits in the QP's re-order buffer in host memory.
+        const uint64_t slot = uint32_t(psn) % (p_.bitmap.nodes_per_qp * p_.bitmap.block_bits);
+        a.addr = p_.bitmap.melo_rob_base +
+                 (uint64_t{qi} * p_.bitmap.nodes_per_qp * p_.bitmap.block_bits + slot) * c.pmtu;
+        rob_[qi].push_back(RobEntry{psn, addr, a.addr, v.payload_len});
+      }
+      a.rob_flush = !rob_.empty() && r.out.head_advanced && !rob_[qi].empty();
       if (r.out.verdict == ordering::Verdict::kInOrder)
         in_order_.inc();
       else

@@ -18,7 +18,9 @@
 //   t5 = QP context written    (t4 + 1): DMA starts, ACK/NAK registered.
 #pragma once
 
+#include <deque>
 #include <systemc>
+#include <vector>
 
 #include "model/core/resource.h"
 #include "model/ornic/block_env.h"
@@ -44,6 +46,19 @@ class ReqProcessor : public sc_core::sc_module {
   Cycle last_dma_done() const { return last_dma_done_; }
 
  private:
+  // MELO (nic.ordering melo/melo+): a packet accepted out of order is written to
+  // the QP's re-order buffer in host memory (bitmap.melo_rob_base) and copied to
+  // its destination when ePSN passes it.
+  struct RobEntry {
+    uint32_t psn;
+    uint64_t final_addr, rob_addr;
+    uint32_t len;
+  };
+  void rob_flush(Cycle t, uint32_t qi, uint32_t epsn);
+  std::vector<std::deque<RobEntry>> rob_;  // empty unless the scheme is MELO
+  std::vector<uint8_t> rob_buf_;
+  Counter* rob_copies_ = nullptr;
+  Counter* rob_bytes_ = nullptr;
   void standard(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v, PacketRecord& rec,
                 Cycle* t_end);
   void ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v, PacketRecord& rec,
