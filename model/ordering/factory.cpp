@@ -88,11 +88,37 @@ std::unique_ptr<OrderingUnit> make_unit(const std::string& scheme, const SchemeG
   throw Error(msg::kConfig, "nic.ordering: unknown scheme '" + scheme + "' (" + all + ")");
 }
 
+uint32_t block_id_bits(const SchemeGeometry& g) {
+  return id_bits(g.pool_blocks);
+}
+
+std::vector<SramSpec> sram_layout(const std::string& scheme, const SchemeGeometry& g) {
+  const uint32_t id = id_bits(g.pool_blocks);
+  const uint32_t window = g.nodes_per_qp * g.block_bits;
+  auto words = [](uint64_t bits, uint32_t w) { return static_cast<uint32_t>((bits + w - 1) / w); };
+  if (scheme == "ornic")
+    return {{SramSpec::kState, "node_array", id + 2, g.max_qps * g.nodes_per_qp},
+            {SramSpec::kStore, "block_pool", g.block_bits, g.pool_blocks}};
+  const uint32_t state_w = static_cast<uint32_t>(qp_state_bits(scheme, g));
+  if (scheme == "gbn") return {{SramSpec::kState, "qp_state", state_w, g.max_qps}};
+  if (scheme == "irn" || scheme == "static")
+    return {{SramSpec::kState, "qp_state", state_w, g.max_qps},
+            {SramSpec::kStore, "qp_bitmaps", 64, g.max_qps * words(window, 64)}};
+  if (scheme == "mprdma")
+    return {{SramSpec::kState, "qp_state", state_w, g.max_qps},
+            {SramSpec::kStore, "slots", 64, g.max_qps * words(2ull * window, 64)}};
+  // melo, melo+, left, left+
+  return {{SramSpec::kState, "qp_state", state_w, g.max_qps},
+          {SramSpec::kStore, "block_pool", g.block_bits, g.pool_blocks},
+          {SramSpec::kNextPtr, "next_ptr", id, g.pool_blocks}};
+}
+
 uint64_t qp_state_bits(const std::string& scheme, const SchemeGeometry& g) {
   const uint32_t id = id_bits(g.pool_blocks);
   if (scheme == "ornic") return uint64_t{g.nodes_per_qp} * (id + 2);
   if (scheme == "melo" || scheme == "melo+") return 2 * id + 48;  // start/end ptr, RCV.NXT/HIGH
   if (scheme == "left" || scheme == "left+") return 3 * id + 48;  // + cache pointer
+  if (scheme == "gbn") return 25;                                 // ePSN + NAK-sent flag
   return 24;                                                      // ePSN / rcv_nxt
 }
 

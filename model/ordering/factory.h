@@ -32,9 +32,29 @@ struct SchemeGeometry {
 const std::vector<std::string>& scheme_names();
 // Throws oonic::Error (msg::kConfig) for an unknown scheme.
 std::unique_ptr<OrderingUnit> make_unit(const std::string& scheme, const SchemeGeometry& g);
-// Bits of per-QP state the scheme keeps outside the pool while a QP is open
+// Bits of per-QP state the scheme keeps outside its store while a QP is open
 // (ORNIC: its node array; lists: head/tail pointers and RCV.NXT/HIGH; static
 // bitmaps: ePSN), for SRAM occupancy.
 uint64_t qp_state_bits(const std::string& scheme, const SchemeGeometry& g);
+
+// The on-chip memories a scheme needs, each an SRAM instance of the Bitmap
+// Manager (`bitmap.<name>`), and what each holds:
+//   kState     per-QP state words (ORNIC: `node_array`; others: `qp_state`);
+//              pointer-array / node accesses of a call land here unless kNextPtr exists
+//   kStore     the bits themselves (ORNIC and lists: `block_pool`; IRN/static:
+//              `qp_bitmaps`; MP-RDMA: `slots`); block accesses land here
+//   kNextPtr   lists: one next pointer per pool block (`next_ptr`); occupied by
+//              the blocks lists hold
+// The free list of pool blocks (ORNIC's block pool, MELO's avail_ptr chain) is
+// the same for every pooled scheme and is not counted.
+struct SramSpec {
+  enum Role : uint8_t { kState, kStore, kNextPtr };
+  Role role;
+  std::string name;
+  uint32_t width_bits;
+  uint32_t depth;
+};
+std::vector<SramSpec> sram_layout(const std::string& scheme, const SchemeGeometry& g);
+uint32_t block_id_bits(const SchemeGeometry& g);
 
 }  // namespace oonic::ordering

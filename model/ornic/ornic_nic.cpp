@@ -105,15 +105,12 @@ void OrnicNic::add_read_wqe(uint32_t qpn, const ReadWqe& rw) {
 }
 
 std::vector<Sram*> OrnicNic::srams() {
-  return {&rx_.req_pkt_sram,
-          &rx_.req_hdr_sram,
-          &rx_.rsp_pkt_sram,
-          &rx_.rsp_hdr_sram,
-          &rx_.bitmap_manager.node_array(),
-          &rx_.bitmap_manager.block_pool(),
-          &qp_ctx_sram_,
-          &control_.req_manager.acked_psn_mem(),
-          &tx_.qp_manager.wqe_cache()};
+  std::vector<Sram*> v = {&rx_.req_pkt_sram, &rx_.req_hdr_sram, &rx_.rsp_pkt_sram,
+                          &rx_.rsp_hdr_sram};
+  for (Sram* m : rx_.bitmap_manager.srams()) v.push_back(m);
+  v.insert(v.end(),
+           {&qp_ctx_sram_, &control_.req_manager.acked_psn_mem(), &tx_.qp_manager.wqe_cache()});
+  return v;
 }
 
 Cycle OrnicNic::last_activity() const {

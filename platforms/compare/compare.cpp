@@ -27,8 +27,8 @@ const char* kUsage = R"(usage: oonic compare TRACE [options]
 
 Runs TRACE (oonic replay) or the two-NIC workload CONFIG (oonic run) once per
 receive-order scheme (nic.ordering) and prints one table: end cycle,
-throughput, bitmap SRAM bits (bitmap.node_array + bitmap.block_pool of the
-receiving NIC(s): peak and time-weighted mean), control frames sent (ACK, NAK,
+throughput, bitmap SRAM bits (every bitmap.* instance of the scheme, both NICs
+in a run: peak and time-weighted mean, summed), control frames sent (ACK, NAK,
 selective feedback), drops, retransmissions (run) and integrity (replay: host
 memory equals the trace's bytes; run: the scoreboard).
 
@@ -171,17 +171,19 @@ int compare_command(const std::vector<std::string>& args) {
     const auto& st = j["stats"];
     const double period_ps = 1e6 / j["run"]["clock_mhz"].get<double>();
     r.cycles = j["run"]["end_cycle"].get<uint64_t>();
-    auto sram = [&](const std::string& n, const char* what) {
-      return j["sram"].contains(n) ? j["sram"][n][what].get<double>() : 0.0;
+    // Every bitmap.* instance of the scheme (its layout differs per scheme).
+    auto bitmap_bits = [&](const std::string& prefix, const char* what) {
+      double b = 0;
+      for (auto it = j["sram"].begin(); it != j["sram"].end(); ++it)
+        if (it.key().rfind(prefix + "bitmap.", 0) == 0) b += (*it)[what].get<double>();
+      return b;
     };
     if (run) {
       r.gbps = j["run"]["throughput_gbps"].get<double>();
       for (const char* side : {"a.", "b."}) {
         std::string s = side;
-        r.peak_bits +=
-            sram(s + "bitmap.block_pool", "peak_bits") + sram(s + "bitmap.node_array", "peak_bits");
-        r.mean_bits +=
-            sram(s + "bitmap.block_pool", "mean_bits") + sram(s + "bitmap.node_array", "mean_bits");
+        r.peak_bits += bitmap_bits(s, "peak_bits");
+        r.mean_bits += bitmap_bits(s, "mean_bits");
         r.acks += static_cast<uint64_t>(num(st, s + "nic.tx.hdr_generator.acks"));
         r.naks += static_cast<uint64_t>(num(st, s + "nic.tx.hdr_generator.naks"));
         r.selective += static_cast<uint64_t>(num(st, s + "nic.tx.hdr_generator.bitmap_naks"));
@@ -196,8 +198,8 @@ int compare_command(const std::vector<std::string>& args) {
       double bytes = num(st, "nic0.rx.req_processor.accepted_bytes") +
                      num(st, "nic0.rx.rsp_processor.read_response_bytes");
       r.gbps = us > 0 ? bytes * 8 / (us * 1e3) : 0;
-      r.peak_bits = sram("bitmap.block_pool", "peak_bits") + sram("bitmap.node_array", "peak_bits");
-      r.mean_bits = sram("bitmap.block_pool", "mean_bits") + sram("bitmap.node_array", "mean_bits");
+      r.peak_bits = bitmap_bits("", "peak_bits");
+      r.mean_bits = bitmap_bits("", "mean_bits");
       r.acks = static_cast<uint64_t>(num(st, "nic0.tx.hdr_generator.acks"));
       r.naks = static_cast<uint64_t>(num(st, "nic0.tx.hdr_generator.naks"));
       r.selective = static_cast<uint64_t>(num(st, "nic0.tx.hdr_generator.bitmap_naks"));

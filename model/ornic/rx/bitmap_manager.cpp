@@ -26,10 +26,6 @@ uint32_t id_bits(uint32_t blocks) {
   return b;
 }
 
-SramParams node_sram(const OrnicParams& p, uint32_t node_bits) {
-  return SramParams{node_bits, p.nic.max_qps * p.bitmap.nodes_per_qp, "1RW", 0};
-}
-
 }  // namespace
 
 BitmapManager::BitmapManager(sc_core::sc_module_name name, const BlockEnv& env)
@@ -40,24 +36,28 @@ BitmapManager::BitmapManager(sc_core::sc_module_name name, const BlockEnv& env)
       block_bits_(env.p.bitmap.block_bits),
       qp_state_bits_(ordering::qp_state_bits(scheme_, geometry(env.p))),
       high_(env.p.nic.max_qps, 0),
-      node_bits_(id_bits(env.p.bitmap.pool_blocks) + 2),
-      node_array_("bitmap.node_array", node_sram(env.p, node_bits_), env.stats,
-                  env.sram_stat("bitmap.node_array")),
-      block_pool_("bitmap.block_pool",
-                  SramParams{env.p.bitmap.block_bits, env.p.bitmap.pool_blocks, "1RW", 0},
-                  env.stats, env.sram_stat("bitmap.block_pool")),
+      id_bits_(ordering::block_id_bits(geometry(env.p))),
       calls_(env.stats.counter(std::string(this->name()) + ".calls", "call",
                                "bitmap lookups by the Req and Rsp Processors")),
       naks_(env.stats.counter(std::string(this->name()) + ".loss_declared", "event",
                               "OTD violations that produced a NAK block")),
       locate_(env.stats.histogram(std::string(this->name()) + ".locate_cycles", "cycle",
                                   "cycles to locate an OOO packet's bitmap block", 1, 16)) {
+  for (const ordering::SramSpec& sp : ordering::sram_layout(scheme_, geometry(env.p))) {
+    const std::string n = "bitmap." + sp.name;
+    srams_.push_back(std::make_unique<Sram>(n, SramParams{sp.width_bits, sp.depth, "1RW", 0},
+                                            env.stats, env.sram_stat(n)));
+    Sram* m = srams_.back().get();
+    (sp.role == ordering::SramSpec::kState   ? state_
+     : sp.role == ordering::SramSpec::kStore ? store_
+                                             : next_) = m;
+  }
   std::string n = this->name();
   env.stats.derived(n + ".port_stall_cycles", "cycle",
                     "cycles calls waited for the manager's port (Req/Rsp contention)",
                     [this] { return static_cast<double>(port_.stall_cycles()); });
   env.stats.derived(n + ".pool_peak_blocks", "block", "most pool blocks held at once", [this] {
-    return static_cast<double>(block_pool_.occupancy().peak()) / block_pool_.params().width_bits;
+    return store_ ? static_cast<double>(store_->occupancy().peak()) / block_bits_ : 0.0;
   });
   p_qp_.bind(env.vcd, n + ".qp", 16);
   p_psn_.bind(env.vcd, n + ".psn", 24);
@@ -123,9 +123,8 @@ void BitmapManager::open(Cycle t, uint32_t qp, uint32_t start_psn, uint32_t otd)
   high_[qp] = start_psn;
   // The QP's state words become live (ORNIC: its N node words); a scheme with a
   // static per-QP bitmap holds its blocks from now on.
-  node_array_.occupy(t, static_cast<int64_t>(qp_state_bits_));
-  block_pool_.occupy(t, int64_t{unit_->blocks_held(qp)} * block_bits_);
-  pool_used_ += unit_->blocks_held(qp);
+  state_->occupy(t, static_cast<int64_t>(qp_state_bits_));
+  blocks(t, unit_->blocks_held(qp));
   if (!p_nodes_.empty() && qp == watch_qp_) {
     std::fill(watch_bits_.begin(), watch_bits_.end(), 0);
     record_nodes(t, qp);
@@ -136,10 +135,29 @@ void BitmapManager::close(Cycle t, uint32_t qp) {
   if (!unit_->is_open(qp)) return;
   uint32_t held = unit_->blocks_held(qp);
   unit_->close(qp);
-  node_array_.occupy(t, -static_cast<int64_t>(qp_state_bits_));
-  block_pool_.occupy(t, -int64_t{held} * block_bits_);
-  pool_used_ -= held;
+  state_->occupy(t, -static_cast<int64_t>(qp_state_bits_));
+  blocks(t, -static_cast<int64_t>(held));
   if (!p_nodes_.empty() && qp == watch_qp_) record_nodes(t, qp);
+}
+
+// Blocks taken (delta > 0) or returned: the store holds them; lists also keep a
+// next pointer per block.
+void BitmapManager::blocks(Cycle t, int64_t delta) {
+  if (!delta) return;
+  pool_used_ += delta;
+  if (store_) store_->occupy(t, delta * block_bits_);
+  if (next_) next_->occupy(t, delta * id_bits_);
+}
+
+std::vector<Sram*> BitmapManager::srams() {
+  std::vector<Sram*> v;
+  for (auto& m : srams_) v.push_back(m.get());
+  return v;
+}
+
+Sram& BitmapManager::block_pool() {
+  if (!store_) throw Error(msg::kModel, "the '" + scheme_ + "' scheme keeps no bits in SRAM");
+  return *store_;
 }
 
 const ordering::OrnicBitmap& BitmapManager::core() const {
@@ -201,10 +219,12 @@ BitmapManager::Result BitmapManager::access(Cycle t, uint32_t qp, uint32_t psn) 
   r.grant = port_.acquire(t, c ? c : 1);
   r.done = r.grant + c;
   // One cycle per access, as ORNIC §4.3 counts; the SRAMs keep the access counts.
-  for (uint32_t i = 0; i < r.out.node_accesses; ++i) node_array_.read(r.grant + i, node_bits_);
-  for (uint32_t i = 0; i < r.out.block_accesses; ++i) block_pool_.read(r.grant + i, block_bits_);
-  if (r.out.blocks_delta) block_pool_.occupy(r.done, int64_t{r.out.blocks_delta} * block_bits_);
-  pool_used_ += r.out.blocks_delta;
+  Sram* ptrs = next_ ? next_ : state_;
+  for (uint32_t i = 0; i < r.out.node_accesses; ++i)
+    ptrs->read(r.grant + i, ptrs->params().width_bits);
+  if (store_)
+    for (uint32_t i = 0; i < r.out.block_accesses; ++i) store_->read(r.grant + i, block_bits_);
+  if (r.out.blocks_delta) blocks(r.done, r.out.blocks_delta);
   if (r.out.locate_cycles) locate_.add(r.out.locate_cycles);
   if (r.out.nak) naks_.inc();
   if (p_qp_.on()) {

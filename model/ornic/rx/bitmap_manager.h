@@ -1,12 +1,12 @@
 // ORNIC's Bitmap Manager (Figure 1): the QP-depth bitmap shared by the Req
 // Processor (WRITE data at the responder) and the Rsp Processor (READ responses
 // at the requester). A shell over the receive-order core `nic.ordering` selects
-// (model/ordering/factory.h; ornic by default): it owns the SRAMs
-// `bitmap.node_array` (ORNIC: one node word {block_id, valid, all_1} per node;
-// other schemes: their per-QP state) and `bitmap.block_pool` (one M-bit word per
-// block; the static bitmaps of irn/static count here too), and turns each call's
-// cost into cycles. Both processors reach it through one request port,
-// so concurrent calls queue (port contention, counted as stall cycles).
+// (model/ordering/factory.h; ornic by default): it owns the scheme's SRAMs
+// (ordering::sram_layout; ORNIC: `bitmap.node_array`, one node word {block_id,
+// valid, all_1} per node, and `bitmap.block_pool`, one M-bit word per block;
+// lists add `next_ptr`; static bitmaps `qp_bitmaps`; MP-RDMA
+// `slots`), keeps their occupancy, and turns each call's cost into cycles. Both processors reach it
+// through one request port, so concurrent calls queue (port contention, counted as stall cycles).
 // Timing: a call booked at cycle t is granted at g >= t and holds the port for
 // the core's cycle count c; its result is available at g + c.
 #pragma once
@@ -52,9 +52,11 @@ class BitmapManager : public sc_core::sc_module {
   // ORNIC's core (node view for tests and VCD); throws unless nic.ordering is ornic.
   const ordering::OrnicBitmap& core() const;
   const std::string& scheme() const { return scheme_; }
-  Sram& node_array() { return node_array_; }
+  // The scheme's SRAM instances (ordering::sram_layout).
+  std::vector<Sram*> srams();
+  // Where the scheme's bits live (ORNIC: bitmap.block_pool); throws if it has none (gbn).
+  Sram& block_pool();
   uint64_t port_stall_cycles() const { return port_.stall_cycles(); }
-  Sram& block_pool() { return block_pool_; }
 
  private:
   std::string scheme_;
@@ -65,9 +67,11 @@ class BitmapManager : public sc_core::sc_module {
   std::vector<uint32_t> high_;
   int64_t pool_used_ =
       0;  // blocks held by all QPs (VCD)  // per QP: highest accepted PSN + 1 (has_pending)
-  uint32_t node_bits_;
-  Sram node_array_;
-  Sram block_pool_;
+  std::vector<std::unique_ptr<Sram>> srams_;
+  Sram* state_ = nullptr;  // per-QP state (ORNIC: node array)
+  Sram* store_ = nullptr;  // the bits (pool blocks / static bitmaps / slots)
+  Sram* next_ = nullptr;   // lists: next pointers
+  uint32_t id_bits_;
   Resource port_;
   Counter& calls_;
   Counter& naks_;
@@ -89,6 +93,7 @@ class BitmapManager : public sc_core::sc_module {
   uint32_t watch_qp_ = 0;
   Cycle watch_last_ = 0;  // latest cycle node changes were recorded at
   void record_nodes(Cycle t, uint32_t qp);
+  void blocks(Cycle t, int64_t delta);
 };
 
 }  // namespace oonic::ornic
