@@ -21,6 +21,8 @@ class RequesterEvents {
   // OOO NAK: the responder expects epsn; block says which PSNs it holds.
   virtual void on_bitmap_nak(Cycle t, uint32_t qi, uint32_t epsn,
                              const wire::BitmapBlock& block) = 0;
+  // A baseline scheme's feedback (Scheme Feedback frame): the responder expects epsn.
+  virtual void on_feedback(Cycle t, uint32_t qi, uint32_t epsn, const wire::SchemeFeedback& fb) = 0;
   // A READ response packet of the READ starting at read_psn was placed; its
   // DMA is done at dma_done; complete: every packet of the READ is placed.
   virtual void on_read_data(Cycle t, uint32_t qi, uint32_t read_psn, Cycle dma_done,

@@ -44,6 +44,7 @@ constexpr OpcodeInfo kOpcodes[] = {
     {kOooWriteLastFSpot, "OOO WRITE Last FSpot", kSendData | kOooExt | kIsLast | kHasOooAddr},
     {kOooReadRequest, "OOO READ Request", kIsRequest | kIsFirst | kIsLast | kOooExt | kHasReth},
     {kOooReadResponse, "OOO READ Response", kReadRsp | kOooExt},
+    {kSchemeFeedback, "Scheme Feedback", kIsResponse | kIsExtension | kHasFeedback | kHasAeth},
     {kOooNak, "OOO NAK", kIsResponse | kOooExt | kHasBitmap | kHasAeth},
     // RoCEv2 CNP: UD-class opcode, 16 B reserved payload. parse() reports kUdOrCnp.
     {kCnp, "CNP", kHasPayload},
@@ -110,6 +111,7 @@ size_t ext_header_bytes(uint16_t flags, uint32_t nbits) {
   size_t n = 0;
   if (flags & kHasOooAddr) n += kRethBytes;
   if (flags & kHasBitmap) n += kBitmapExtFixedBytes + 4u * bitmap_words(nbits);
+  if (flags & kHasFeedback) n += kFeedbackExtBytes;
   if (flags & kHasReth) n += kRethBytes;
   if (flags & kHasAeth) n += kAethBytes;
   if (flags & kHasImmDt) n += kImmDtBytes;
@@ -339,6 +341,24 @@ ParseStatus parse(const uint8_t* frame, size_t len, PacketView& out, bool check_
     pos += kBitmapExtFixedBytes + 4u * words;
     out.flags |= kHasBitmap;
   }
+  if (flags & kHasFeedback) {
+    if (tail - pos < kFeedbackExtBytes) return ParseStatus::kBadExtension;
+    const uint8_t* e = frame + pos;
+    SchemeFeedback& f = out.feedback;
+    f.type = e[0];
+    f.info = e[1];
+    f.vp = rd16(e + 2);
+    for (int i = 0; i < 3; ++i) f.psn[i] = rd24(e + 4 + 4 * i), f.len[i] = e[7 + 4 * i];
+    if (f.type < SchemeFeedback::kHoleNack || f.type > SchemeFeedback::kMpAck)
+      return ParseStatus::kBadExtension;
+    if (f.type == SchemeFeedback::kHoleNack) {
+      if (f.info > 3) return ParseStatus::kBadExtension;
+      for (int i = 0; i < f.info; ++i)
+        if (f.len[i] == 0) return ParseStatus::kBadExtension;
+    }
+    pos += kFeedbackExtBytes;
+    out.flags |= kHasFeedback;
+  }
   if (flags & kHasReth) {
     if (tail - pos < kRethBytes) return ParseStatus::kTruncated;
     read_reth(frame + pos, out.reth);
@@ -358,7 +378,7 @@ ParseStatus parse(const uint8_t* frame, size_t len, PacketView& out, bool check_
     pos += kImmDtBytes;
     out.flags |= kHasImmDt;
   }
-  out.flags |= flags & ~(kHasReth | kHasAeth | kHasImmDt | kHasOooAddr | kHasBitmap);
+  out.flags |= flags & ~(kHasReth | kHasAeth | kHasImmDt | kHasOooAddr | kHasBitmap | kHasFeedback);
 
   const size_t area = tail - pos;
   if (bth.pad_count > area) return ParseStatus::kBadPadding;
@@ -470,6 +490,14 @@ size_t build(const FrameSpec& spec, uint8_t* out, size_t cap) {
     wr16(p + 6, 0);
     for (uint32_t w = 0; w < words; ++w) wr32(p + 8 + 4 * w, spec.bitmap.words[w]);
     p += kBitmapExtFixedBytes + 4u * words;
+  }
+  if (flags & kHasFeedback) {
+    const SchemeFeedback& f = spec.feedback;
+    p[0] = f.type;
+    p[1] = f.info;
+    wr16(p + 2, f.vp);
+    for (int i = 0; i < 3; ++i) wr24(p + 4 + 4 * i, f.psn[i] & kPsnMask), p[7 + 4 * i] = f.len[i];
+    p += kFeedbackExtBytes;
   }
   if (flags & kHasReth) {
     write_reth(p, spec.reth);

@@ -59,6 +59,7 @@ enum Opcode : uint8_t {
   kOooWriteLastFSpot = 0x1B,  // BTH + OooAddr ext + payload (last packet, address still carried)
   kOooReadRequest = 0x1C,     // BTH + RETH (as READ Request)
   kOooReadResponse = 0x1D,    // BTH + payload (one type for every position)
+  kSchemeFeedback = 0x1E,     // BTH + Feedback ext + AETH (the baselines' NACK/SACK/ACK)
   kOooNak = 0x1F,             // BTH + Bitmap ext + AETH (NAK carrying a bitmap block)
   kCnp = 0x81,                // RoCEv2 CNP (UD-class opcode), 16 B reserved payload
 };
@@ -88,13 +89,14 @@ enum HeaderFlags : uint16_t {
   kHasImmDt = 1 << 2,
   kHasOooAddr = 1 << 3,
   kHasBitmap = 1 << 4,
-  kHasPayload = 1 << 5,   // opcode carries data payload
-  kIsRequest = 1 << 6,    // sent by a requester (WRITE/SEND data, READ request)
-  kIsResponse = 1 << 7,   // sent by a responder (ACK/NAK, READ response)
-  kIsFirst = 1 << 8,      // first packet of a message
-  kIsLast = 1 << 9,       // last packet of a message (Last/Only)
-  kIsOoo = 1 << 10,       // ORNIC OOO WQE packet
-  kIsExtension = 1 << 11  // oonic extension opcode (0x18-0x1F)
+  kHasPayload = 1 << 5,    // opcode carries data payload
+  kIsRequest = 1 << 6,     // sent by a requester (WRITE/SEND data, READ request)
+  kIsResponse = 1 << 7,    // sent by a responder (ACK/NAK, READ response)
+  kIsFirst = 1 << 8,       // first packet of a message
+  kIsLast = 1 << 9,        // last packet of a message (Last/Only)
+  kIsOoo = 1 << 10,        // ORNIC OOO WQE packet
+  kIsExtension = 1 << 11,  // oonic extension opcode (0x18-0x1F)
+  kHasFeedback = 1 << 12   // scheme feedback extension (kSchemeFeedback)
 };
 
 struct OpcodeInfo {
@@ -146,6 +148,25 @@ struct BitmapBlock {
   void set(uint32_t i) { words[i / 32] |= (1u << (i % 32)); }
 };
 
+// The baselines' receiver feedback (WIRE.md "Extensions"), one 16-byte
+// extension header after the BTH of opcode kSchemeFeedback; the BTH PSN carries
+// the receiver's ePSN (cumulative ACK). Wire layout: type 8 | info 8 | vp 16 |
+// three entries of (PSN 24 | length 8).
+//   kHoleNack  MELO: NACK with up to 3 holes (info = count; entries: start, length)
+//   kSack      IRN / Eunomia SACK: entry 0 = the SACKed PSN
+//   kNack      PSN not tracked (Eunomia; beyond the window): entry 0 = the PSN
+//   kMpAck     MP-RDMA ACK: entry 0 = AACK, entry 1 = SACK; vp = echoed UDP source
+//              port; info bit 0 = ECE, bit 1 = ReTx echo
+struct SchemeFeedback {
+  enum Type : uint8_t { kHoleNack = 1, kSack = 2, kNack = 3, kMpAck = 4 };
+  uint8_t type = kSack;
+  uint8_t info = 0;
+  uint16_t vp = 0;
+  std::array<uint32_t, 3> psn{};
+  std::array<uint8_t, 3> len{};
+};
+constexpr size_t kFeedbackExtBytes = 16;
+
 enum class ParseStatus : uint8_t {
   kOk = 0,
   kTruncated,      // frame shorter than its headers say
@@ -184,6 +205,7 @@ struct PacketView {
   Aeth aeth;
   uint32_t immdt = 0;
   BitmapBlock bitmap;
+  SchemeFeedback feedback;  // kSchemeFeedback
   // Payload (points into the frame; excludes pad bytes and ICRC)
   const uint8_t* payload = nullptr;
   uint32_t payload_len = 0;
@@ -215,7 +237,8 @@ struct FrameSpec {
   Reth reth;  // used if the opcode carries RETH or the OOO address extension
   Aeth aeth;  // used if the opcode carries AETH
   uint32_t immdt = 0;
-  BitmapBlock bitmap;  // used by kOooNak
+  BitmapBlock bitmap;       // used by kOooNak
+  SchemeFeedback feedback;  // used by kSchemeFeedback
   const uint8_t* payload = nullptr;
   uint32_t payload_len = 0;
 };

@@ -43,8 +43,8 @@ options:
   -h, --help         this text
 
 Each scheme's own results directory holds its stats.json and the rest.
-Selective feedback travels as oonic's OOO NAK frame for every scheme (ORNIC's
-bitmap block; IRN/MP-RDMA SACK: the ePSN hole; MELO NACK: its holes).
+"selective" counts ORNIC's OOO NAKs (bitmap block) and the baselines' Scheme
+Feedback frames (MELO hole NACK, IRN SACK, NACK, MP-RDMA ACK).
 )";
 
 struct Row {
@@ -186,7 +186,8 @@ int compare_command(const std::vector<std::string>& args) {
         r.mean_bits += bitmap_bits(s, "mean_bits");
         r.acks += static_cast<uint64_t>(num(st, s + "nic.tx.hdr_generator.acks"));
         r.naks += static_cast<uint64_t>(num(st, s + "nic.tx.hdr_generator.naks"));
-        r.selective += static_cast<uint64_t>(num(st, s + "nic.tx.hdr_generator.bitmap_naks"));
+        r.selective += static_cast<uint64_t>(num(st, s + "nic.tx.hdr_generator.bitmap_naks") +
+                                             num(st, s + "nic.tx.hdr_generator.scheme_feedback"));
         r.drops += static_cast<uint64_t>(num(st, s + "nic.rx.drops.total"));
         r.retx += static_cast<uint64_t>(num(st, s + "nic.tx.qp_manager.retransmitted"));
       }
@@ -202,7 +203,8 @@ int compare_command(const std::vector<std::string>& args) {
       r.mean_bits = bitmap_bits("", "mean_bits");
       r.acks = static_cast<uint64_t>(num(st, "nic0.tx.hdr_generator.acks"));
       r.naks = static_cast<uint64_t>(num(st, "nic0.tx.hdr_generator.naks"));
-      r.selective = static_cast<uint64_t>(num(st, "nic0.tx.hdr_generator.bitmap_naks"));
+      r.selective = static_cast<uint64_t>(num(st, "nic0.tx.hdr_generator.bitmap_naks") +
+                                          num(st, "nic0.tx.hdr_generator.scheme_feedback"));
       r.drops = static_cast<uint64_t>(num(st, "nic0.rx.drops.total"));
       r.ok = j["integrity"]["ok"].get<bool>();
       // A replay cannot resend what a scheme dropped: name it, not "FAILED".

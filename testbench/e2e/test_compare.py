@@ -71,10 +71,29 @@ class Compare(e2e.OonicTestCase):
                 self.assertGreater(stats["melo"]["b.nic.rx.req_processor.rob_copies"]["value"], 0)
                 self.assertGreater(stats["melo"]["b.pcie.read_bytes"]["value"],
                                    stats["ornic"]["b.pcie.read_bytes"]["value"])
+                # MELO's NACKs travel as Scheme Feedback frames and reach A's Rsp Manager.
+                self.assertGreater(stats["melo"]["b.nic.tx.hdr_generator.scheme_feedback"]["value"], 0)
+                self.assertEqual(stats["melo"]["a.nic.control.rsp_manager.scheme_feedback"]["value"],
+                                 stats["melo"]["a.nic.rx.rsp_processor.scheme_feedback"]["value"])
+                self.assertEqual(stats["ornic"]["b.nic.tx.hdr_generator.scheme_feedback"]["value"], 0)
                 # ORNIC tracks the reordering; the in-order receiver goes back N.
                 self.assertEqual(int(t["ornic"]["retransmitted"]), 0)
                 self.assertGreater(int(t["gbn"]["retransmitted"]), 100)
                 self.assertGreater(float(t["ornic"]["gbps"]), 3 * float(t["gbn"]["gbps"]))
+
+    def test_tshark_dissects_scheme_feedback(self):
+        if e2e.tshark_bin() is None:
+            raise unittest.SkipTest("tshark not installed")
+        out = os.path.join(self.mkdtemp(), "r")
+        r = e2e.run_oonic(["run", "-", "--out", out, "--quiet", "--set", "nic.ordering=melo",
+                           "--set", "network.ooo_distance=63", "--set", "workload.wqe_bytes=256K"])
+        self.assertOk(r)
+        pcap = os.path.join(out, "b_to_a.pcap")
+        rows = e2e.tshark_fields(pcap, ["infiniband.bth.opcode", "infiniband.bth.psn"],
+                                 extra=["-Y", "infiniband.bth.opcode == 30"])
+        self.assertGreater(len(rows), 0)
+        p = e2e.run_tshark(["-r", pcap, "-Y", "_ws.malformed"])
+        self.assertEqual(p.stdout.strip(), "")
 
     def test_bad_input(self):
         self.assertError(e2e.run_oonic(["compare", e2e.trace_path("default.txt"), "--schemes",

@@ -74,6 +74,7 @@ size_t expected_header_len(const w::FrameSpec& s, uint16_t flags) {
   size_t n = l3_offset(s) + (s.ip_version == 6 ? 40 : 20) + 8 + 12;
   if (flags & w::kHasOooAddr) n += 16;
   if (flags & w::kHasBitmap) n += 8 + 4 * ((s.bitmap.nbits + 31) / 32);
+  if (flags & w::kHasFeedback) n += w::kFeedbackExtBytes;
   if (flags & w::kHasReth) n += 16;
   if (flags & w::kHasAeth) n += 4;
   if (flags & w::kHasImmDt) n += 4;
@@ -341,9 +342,10 @@ TEST(WireOpcodes, TableHasStandardExtensionAndCnpOpcodes) {
     EXPECT_EQ(bool(i.flags & w::kIsExtension), i.opcode >= 0x18 && i.opcode <= 0x1F);
   }
   for (int op = 0x00; op <= 0x11; ++op) EXPECT_TRUE(ops.count(op)) << op;
-  for (int op : {0x18, 0x19, 0x1A, 0x1B, 0x1C, 0x1D, 0x1F, 0x81}) EXPECT_TRUE(ops.count(op)) << op;
-  EXPECT_EQ(t.size(), 18u + 7u + 1u);
-  for (int op : {0x12, 0x13, 0x14, 0x15, 0x1E, 0x20, 0x64, 0x80, 0xFF})
+  for (int op : {0x18, 0x19, 0x1A, 0x1B, 0x1C, 0x1D, 0x1E, 0x1F, 0x81})
+    EXPECT_TRUE(ops.count(op)) << op;
+  EXPECT_EQ(t.size(), 18u + 8u + 1u);
+  for (int op : {0x12, 0x13, 0x14, 0x15, 0x20, 0x64, 0x80, 0xFF})
     EXPECT_EQ(w::opcode_info(static_cast<uint8_t>(op)), nullptr) << op;
   // Header layout spot checks.
   EXPECT_EQ(w::opcode_info(w::kWriteOnlyImm)->flags & (w::kHasReth | w::kHasImmDt),
@@ -743,8 +745,8 @@ TEST(WireParse, NonRoceFramesClassified) {
     f[17] = static_cast<uint8_t>(base.size() - 14 + 1);
     EXPECT_EQ(w::parse(f.data(), f.size(), v), ParseStatus::kTruncated);
   }
-  {  // unknown opcodes: atomics, reserved extension slot 0x1E, UC range
-    for (uint8_t op : {0x12, 0x13, 0x14, 0x15, 0x1E, 0x20, 0x24, 0x40, 0x80, 0xA0}) {
+  {  // unknown opcodes: atomics, UC range
+    for (uint8_t op : {0x12, 0x13, 0x14, 0x15, 0x20, 0x24, 0x40, 0x80, 0xA0}) {
       auto f = base;
       f[14 + 20 + 8] = op;
       refresh_icrc(f, 14);
@@ -957,4 +959,64 @@ TEST(WireBuild, PayloadInPlaceEqualsCopied) {
       EXPECT_TRUE(std::equal(copied.begin(), copied.end(), at - h)) << int(op) << " " << len;
     }
   }
+}
+
+// The baselines' feedback frame (opcode 0x1E): every type round-trips; a bad
+// type, too many holes, an empty hole or a cut extension is a counted drop
+// (kBadExtension), never a crash.
+TEST(WireSchemeFeedback, RoundTripAndMalformed) {
+  using namespace oonic::wire;
+  using F = SchemeFeedback;
+  std::vector<F> cases(4);
+  cases[0].type = F::kHoleNack, cases[0].info = 3;
+  cases[0].psn = {0xFFFFFE, 10, 20}, cases[0].len = {3, 1, 255};
+  cases[1].type = F::kSack, cases[1].psn[0] = 77;
+  cases[2].type = F::kNack, cases[2].psn[0] = 0xABCDEF;
+  cases[3].type = F::kMpAck, cases[3].info = 3, cases[3].vp = 0xBEEF;
+  cases[3].psn = {5, 9, 0};
+  for (const F& f : cases) {
+    FrameSpec s;
+    s.bth.opcode = kSchemeFeedback;
+    s.bth.psn = 1234;
+    s.aeth.syndrome = kAethAckNoCredit;
+    s.aeth.msn = 9;
+    s.feedback = f;
+    auto b = build(s);
+    EXPECT_EQ(b.size(), 14u + 20 + 8 + 12 + kFeedbackExtBytes + 4 + 4);
+    PacketView v;
+    ASSERT_EQ(parse(b.data(), b.size(), v), ParseStatus::kOk) << int(f.type);
+    EXPECT_EQ(v.bth.psn, 1234u);
+    EXPECT_EQ(v.feedback.type, f.type);
+    EXPECT_EQ(v.feedback.info, f.info);
+    EXPECT_EQ(v.feedback.vp, f.vp);
+    EXPECT_EQ(v.feedback.psn, f.psn);
+    EXPECT_EQ(v.feedback.len, f.len);
+    EXPECT_EQ(v.aeth.msn, 9u);
+    EXPECT_TRUE(v.flags & kHasFeedback);
+  }
+  auto bad = [&](F f) {
+    FrameSpec s;
+    s.bth.opcode = kSchemeFeedback;
+    s.feedback = f;
+    auto b = build(s);
+    PacketView v;
+    return parse(b.data(), b.size(), v, /*check_icrc=*/true);
+  };
+  F f;
+  f.type = 9;
+  EXPECT_EQ(bad(f), ParseStatus::kBadExtension);
+  f.type = F::kHoleNack, f.info = 4, f.len = {1, 1, 1};
+  EXPECT_EQ(bad(f), ParseStatus::kBadExtension);
+  f.info = 2, f.len = {1, 0, 0};
+  EXPECT_EQ(bad(f), ParseStatus::kBadExtension);
+  // Cut inside the extension: IP/UDP lengths shortened with the frame.
+  FrameSpec s;
+  s.bth.opcode = kSchemeFeedback;
+  auto b = build(s);
+  b.resize(14 + 20 + 8 + 12 + 10);
+  b[16] = 0, b[17] = static_cast<uint8_t>(20 + 8 + 12 + 10);               // IPv4 total length
+  b[14 + 20 + 4] = 0, b[14 + 20 + 5] = static_cast<uint8_t>(8 + 12 + 10);  // UDP length
+  PacketView v;
+  ParseStatus st = parse(b.data(), b.size(), v, /*check_icrc=*/false);
+  EXPECT_TRUE(st == ParseStatus::kBadExtension || st == ParseStatus::kTruncated) << int(st);
 }

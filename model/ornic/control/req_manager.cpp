@@ -71,6 +71,23 @@ void ReqManager::register_bitmap_nak(Cycle t, uint32_t qp, uint32_t epsn, uint32
   notify_at(t);
 }
 
+void ReqManager::register_feedback(Cycle t, uint32_t qp, uint32_t epsn, uint32_t msn,
+                                   const wire::SchemeFeedback& fb) {
+  Pending w{};
+  w.t = t, w.seq = seq_++, w.kind = Kind::kFeedback, w.qp = qp, w.psn = epsn, w.msn = msn;
+  if (free_fbs_.empty()) {
+    w.block = static_cast<uint32_t>(fbs_.size());
+    fbs_.push_back(fb);
+  } else {
+    w.block = free_fbs_.back();
+    free_fbs_.pop_back();
+    fbs_[w.block] = fb;
+  }
+  pending_.push(w);
+  nak_regs_.inc();
+  notify_at(t);
+}
+
 void ReqManager::register_read(Cycle t, uint32_t qp, uint64_t va, uint32_t len, uint32_t psn,
                                uint32_t msn, bool ooo, bool duplicate) {
   Pending w{};
@@ -91,8 +108,14 @@ void ReqManager::apply(const Pending& w) {
       break;
     case Kind::kNak:
     case Kind::kBitmapNak:
+    case Kind::kFeedback:
       s.nak_psn = w.psn, s.nak_msn = w.msn, s.nak_syndrome = w.syndrome;
       s.nak_is_bitmap = w.kind == Kind::kBitmapNak;
+      s.nak_is_feedback = w.kind == Kind::kFeedback;
+      if (s.nak_is_feedback) {
+        s.nak_feedback = fbs_[w.block];
+        free_fbs_.push_back(w.block);
+      }
       if (s.nak_is_bitmap) {
         s.nak_block = blocks_[w.block];
         free_blocks_.push_back(w.block);
@@ -155,7 +178,9 @@ void ReqManager::send_control(Cycle now) {
     Slot& s = slots_[qp];
     s.nak_queued = false;
     Cycle t = mem_.read(now + p_.req_manager.schedule_cycles, 64);
-    if (s.nak_is_bitmap)
+    if (s.nak_is_feedback)
+      last_activity_ = hdr_->send_feedback(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_feedback);
+    else if (s.nak_is_bitmap)
       last_activity_ = hdr_->send_bitmap_nak(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_block);
     else
       last_activity_ = hdr_->send_ack(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_syndrome, false);

@@ -45,6 +45,9 @@ class ReqManager : public sc_core::sc_module {
   void register_nak(Cycle t, uint32_t qp, uint8_t syndrome, uint32_t psn, uint32_t msn);
   void register_bitmap_nak(Cycle t, uint32_t qp, uint32_t epsn, uint32_t msn,
                            const wire::BitmapBlock& block);
+  // A baseline scheme's selective feedback (Scheme Feedback frame), in the NAK slot.
+  void register_feedback(Cycle t, uint32_t qp, uint32_t epsn, uint32_t msn,
+                         const wire::SchemeFeedback& fb);
   void register_read(Cycle t, uint32_t qp, uint64_t va, uint32_t len, uint32_t psn, uint32_t msn,
                      bool ooo, bool duplicate = false);
   // The TX arbiter's side.
@@ -60,7 +63,7 @@ class ReqManager : public sc_core::sc_module {
   Cycle last_activity() const { return last_activity_; }
 
  private:
-  enum class Kind : uint8_t { kAck, kNak, kBitmapNak, kRead };
+  enum class Kind : uint8_t { kAck, kNak, kBitmapNak, kFeedback, kRead };
   struct Pending {
     Cycle t;
     uint64_t seq;
@@ -80,8 +83,9 @@ class ReqManager : public sc_core::sc_module {
     bool cached = false, queued = false;
     uint32_t nak_psn = 0, nak_msn = 0;
     uint8_t nak_syndrome = 0;
-    bool nak_queued = false, nak_is_bitmap = false;
+    bool nak_queued = false, nak_is_bitmap = false, nak_is_feedback = false;
     wire::BitmapBlock nak_block;
+    wire::SchemeFeedback nak_feedback;
   };
   struct ReadJob {
     uint32_t qp;
@@ -107,6 +111,8 @@ class ReqManager : public sc_core::sc_module {
   std::deque<ReadJob> reads_;
   std::vector<wire::BitmapBlock> blocks_;  // of pending bitmap NAKs
   std::vector<uint32_t> free_blocks_;
+  std::vector<wire::SchemeFeedback> fbs_;  // of pending feedback registrations
+  std::vector<uint32_t> free_fbs_;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;
   uint64_t seq_ = 0;
   std::function<void(Cycle)> kick_;

@@ -15,6 +15,7 @@ RspManager::RspManager(sc_core::sc_module_name name, const BlockEnv& env, QpCont
       agenda_(agenda),
       cqe_(cqe),
       last_gap_(env.p.nic.max_qps, kNoGap),
+      sack_resent_(env.p.nic.max_qps, kNoGap),
       acks_(env.stats.counter(std::string(this->name()) + ".acks", "frame",
                               "ACKs that advanced a QP's first unacknowledged PSN")),
       naks_(env.stats.counter(std::string(this->name()) + ".naks", "frame",
@@ -32,7 +33,10 @@ RspManager::RspManager(sc_core::sc_module_name name, const BlockEnv& env, QpCont
                                   "requester timeouts fired")),
       error_naks_(env.stats.counter(std::string(this->name()) + ".error_naks", "frame",
                                     "remote access / invalid request NAKs (the WQE completes "
-                                    "with an error)")) {}
+                                    "with an error)")),
+      feedback_(env.stats.counter(std::string(this->name()) + ".scheme_feedback", "frame",
+                                  "Scheme Feedback frames taken (MELO NACK, SACK, NACK, MP-RDMA "
+                                  "ACK)")) {}
 
 TxWqe* RspManager::read_wqe(uint32_t qi, uint32_t read_psn) {
   SqState& s = qpm_->sq(qi);
@@ -118,6 +122,42 @@ void RspManager::on_bitmap_nak(Cycle t, uint32_t qi, uint32_t epsn,
       if (dup) continue;
       s.retx.push_back(Retx{psn, false, 0});
       selective_psns_.inc();
+    }
+    cqe_.poll(x, qi);
+  });
+}
+
+void RspManager::resend(uint32_t qi, uint32_t psn) {
+  SqState& s = qpm_->sq(qi);
+  if (wire::psn_diff(psn, s.una) < 0 || wire::psn_diff(psn, s.high_psn) >= 0) return;
+  for (const Retx& r : s.retx)
+    if (!r.reread && r.psn == psn) return;
+  s.retx.push_back(Retx{psn, false, 0});
+  selective_psns_.inc();
+}
+
+void RspManager::on_feedback(Cycle t, uint32_t qi, uint32_t epsn, const wire::SchemeFeedback& fb) {
+  agenda_.at(t, [this, qi, epsn, fb](Cycle x) {
+    SqState& s = qpm_->sq(qi);
+    if (!s.configured) return;
+    feedback_.inc();
+    using F = wire::SchemeFeedback;
+    advance(x, qi, fb.type == F::kMpAck ? fb.psn[0] : epsn);
+    switch (fb.type) {
+      case F::kHoleNack:
+        for (uint8_t h = 0; h < fb.info && h < 3; ++h)
+          for (uint32_t k = 0; k < fb.len[h]; ++k) resend(qi, wire::psn_add(fb.psn[h], k));
+        break;
+      case F::kSack:
+      case F::kMpAck:
+        if (sack_resent_[qi] != s.una) {
+          sack_resent_[qi] = s.una;
+          resend(qi, s.una);
+        }
+        break;
+      case F::kNack:
+        resend(qi, fb.psn[0]);
+        break;
     }
     cqe_.poll(x, qi);
   });

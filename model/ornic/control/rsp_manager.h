@@ -7,6 +7,11 @@
 //   NAK (PSN seq)  go-back-N from the PSN the responder expects (standard path).
 //   bitmap NAK     selective retransmission: exactly the PSNs whose bit is 0 in
 //                  the block (and were sent).
+//   scheme feedback  the baselines' frames: MELO's hole NACK resends its holes
+//                  (the sender's bitmap is rebuilt from them); a SACK or MP-RDMA
+//                  ACK moves the cumulative PSN and resends the first hole once
+//                  per first-unacknowledged PSN (IRN's selective repeat); a NACK
+//                  resends that PSN.
 //   READ data      a READ whose last data is placed goes to the CQE Manager; a
 //                  standard READ response past the expected PSN re-requests
 //                  from it (once per expected PSN); an OOO READ loss re-requests
@@ -43,6 +48,7 @@ class RspManager : public sc_core::sc_module, public RequesterEvents {
   void on_ack(Cycle t, uint32_t qi, uint32_t psn, bool cached) override;
   void on_nak(Cycle t, uint32_t qi, uint8_t syndrome, uint32_t psn) override;
   void on_bitmap_nak(Cycle t, uint32_t qi, uint32_t epsn, const wire::BitmapBlock& block) override;
+  void on_feedback(Cycle t, uint32_t qi, uint32_t epsn, const wire::SchemeFeedback& fb) override;
   void on_read_data(Cycle t, uint32_t qi, uint32_t read_psn, Cycle dma_done,
                     bool complete) override;
   void on_read_gap(Cycle t, uint32_t qi, uint32_t read_psn, uint32_t expected_psn) override;
@@ -65,7 +71,9 @@ class RspManager : public sc_core::sc_module, public RequesterEvents {
   QpManager* qpm_ = nullptr;
   CqeManager& cqe_;
   static constexpr uint32_t kNoGap = ~0u;
-  std::vector<uint32_t> last_gap_;  // per QP: expected PSN last re-requested (standard READ)
+  std::vector<uint32_t> last_gap_;
+  std::vector<uint32_t> sack_resent_;      // per QP: the una a SACK already resent
+  void resend(uint32_t qi, uint32_t psn);  // per QP: expected PSN last re-requested (standard READ)
   Counter& acks_;
   Counter& naks_;
   Counter& go_backs_;
@@ -74,6 +82,7 @@ class RspManager : public sc_core::sc_module, public RequesterEvents {
   Counter& rereads_;
   Counter& timeouts_;
   Counter& error_naks_;
+  Counter& feedback_;
 };
 
 }  // namespace oonic::ornic

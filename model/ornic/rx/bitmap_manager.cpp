@@ -149,6 +149,40 @@ void BitmapManager::blocks(Cycle t, int64_t delta) {
   if (next_) next_->occupy(t, delta * id_bits_);
 }
 
+bool BitmapManager::scheme_feedback(const ordering::Outcome& o, uint32_t psn, uint16_t udp_sport,
+                                    wire::SchemeFeedback* fb) const {
+  using F = wire::SchemeFeedback;
+  *fb = F{};
+  switch (o.feedback) {
+    case ordering::Feedback::kHoleNack:
+      if (!o.nholes) return false;
+      fb->type = F::kHoleNack;
+      fb->info = o.nholes;
+      for (uint8_t i = 0; i < o.nholes; ++i)
+        fb->psn[i] = o.holes[i].start_psn, fb->len[i] = o.holes[i].length;
+      return true;
+    case ordering::Feedback::kSack:
+      // In-order packets are ACKed as usual; a SACK reports an out-of-order one.
+      if (o.verdict != ordering::Verdict::kOutOfOrder) return false;
+      if (scheme_ == "mprdma") {
+        fb->type = F::kMpAck;
+        fb->psn[0] = o.epsn;  // AACK
+        fb->psn[1] = o.sack_psn ? o.sack_psn : psn & wire::kPsnMask;
+        fb->vp = udp_sport;
+      } else {
+        fb->type = F::kSack;
+        fb->psn[0] = psn & wire::kPsnMask;
+      }
+      return true;
+    case ordering::Feedback::kNack:
+      fb->type = F::kNack;
+      fb->psn[0] = psn & wire::kPsnMask;
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::vector<Sram*> BitmapManager::srams() {
   std::vector<Sram*> v;
   for (auto& m : srams_) v.push_back(m.get());

@@ -45,6 +45,12 @@ class BitmapManager : public sc_core::sc_module {
   // False when the call needs none (or a go-back-N NAK: Outcome::feedback kNak).
   static bool selective_feedback(const ordering::Outcome& o, uint32_t psn,
                                  wire::BitmapBlock* block);
+  // The same feedback in the scheme's own wire format (Scheme Feedback frame:
+  // MELO hole NACK, IRN SACK, NACK, MP-RDMA ACK), for every scheme but ornic
+  // (which sends its bitmap NAK). False when the call needs none.
+  bool scheme_feedback(const ordering::Outcome& o, uint32_t psn, uint16_t udp_sport,
+                       wire::SchemeFeedback* fb) const;
+  bool is_ornic() const { return ornic_ != nullptr; }
   // VCD only: which QP's node array the node<i> signals show (default 0). Call
   // before that QP's first open/access; the signals keep their names.
   void watch_qp(uint32_t qp);

@@ -24,6 +24,8 @@ struct ReqActions {
   uint32_t nak_psn = 0;
   bool bitmap_nak = false;
   wire::BitmapBlock block;
+  bool feedback = false;
+  wire::SchemeFeedback fb;
   bool read = false;
   bool read_ooo = false;
   bool read_dup = false;
@@ -132,6 +134,7 @@ void ReqProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
                       a.read_ooo, a.read_dup);
   }
   if (a.bitmap_nak) rm_.register_bitmap_nak(t5, static_cast<uint32_t>(qi), c.epsn, c.msn, a.block);
+  if (a.feedback) rm_.register_feedback(t5, static_cast<uint32_t>(qi), c.epsn, c.msn, a.fb);
   if (a.nak) rm_.register_nak(t5, static_cast<uint32_t>(qi), a.syndrome, a.nak_psn, c.msn);
   if (a.ack) ack(t5, static_cast<uint32_t>(qi), c);
 }
@@ -305,7 +308,11 @@ void ReqProcessor::ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::Pa
   rec.locate_cycles = r.out.locate_cycles;
   rec.bitmap_cycles = r.out.cycles;
   rec.blocks_held = r.out.blocks_held;
-  if (BitmapManager::selective_feedback(r.out, psn, &a.block)) a.bitmap_nak = true;
+  if (bitmap_.is_ornic()) {
+    if (BitmapManager::selective_feedback(r.out, psn, &a.block)) a.bitmap_nak = true;
+  } else if (bitmap_.scheme_feedback(r.out, psn, v.udp_sport, &a.fb)) {
+    a.feedback = true;
+  }
   if (r.out.feedback == ordering::Feedback::kNak)  // go-back-N schemes: NAK ePSN
     a.nak = true, a.syndrome = wire::kAethNakPsnSeqErr, a.nak_psn = r.out.epsn;
   switch (r.out.verdict) {

@@ -25,6 +25,9 @@ RspProcessor::RspProcessor(sc_core::sc_module_name name, const BlockEnv& env, Qp
                               "NAKs received (PSN sequence, RNR, access, invalid)")),
       bitmap_naks_(env.stats.counter(std::string(this->name()) + ".bitmap_naks", "frame",
                                      "OOO NAKs with a bitmap block received")),
+      feedback_(env.stats.counter(std::string(this->name()) + ".scheme_feedback", "frame",
+                                  "Scheme Feedback frames received (MELO NACK, SACK, NACK, "
+                                  "MP-RDMA ACK)")),
       cached_flags_(env.stats.counter(std::string(this->name()) + ".start_addr_cached_acks",
                                       "frame", "ACKs carrying the Start_Addr-cached flag")),
       read_packets_(env.stats.counter(std::string(this->name()) + ".read_response_packets",
@@ -58,8 +61,11 @@ void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
   Cycle t4 = t3;
   const uint8_t op = v.bth.opcode;
   const uint32_t psn = v.bth.psn;
-  enum class Tell { kNone, kAck, kNak, kBitmapNak } tell = Tell::kNone;
-  if (op == wire::kAcknowledge || op == wire::kOooNak) {
+  enum class Tell { kNone, kAck, kNak, kBitmapNak, kFeedback } tell = Tell::kNone;
+  if (op == wire::kSchemeFeedback) {
+    feedback_.inc();
+    tell = Tell::kFeedback;
+  } else if (op == wire::kAcknowledge || op == wire::kOooNak) {
     uint8_t kind = v.aeth.syndrome & 0xE0;
     if (op == wire::kOooNak) {
       bitmap_naks_.inc();
@@ -172,6 +178,9 @@ void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
       break;
     case Tell::kBitmapNak:
       req_->on_bitmap_nak(t5, static_cast<uint32_t>(qi), psn, v.bitmap);
+      break;
+    case Tell::kFeedback:
+      req_->on_feedback(t5, static_cast<uint32_t>(qi), psn, v.feedback);
       break;
     case Tell::kNone:
       break;

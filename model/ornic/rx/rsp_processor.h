@@ -51,6 +51,7 @@ class RspProcessor : public sc_core::sc_module {
   Counter& coalesced_;
   Counter& naks_;
   Counter& bitmap_naks_;
+  Counter& feedback_;
   Counter& cached_flags_;
   Counter& read_packets_;
   Counter& read_bytes_;

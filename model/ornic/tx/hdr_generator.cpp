@@ -15,6 +15,9 @@ HdrGenerator::HdrGenerator(sc_core::sc_module_name name, const BlockEnv& env)
                             "NAK frames sent (PSN sequence, remote access, RNR, invalid request)")),
       bitmap_naks_(env.stats.counter(std::string(this->name()) + ".bitmap_naks", "frame",
                                      "OOO NAK frames carrying a bitmap block")),
+      feedback_(env.stats.counter(std::string(this->name()) + ".scheme_feedback", "frame",
+                                  "Scheme Feedback frames sent (MELO NACK, SACK, NACK, MP-RDMA "
+                                  "ACK: the baselines' selective feedback)")),
       read_responses_(env.stats.counter(std::string(this->name()) + ".read_responses", "frame",
                                         "READ response frames sent")),
       requests_(env.stats.counter(std::string(this->name()) + ".requests", "frame",
@@ -84,6 +87,20 @@ Cycle HdrGenerator::send_bitmap_nak(Cycle t, const QpContext& qp, uint32_t epsn,
   s.aeth.msn = msn & wire::kPsnMask;
   s.bitmap = block;
   bitmap_naks_.inc();
+  return emit(t, p_.hdr_generator.ack_cycles, s, qp);
+}
+
+Cycle HdrGenerator::send_feedback(Cycle t, const QpContext& qp, uint32_t epsn, uint32_t msn,
+                                  const wire::SchemeFeedback& fb) {
+  wire::FrameSpec s = qp.tx_template;
+  s.bth = wire::Bth{};
+  s.bth.opcode = wire::kSchemeFeedback;
+  s.bth.psn = epsn & wire::kPsnMask;
+  s.aeth.syndrome =
+      fb.type == wire::SchemeFeedback::kHoleNack ? wire::kAethNakPsnSeqErr : wire::kAethAckNoCredit;
+  s.aeth.msn = msn & wire::kPsnMask;
+  s.feedback = fb;
+  feedback_.inc();
   return emit(t, p_.hdr_generator.ack_cycles, s, qp);
 }
 

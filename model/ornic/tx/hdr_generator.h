@@ -33,6 +33,8 @@ class HdrGenerator : public sc_core::sc_module {
                  bool start_addr_cached);
   Cycle send_bitmap_nak(Cycle t, const QpContext& qp, uint32_t epsn, uint32_t msn,
                         const wire::BitmapBlock& block);
+  Cycle send_feedback(Cycle t, const QpContext& qp, uint32_t epsn, uint32_t msn,
+                      const wire::SchemeFeedback& fb);
   Cycle send_read_response(Cycle t, const QpContext& qp, uint8_t opcode, uint32_t psn, uint32_t msn,
                            const uint8_t* payload, uint32_t len);
   // A request frame of the requester (WRITE/SEND data, READ request): spec
@@ -54,6 +56,7 @@ class HdrGenerator : public sc_core::sc_module {
   Counter& acks_;
   Counter& naks_;
   Counter& bitmap_naks_;
+  Counter& feedback_;
   Counter& read_responses_;
   Counter& requests_;
   Counter& frames_;
