@@ -98,7 +98,8 @@ std::vector<SramSpec> sram_layout(const std::string& scheme, const SchemeGeometr
   auto words = [](uint64_t bits, uint32_t w) { return static_cast<uint32_t>((bits + w - 1) / w); };
   if (scheme == "ornic")
     return {{SramSpec::kState, "node_array", id + 2, g.max_qps * g.nodes_per_qp},
-            {SramSpec::kStore, "block_pool", g.block_bits, g.pool_blocks}};
+            {SramSpec::kStore, "block_pool", g.block_bits, g.pool_blocks},
+            {SramSpec::kFreeList, "free_list", id, g.pool_blocks}};
   const uint32_t state_w = static_cast<uint32_t>(qp_state_bits(scheme, g));
   if (scheme == "gbn") return {{SramSpec::kState, "qp_state", state_w, g.max_qps}};
   if (scheme == "irn" || scheme == "static")
@@ -110,7 +111,8 @@ std::vector<SramSpec> sram_layout(const std::string& scheme, const SchemeGeometr
   // melo, melo+, left, left+
   return {{SramSpec::kState, "qp_state", state_w, g.max_qps},
           {SramSpec::kStore, "block_pool", g.block_bits, g.pool_blocks},
-          {SramSpec::kNextPtr, "next_ptr", id, g.pool_blocks}};
+          {SramSpec::kNextPtr, "next_ptr", id, g.pool_blocks},
+          {SramSpec::kFreeList, "free_list", id, g.pool_blocks}};
 }
 
 uint64_t qp_state_bits(const std::string& scheme, const SchemeGeometry& g) {

@@ -45,10 +45,11 @@ uint64_t qp_state_bits(const std::string& scheme, const SchemeGeometry& g);
 //              `qp_bitmaps`; MP-RDMA: `slots`); block accesses land here
 //   kNextPtr   lists: one next pointer per pool block (`next_ptr`); occupied by
 //              the blocks lists hold
-// The free list of pool blocks (ORNIC's block pool, MELO's avail_ptr chain) is
-// the same for every pooled scheme and is not counted.
+//   kFreeList  pooled schemes: the free-slot stack of block ids (`free_list`:
+//              ORNIC's block pool free list, MELO's avail_ptr stack); occupied by
+//              the free blocks, so it starts full
 struct SramSpec {
-  enum Role : uint8_t { kState, kStore, kNextPtr };
+  enum Role : uint8_t { kState, kStore, kNextPtr, kFreeList };
   Role role;
   std::string name;
   uint32_t width_bits;

@@ -27,8 +27,8 @@ const char* kUsage = R"(usage: oonic compare TRACE [options]
 
 Runs TRACE (oonic replay) or the two-NIC workload CONFIG (oonic run) once per
 receive-order scheme (nic.ordering) and prints one table: end cycle,
-throughput, bitmap SRAM bits (every bitmap.* instance of the scheme, both NICs
-in a run: peak and time-weighted mean, summed), control frames sent (ACK, NAK,
+throughput, bitmap SRAM bits (every bitmap.* instance of the scheme but the
+free list, both NICs in a run: peak and time-weighted mean, summed), control frames sent (ACK, NAK,
 selective feedback), drops, retransmissions (run) and integrity (replay: host
 memory equals the trace's bytes; run: the scoreboard).
 
@@ -171,11 +171,13 @@ int compare_command(const std::vector<std::string>& args) {
     const auto& st = j["stats"];
     const double period_ps = 1e6 / j["run"]["clock_mhz"].get<double>();
     r.cycles = j["run"]["end_cycle"].get<uint64_t>();
-    // Every bitmap.* instance of the scheme (its layout differs per scheme).
+    // Every bitmap.* instance of the scheme (its layout differs per scheme) but
+    // the free list, which every pooled scheme has alike (full when idle).
     auto bitmap_bits = [&](const std::string& prefix, const char* what) {
       double b = 0;
       for (auto it = j["sram"].begin(); it != j["sram"].end(); ++it)
-        if (it.key().rfind(prefix + "bitmap.", 0) == 0) b += (*it)[what].get<double>();
+        if (it.key().rfind(prefix + "bitmap.", 0) == 0 && it.key() != prefix + "bitmap.free_list")
+          b += (*it)[what].get<double>();
       return b;
     };
     if (run) {

@@ -48,10 +48,13 @@ BitmapManager::BitmapManager(sc_core::sc_module_name name, const BlockEnv& env)
     srams_.push_back(std::make_unique<Sram>(n, SramParams{sp.width_bits, sp.depth, "1RW", 0},
                                             env.stats, env.sram_stat(n)));
     Sram* m = srams_.back().get();
-    (sp.role == ordering::SramSpec::kState   ? state_
-     : sp.role == ordering::SramSpec::kStore ? store_
-                                             : next_) = m;
+    (sp.role == ordering::SramSpec::kState     ? state_
+     : sp.role == ordering::SramSpec::kStore   ? store_
+     : sp.role == ordering::SramSpec::kNextPtr ? next_
+                                               : free_) = m;
   }
+  // The free-slot stack starts full: every block id is on it.
+  if (free_) free_->occupy(0, int64_t{env.p.bitmap.pool_blocks} * id_bits_);
   std::string n = this->name();
   env.stats.derived(n + ".port_stall_cycles", "cycle",
                     "cycles calls waited for the manager's port (Req/Rsp contention)",
@@ -140,13 +143,14 @@ void BitmapManager::close(Cycle t, uint32_t qp) {
   if (!p_nodes_.empty() && qp == watch_qp_) record_nodes(t, qp);
 }
 
-// Blocks taken (delta > 0) or returned: the store holds them; lists also keep a
-// next pointer per block.
+// Blocks taken (delta > 0) or returned: the store holds them, lists keep a next
+// pointer per block, and their ids leave (join) the free-slot stack.
 void BitmapManager::blocks(Cycle t, int64_t delta) {
   if (!delta) return;
   pool_used_ += delta;
   if (store_) store_->occupy(t, delta * block_bits_);
   if (next_) next_->occupy(t, delta * id_bits_);
+  if (free_) free_->occupy(t, -delta * id_bits_);
 }
 
 bool BitmapManager::scheme_feedback(const ordering::Outcome& o, uint32_t psn, uint16_t udp_sport,

@@ -4,7 +4,7 @@
 // (model/ordering/factory.h; ornic by default): it owns the scheme's SRAMs
 // (ordering::sram_layout; ORNIC: `bitmap.node_array`, one node word {block_id,
 // valid, all_1} per node, and `bitmap.block_pool`, one M-bit word per block;
-// lists add `next_ptr`; static bitmaps `qp_bitmaps`; MP-RDMA
+// pooled schemes add `free_list`, lists `next_ptr`; static bitmaps `qp_bitmaps`; MP-RDMA
 // `slots`), keeps their occupancy, and turns each call's cost into cycles. Both processors reach it
 // through one request port, so concurrent calls queue (port contention, counted as stall cycles).
 // Timing: a call booked at cycle t is granted at g >= t and holds the port for
@@ -77,6 +77,7 @@ class BitmapManager : public sc_core::sc_module {
   Sram* state_ = nullptr;  // per-QP state (ORNIC: node array)
   Sram* store_ = nullptr;  // the bits (pool blocks / static bitmaps / slots)
   Sram* next_ = nullptr;   // lists: next pointers
+  Sram* free_ = nullptr;   // pooled schemes: free-slot stack
   uint32_t id_bits_;
   Resource port_;
   Counter& calls_;
