@@ -29,6 +29,8 @@ TxArbiter::TxArbiter(sc_core::sc_module_name name, const BlockEnv& env, Agenda& 
 void TxArbiter::run() {
   for (;;) {
     wakes_.inc();
+    running_ = true;
+    armed_ = kNever;
     Cycle now = clk_.now();
     Cycle next = kNever;
     for (;;) {
@@ -71,7 +73,11 @@ void TxArbiter::run() {
       }
     }
     next = std::min({next, agenda_.next(), rm_.next_pending()});
-    if (next != kNever) wake_.notify(clk_.until(std::max(next, now + 1)));
+    if (next != kNever) {
+      armed_ = std::max(next, now + 1);
+      wake_.notify(clk_.until(armed_));
+    }
+    running_ = false;
     sc_core::wait(wake_);
   }
 }

@@ -28,8 +28,14 @@ class TxArbiter : public sc_core::sc_module {
  public:
   TxArbiter(sc_core::sc_module_name name, const BlockEnv& env, Agenda& agenda, ReqManager& rm,
             QpManager& qpm, HdrGenerator& hdr);
-  // Wake the process at cycle t (or now, if t has passed).
-  void kick(Cycle t) { wake_.notify(clk_.until(t)); }
+  // Wake the process at cycle t (or now, if t has passed). While the process
+  // runs it looks at all booked work before it sleeps, and while it sleeps a
+  // wake already armed for t or earlier suffices: no kernel call then.
+  void kick(Cycle t) {
+    if (running_ || t >= armed_) return;
+    armed_ = t;
+    wake_.notify(clk_.until(t));
+  }
 
  private:
   SC_HAS_PROCESS(TxArbiter);
@@ -42,6 +48,8 @@ class TxArbiter : public sc_core::sc_module {
   HdrGenerator& hdr_;
   sc_core::sc_event wake_;
   bool data_turn_ = true;
+  bool running_ = false;
+  Cycle armed_ = kNever;  // cycle of the pending wake-up
   Counter& wakes_;
   Counter& data_grants_;
   Counter& read_grants_;
