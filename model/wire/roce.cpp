@@ -322,6 +322,15 @@ ParseStatus parse(const uint8_t* frame, size_t len, PacketView& out, bool check_
   const uint16_t flags = info->flags;
 
   // Extension headers (malformed or truncated -> kBadExtension).
+  if ((flags & kSendData) == kSendData && (bth.resv7 & kBthEunomiaMetaBit)) {
+    if (tail - pos < kEunomiaMetaBytes) return ParseStatus::kBadExtension;
+    const uint8_t* e = frame + pos;
+    if (e[4] & 0xFE) return ParseStatus::kBadExtension;  // undefined flag bits
+    out.eunomia.head = rd32(e);
+    out.eunomia.last = e[4] & 1;
+    pos += kEunomiaMetaBytes;
+    out.flags |= kHasEunomiaMeta;
+  }
   if (flags & kHasOooAddr) {
     if (tail - pos < kRethBytes) return ParseStatus::kBadExtension;
     read_reth(frame + pos, out.reth);
@@ -400,12 +409,16 @@ inline uint16_t spec_flags(const FrameSpec& s) {
   const OpcodeInfo* i = opcode_info(s.bth.opcode);
   return i ? i->flags : 0;
 }
+inline bool has_eunomia_meta(const FrameSpec& s) {
+  return (s.bth.resv7 & kBthEunomiaMetaBit) && (spec_flags(s) & kSendData) == kSendData;
+}
 }  // namespace
 
 size_t frame_size(const FrameSpec& spec) {
   size_t n = kEthHeaderBytes + (spec.vlan ? kVlanTagBytes : 0);
   n += spec.ip_version == 6 ? kIpv6HeaderBytes : kIpv4HeaderBytes;
   n += kUdpHeaderBytes + kBthBytes + ext_header_bytes(spec_flags(spec), spec.bitmap.nbits);
+  if (has_eunomia_meta(spec)) n += kEunomiaMetaBytes;
   n += spec.payload_len + pad_for(spec.payload_len) + kIcrcBytes;
   return n;
 }
@@ -477,6 +490,12 @@ size_t build(const FrameSpec& spec, uint8_t* out, size_t cap) {
   p[8] = static_cast<uint8_t>((b.ack_req ? 0x80 : 0) | (b.resv7 & 0x7F));
   wr24(p + 9, b.psn & kPsnMask);
   p += kBthBytes;
+  if (has_eunomia_meta(spec)) {
+    wr32(p, spec.eunomia.head);
+    p[4] = spec.eunomia.last ? 1 : 0;
+    p[5] = p[6] = p[7] = 0;
+    p += kEunomiaMetaBytes;
+  }
 
   if (flags & kHasOooAddr) {
     write_reth(p, spec.reth);

@@ -68,6 +68,16 @@ enum Opcode : uint8_t {
 // "Start_Addr cached" (ORNIC). Resv7 is covered by the ICRC; Wireshark still
 // dissects the frame as a normal ACK.
 constexpr uint8_t kBthStartAddrCachedBit = 0x40;
+// BTH byte 8 bit 5 on a data packet (WRITE, SEND, OOO WRITE): Eunomia's metadata
+// extension follows the BTH (before RETH / OOO address): 8 bytes, Head 32 |
+// flags 8 (bit 0: last) | reserved 24. The reserved range 0x18-0x1F has no
+// opcode left for Eunomia's data packets, so a flag on the standard ones marks it.
+constexpr uint8_t kBthEunomiaMetaBit = 0x20;
+constexpr size_t kEunomiaMetaBytes = 8;
+struct EunomiaMeta {
+  uint32_t head = 0;  // first sequence number of the message (Eunomia's Head)
+  bool last = false;  // last packet of the message
+};
 
 // AETH syndromes (IBTA 9.7.5.1): top 3 bits are the kind.
 constexpr uint8_t kAethAck = 0x00;  // | credit count (we use 0x1F: invalid credit)
@@ -89,14 +99,15 @@ enum HeaderFlags : uint16_t {
   kHasImmDt = 1 << 2,
   kHasOooAddr = 1 << 3,
   kHasBitmap = 1 << 4,
-  kHasPayload = 1 << 5,    // opcode carries data payload
-  kIsRequest = 1 << 6,     // sent by a requester (WRITE/SEND data, READ request)
-  kIsResponse = 1 << 7,    // sent by a responder (ACK/NAK, READ response)
-  kIsFirst = 1 << 8,       // first packet of a message
-  kIsLast = 1 << 9,        // last packet of a message (Last/Only)
-  kIsOoo = 1 << 10,        // ORNIC OOO WQE packet
-  kIsExtension = 1 << 11,  // oonic extension opcode (0x18-0x1F)
-  kHasFeedback = 1 << 12   // scheme feedback extension (kSchemeFeedback)
+  kHasPayload = 1 << 5,      // opcode carries data payload
+  kIsRequest = 1 << 6,       // sent by a requester (WRITE/SEND data, READ request)
+  kIsResponse = 1 << 7,      // sent by a responder (ACK/NAK, READ response)
+  kIsFirst = 1 << 8,         // first packet of a message
+  kIsLast = 1 << 9,          // last packet of a message (Last/Only)
+  kIsOoo = 1 << 10,          // ORNIC OOO WQE packet
+  kIsExtension = 1 << 11,    // oonic extension opcode (0x18-0x1F)
+  kHasFeedback = 1 << 12,    // scheme feedback extension (kSchemeFeedback)
+  kHasEunomiaMeta = 1 << 13  // Eunomia metadata extension (kBthEunomiaMetaBit on a data packet)
 };
 
 struct OpcodeInfo {
@@ -206,6 +217,7 @@ struct PacketView {
   uint32_t immdt = 0;
   BitmapBlock bitmap;
   SchemeFeedback feedback;  // kSchemeFeedback
+  EunomiaMeta eunomia;      // kHasEunomiaMeta
   // Payload (points into the frame; excludes pad bytes and ICRC)
   const uint8_t* payload = nullptr;
   uint32_t payload_len = 0;
@@ -239,6 +251,7 @@ struct FrameSpec {
   uint32_t immdt = 0;
   BitmapBlock bitmap;       // used by kOooNak
   SchemeFeedback feedback;  // used by kSchemeFeedback
+  EunomiaMeta eunomia;      // written when bth.resv7 has kBthEunomiaMetaBit on a data opcode
   const uint8_t* payload = nullptr;
   uint32_t payload_len = 0;
 };

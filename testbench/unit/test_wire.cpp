@@ -1020,3 +1020,55 @@ TEST(WireSchemeFeedback, RoundTripAndMalformed) {
   ParseStatus st = parse(b.data(), b.size(), v, /*check_icrc=*/false);
   EXPECT_TRUE(st == ParseStatus::kBadExtension || st == ParseStatus::kTruncated) << int(st);
 }
+
+// Eunomia's data-packet metadata (Head 32 + last): flagged by BTH byte 8 bit 5
+// on data opcodes, 8 bytes right after the BTH (before RETH / the OOO address).
+TEST(WireEunomiaMeta, RoundTripTruncatedAndIgnoredOffData) {
+  using namespace oonic::wire;
+  std::vector<uint8_t> payload(100, 0x5A);
+  for (uint8_t op : {kWriteFirst, kWriteMiddle, kSendOnly, kOooWriteFSpot, kOooWriteSpot}) {
+    FrameSpec s;
+    s.bth.opcode = op;
+    s.bth.psn = 500;
+    s.bth.resv7 = kBthEunomiaMetaBit;
+    s.reth.va = 0xABCD000, s.reth.rkey = 7, s.reth.dma_len = 4096;
+    s.eunomia.head = 0xDEADBEEF;
+    s.eunomia.last = op == kSendOnly;
+    s.payload = payload.data();
+    s.payload_len = 100;
+    FrameSpec plain = s;
+    plain.bth.resv7 = 0;
+    auto b = build(s);
+    EXPECT_EQ(b.size(), build(plain).size() + kEunomiaMetaBytes) << int(op);
+    EXPECT_EQ(header_size(s), header_size(plain) + kEunomiaMetaBytes);
+    PacketView v;
+    ASSERT_EQ(parse(b.data(), b.size(), v), ParseStatus::kOk) << int(op);
+    EXPECT_TRUE(v.flags & kHasEunomiaMeta);
+    EXPECT_EQ(v.eunomia.head, 0xDEADBEEFu);
+    EXPECT_EQ(v.eunomia.last, op == kSendOnly);
+    if (v.flags & (kHasReth | kHasOooAddr)) EXPECT_EQ(v.reth.va, 0xABCD000u) << int(op);
+    ASSERT_EQ(v.payload_len, 100u);
+    EXPECT_EQ(v.payload[0], 0x5A);
+  }
+  // On a non-data opcode the bit means nothing and no extension is read.
+  FrameSpec ack;
+  ack.bth.opcode = kAcknowledge;
+  ack.bth.resv7 = kBthEunomiaMetaBit;
+  auto a = build(ack);
+  PacketView v;
+  ASSERT_EQ(parse(a.data(), a.size(), v), ParseStatus::kOk);
+  EXPECT_FALSE(v.flags & kHasEunomiaMeta);
+  // Undefined flag bits or a frame cut inside the extension: counted drops.
+  FrameSpec s;
+  s.bth.opcode = kWriteMiddle;
+  s.bth.resv7 = kBthEunomiaMetaBit;
+  auto b = build(s);
+  b[14 + 20 + 8 + 12 + 4] = 0x80;
+  refresh_icrc(b, 14);
+  EXPECT_EQ(parse(b.data(), b.size(), v), ParseStatus::kBadExtension);
+  auto c = build(s);
+  c.resize(14 + 20 + 8 + 12 + 6);
+  c[16] = 0, c[17] = static_cast<uint8_t>(20 + 8 + 12 + 6);
+  c[14 + 20 + 4] = 0, c[14 + 20 + 5] = static_cast<uint8_t>(8 + 12 + 6);
+  EXPECT_EQ(parse(c.data(), c.size(), v, /*check_icrc=*/false), ParseStatus::kBadExtension);
+}
