@@ -1,6 +1,7 @@
 #include "model/ordering/factory.h"
 
 #include "model/core/error.h"
+#include "model/ordering/eunomia_packet_driver.h"
 #include "model/ordering/gbn.h"
 #include "model/ordering/irn.h"
 #include "model/ordering/left.h"
@@ -30,7 +31,7 @@ std::unique_ptr<OrderingUnit> make_list(const SchemeGeometry& g) {
 
 const std::vector<std::string>& scheme_names() {
   static const std::vector<std::string> n = {"ornic", "gbn",  "irn",   "static", "melo",
-                                             "melo+", "left", "left+", "mprdma"};
+                                             "melo+", "left", "left+", "mprdma", "eunomia"};
   return n;
 }
 
@@ -83,6 +84,17 @@ std::unique_ptr<OrderingUnit> make_unit(const std::string& scheme, const SchemeG
     p.head_advance = MpRdma::HeadAdvance::kPerPacket;
     return std::make_unique<MpRdma>(p);
   }
+  if (scheme == "eunomia") {
+    EunomiaPacketDriver::Params p;
+    p.max_qps = g.max_qps;
+    p.connections_per_module = g.eunomia_connections;
+    p.module.block_bits = g.block_bits;
+    p.module.max_bitmap_bits = window;
+    p.module.memory.blocks = g.eunomia_master_blocks;
+    p.module.memory.metadata_blocks = 8 + window / g.block_bits;
+    p.module.memory.alloc_bits_per_cycle = g.eunomia_alloc_bits_per_cycle;
+    return std::make_unique<EunomiaPacketDriver>(p);
+  }
   std::string all;
   for (const auto& n : scheme_names()) all += (all.empty() ? "" : ", ") + n;
   throw Error(msg::kConfig, "nic.ordering: unknown scheme '" + scheme + "' (" + all + ")");
@@ -90,6 +102,10 @@ std::unique_ptr<OrderingUnit> make_unit(const std::string& scheme, const SchemeG
 
 uint32_t block_id_bits(const SchemeGeometry& g) {
   return id_bits(g.pool_blocks);
+}
+
+uint32_t store_unit_bits(const std::string& scheme, const SchemeGeometry& g) {
+  return scheme == "eunomia" ? 16 : g.block_bits;
 }
 
 std::vector<SramSpec> sram_layout(const std::string& scheme, const SchemeGeometry& g) {
@@ -108,6 +124,13 @@ std::vector<SramSpec> sram_layout(const std::string& scheme, const SchemeGeometr
   if (scheme == "mprdma")
     return {{SramSpec::kState, "qp_state", state_w, g.max_qps},
             {SramSpec::kStore, "slots", 64, g.max_qps * words(2ull * window, 64)}};
+  if (scheme == "eunomia") {
+    const uint32_t mods = (g.max_qps + g.eunomia_connections - 1) / g.eunomia_connections;
+    return {{SramSpec::kState, "metadata_start_index", 8, g.max_qps},
+            {SramSpec::kStore, "master_array", 16, mods * g.eunomia_master_blocks},
+            {SramSpec::kAllocBitmap, "block_alloc_bitmap", 64,
+             mods * ((g.eunomia_master_blocks + 63) / 64)}};
+  }
   // melo, melo+, left, left+
   return {{SramSpec::kState, "qp_state", state_w, g.max_qps},
           {SramSpec::kStore, "block_pool", g.block_bits, g.pool_blocks},
@@ -121,7 +144,8 @@ uint64_t qp_state_bits(const std::string& scheme, const SchemeGeometry& g) {
   if (scheme == "melo" || scheme == "melo+") return 2 * id + 48;  // start/end ptr, RCV.NXT/HIGH
   if (scheme == "left" || scheme == "left+") return 3 * id + 48;  // + cache pointer
   if (scheme == "gbn") return 25;                                 // ePSN + NAK-sent flag
-  return 24;                                                      // ePSN / rcv_nxt
+  if (scheme == "eunomia") return 8;  // metadata_start_index entry (+ ePSN in the driver)
+  return 24;                          // ePSN / rcv_nxt
 }
 
 }  // namespace oonic::ordering

@@ -9,6 +9,8 @@
 //   melo, melo+  linked list over the shared pool, a list spans <= nodes_per_qp blocks
 //   left, left+  the same with the cache pointer (threshold: bitmap.left_cache_threshold)
 //   mprdma       L = W two-bit slots, head moved per packet (WQEs are longer than L)
+//   eunomia      packet driver over HD bitmap modules (rows of block_bits, cap W bits,
+//                metadata 8 + W/block_bits blocks), eunomia_* geometry below
 // Plain C++.
 #pragma once
 
@@ -26,6 +28,9 @@ struct SchemeGeometry {
   uint32_t pool_blocks = 4096;
   uint32_t max_qps = 2048;
   uint32_t left_cache_threshold = 2;
+  uint32_t eunomia_master_blocks = 1024;  // master_array blocks (2 B) per module
+  uint32_t eunomia_connections = 256;     // connections per module
+  uint32_t eunomia_alloc_bits_per_cycle = 64;
 };
 
 // The schemes make_unit() knows, in the order `oonic compare` lists them.
@@ -48,8 +53,10 @@ uint64_t qp_state_bits(const std::string& scheme, const SchemeGeometry& g);
 //   kFreeList  pooled schemes: the free-slot stack of block ids (`free_list`:
 //              ORNIC's block pool free list, MELO's avail_ptr stack); occupied by
 //              the free blocks, so it starts full
+//   kAllocBitmap Eunomia: block_alloc_bitmap, one bit per master_array block,
+//              occupied by the used blocks
 struct SramSpec {
-  enum Role : uint8_t { kState, kStore, kNextPtr, kFreeList };
+  enum Role : uint8_t { kState, kStore, kNextPtr, kFreeList, kAllocBitmap };
   Role role;
   std::string name;
   uint32_t width_bits;
@@ -57,5 +64,7 @@ struct SramSpec {
 };
 std::vector<SramSpec> sram_layout(const std::string& scheme, const SchemeGeometry& g);
 uint32_t block_id_bits(const SchemeGeometry& g);
+// Bits one held block occupies in the store (Eunomia: a 2-byte master_array block).
+uint32_t store_unit_bits(const std::string& scheme, const SchemeGeometry& g);
 
 }  // namespace oonic::ordering

@@ -53,6 +53,18 @@ void OrnicParams::describe(ParamTable& t) {
         "MELO/MELO+: host address of the re-order buffers (QP i: base + i x window x PMTU); "
         "out-of-order data lands there and is copied to its destination when ePSN passes it",
         0, 1.8e19);
+  t.add("eunomia.master_array_blocks", &eunomia.master_array_blocks, "block",
+        "Eunomia: 2-byte blocks of each HD bitmap module's master_array (bitmap rows and "
+        "metadata)",
+        1, 65535);
+  t.add("eunomia.connections_per_module", &eunomia.connections_per_module, "QP",
+        "Eunomia: connections one HD bitmap module serves (its metadata_start_index; the "
+        "packet driver maps QP q to module q / this)",
+        1, 256);
+  t.add("eunomia.alloc_bits_per_cycle", &eunomia.alloc_bits_per_cycle, "bit",
+        "Eunomia: block_alloc_bitmap bits the memory controller examines per cycle when it "
+        "searches for free blocks",
+        1, 65536);
   t.add("dma.setup_cycles", &dma.setup_cycles, "cycle",
         "DMA Engine cycles to take a descriptor before its first beat", 0, 1000);
   t.add("dma.read_prefetch_packets", &dma.read_prefetch_packets, "packet",

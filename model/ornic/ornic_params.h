@@ -48,6 +48,12 @@ struct BitmapParams {  // bitmap.*
   uint64_t melo_rob_base = 0x7F0000000000ull;
 };
 
+struct EunomiaParams {  // eunomia.* (nic.ordering: eunomia)
+  uint32_t master_array_blocks = 1024;
+  uint32_t connections_per_module = 256;
+  uint32_t alloc_bits_per_cycle = 64;
+};
+
 struct DmaParams {  // dma.*
   uint32_t setup_cycles = 2;
   uint32_t read_prefetch_packets = 8;
@@ -104,6 +110,7 @@ struct OrnicParams {
   ReqProcessorParams req_processor;
   RspProcessorParams rsp_processor;
   BitmapParams bitmap;
+  EunomiaParams eunomia;
   DmaParams dma;
   ReqManagerParams req_manager;
   HdrGeneratorParams hdr_generator;

@@ -14,7 +14,7 @@ import unittest
 
 import oonic_e2e as e2e
 
-SCHEMES = ["ornic", "gbn", "irn", "static", "melo", "melo+", "left", "left+", "mprdma"]
+SCHEMES = ["ornic", "gbn", "irn", "static", "melo", "melo+", "left", "left+", "mprdma", "eunomia"]
 
 
 def rows(path):
@@ -34,7 +34,7 @@ class Compare(e2e.OonicTestCase):
         plain = self.replay_ok(e2e.trace_path("default.txt"))
         self.assertEqual(int(t["ornic"]["end_cycle"]), plain.stats_json["run"]["end_cycle"])
         self.assertEqual(int(t["ornic"]["selective_feedback"]), 1)  # the one bitmap NAK
-        for s in ("ornic", "irn", "static", "left", "left+", "mprdma"):
+        for s in ("ornic", "irn", "static", "left", "left+", "mprdma", "eunomia"):
             self.assertEqual(t[s]["integrity"], "OK", s)
             self.assertEqual(t[s]["drops"], "0", s)
         # GBN takes only in-order packets; MELO drops middle accesses; MELO+ tracks them
@@ -80,6 +80,22 @@ class Compare(e2e.OonicTestCase):
                 self.assertEqual(int(t["ornic"]["retransmitted"]), 0)
                 self.assertGreater(int(t["gbn"]["retransmitted"]), 100)
                 self.assertGreater(float(t["ornic"]["gbps"]), 3 * float(t["gbn"]["gbps"]))
+
+    def test_eunomia_lost_last_packet(self):
+        # The last packet of the first 256 KB OOO WRITE (PSN 63) and three before it are
+        # lost: nothing follows while Eunomia's sender holds the next WQE, so the timeout
+        # resends them; Eunomia's metadata (Head, last) rides on every data packet.
+        out = os.path.join(self.mkdtemp(), "r")
+        r = e2e.run_oonic(["run", "-", "--out", out, "--quiet", "--set", "nic.ordering=eunomia",
+                           "--set", "workload.wqe_bytes=256K", "--set", "network.ooo_distance=8",
+                           "--set", "network.drop_psns=ab:60-63@0x2000"])
+        self.assertOk(r)
+        j = e2e.load_json(os.path.join(out, "stats.json"))
+        self.assertTrue(j["scoreboard"]["ok"], j["scoreboard"]["text"])
+        st = j["stats"]
+        self.assertEqual(st["network.ab.dropped_listed"]["value"], 4)
+        self.assertGreaterEqual(st["a.nic.control.rsp_manager.timeouts"]["value"], 1)
+        self.assertGreater(j["sram"]["b.bitmap.master_array"]["peak_bits"], 0)
 
     def test_tshark_dissects_scheme_feedback(self):
         if e2e.tshark_bin() is None:

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "model/core/error.h"
+#include "model/ordering/eunomia_packet_driver.h"
 #include "model/ordering/factory.h"
 #include "model/ornic/rx/bitmap_manager.h"
 
@@ -26,6 +27,29 @@ TEST(OrderingFactory, EverySchemeBuildsAndTracksTheWindow) {
     EXPECT_GT(ordering::qp_state_bits(name, g), 0u);
   }
   EXPECT_THROW(ordering::make_unit("tcp", g), Error);
+}
+
+// Eunomia's packet driver spreads QPs over HD bitmap modules of 256 connections,
+// each with its own master_array; a QP's bitmap lives in its module only.
+TEST(OrderingFactory, EunomiaPacketDriverMapsQpsToModules) {
+  ordering::SchemeGeometry g;
+  auto u = ordering::make_unit("eunomia", g);
+  auto& d = dynamic_cast<ordering::EunomiaPacketDriver&>(*u);
+  EXPECT_EQ(d.modules(), 8u);  // 2048 / 256
+  for (uint32_t qp : {0u, 255u, 256u, 2047u}) u->open(qp, 10, 64);
+  ordering::PacketMeta m;
+  for (uint32_t qp : {255u, 256u}) {
+    auto o = u->receive(qp, 12, m);  // ahead of ePSN 10: the module creates a bitmap
+    EXPECT_EQ(o.verdict, ordering::Verdict::kOutOfOrder) << qp;
+    EXPECT_EQ(o.feedback, ordering::Feedback::kSack) << qp;
+    EXPECT_GT(u->blocks_held(qp), 0u) << qp;
+  }
+  EXPECT_EQ(u->blocks_held(0), 0u);
+  EXPECT_EQ(d.module(0).creations(), 1u);  // QP 255
+  EXPECT_EQ(d.module(1).creations(), 1u);  // QP 256
+  EXPECT_EQ(d.module(7).creations(), 0u);
+  std::string why;
+  EXPECT_TRUE(u->check_invariants(&why)) << why;
 }
 
 TEST(OrderingFactory, SelectiveFeedbackBlocks) {

@@ -150,6 +150,8 @@ void RspManager::on_feedback(Cycle t, uint32_t qi, uint32_t epsn, const wire::Sc
         break;
       case F::kSack:
       case F::kMpAck:
+        // Eunomia's sender takes a SACK as information only: no recovery starts.
+        if (p_.nic.ordering == "eunomia") break;
         if (sack_resent_[qi] != s.una) {
           sack_resent_[qi] = s.una;
           resend(qi, s.una);

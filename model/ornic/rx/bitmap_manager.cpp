@@ -17,6 +17,9 @@ ordering::SchemeGeometry geometry(const OrnicParams& p) {
   g.pool_blocks = p.bitmap.pool_blocks;
   g.max_qps = p.nic.max_qps;
   g.left_cache_threshold = p.bitmap.left_cache_threshold;
+  g.eunomia_master_blocks = p.eunomia.master_array_blocks;
+  g.eunomia_connections = p.eunomia.connections_per_module;
+  g.eunomia_alloc_bits_per_cycle = p.eunomia.alloc_bits_per_cycle;
   return g;
 }
 
@@ -37,6 +40,7 @@ BitmapManager::BitmapManager(sc_core::sc_module_name name, const BlockEnv& env)
       qp_state_bits_(ordering::qp_state_bits(scheme_, geometry(env.p))),
       high_(env.p.nic.max_qps, 0),
       id_bits_(ordering::block_id_bits(geometry(env.p))),
+      store_unit_(ordering::store_unit_bits(scheme_, geometry(env.p))),
       calls_(env.stats.counter(std::string(this->name()) + ".calls", "call",
                                "bitmap lookups by the Req and Rsp Processors")),
       naks_(env.stats.counter(std::string(this->name()) + ".loss_declared", "event",
@@ -48,10 +52,11 @@ BitmapManager::BitmapManager(sc_core::sc_module_name name, const BlockEnv& env)
     srams_.push_back(std::make_unique<Sram>(n, SramParams{sp.width_bits, sp.depth, "1RW", 0},
                                             env.stats, env.sram_stat(n)));
     Sram* m = srams_.back().get();
-    (sp.role == ordering::SramSpec::kState     ? state_
-     : sp.role == ordering::SramSpec::kStore   ? store_
-     : sp.role == ordering::SramSpec::kNextPtr ? next_
-                                               : free_) = m;
+    (sp.role == ordering::SramSpec::kState         ? state_
+     : sp.role == ordering::SramSpec::kStore       ? store_
+     : sp.role == ordering::SramSpec::kNextPtr     ? next_
+     : sp.role == ordering::SramSpec::kAllocBitmap ? alloc_
+                                                   : free_) = m;
   }
   // The free-slot stack starts full: every block id is on it.
   if (free_) free_->occupy(0, int64_t{env.p.bitmap.pool_blocks} * id_bits_);
@@ -148,7 +153,8 @@ void BitmapManager::close(Cycle t, uint32_t qp) {
 void BitmapManager::blocks(Cycle t, int64_t delta) {
   if (!delta) return;
   pool_used_ += delta;
-  if (store_) store_->occupy(t, delta * block_bits_);
+  if (store_) store_->occupy(t, delta * store_unit_);
+  if (alloc_) alloc_->occupy(t, delta);
   if (next_) next_->occupy(t, delta * id_bits_);
   if (free_) free_->occupy(t, -delta * id_bits_);
 }
@@ -242,12 +248,13 @@ bool BitmapManager::selective_feedback(const ordering::Outcome& o, uint32_t psn,
   }
 }
 
-BitmapManager::Result BitmapManager::access(Cycle t, uint32_t qp, uint32_t psn) {
+BitmapManager::Result BitmapManager::access(Cycle t, uint32_t qp, uint32_t psn,
+                                            const ordering::PacketMeta& meta) {
   Result r;
   const bool watched = !p_nodes_.empty() && qp == watch_qp_;
   const uint32_t hp0 = watched ? ornic_->header_ptr(qp) : 0;
   const uint32_t base0 = watched ? ornic_->base_psn(qp) : 0;
-  r.out = unit_->receive(qp, psn);
+  r.out = unit_->receive(qp, psn, meta);
   if ((r.out.verdict == ordering::Verdict::kInOrder ||
        r.out.verdict == ordering::Verdict::kOutOfOrder) &&
       wire::psn_diff(wire::psn_add(psn, 1), high_[qp]) > 0)
@@ -261,7 +268,7 @@ BitmapManager::Result BitmapManager::access(Cycle t, uint32_t qp, uint32_t psn) 
   for (uint32_t i = 0; i < r.out.node_accesses; ++i)
     ptrs->read(r.grant + i, ptrs->params().width_bits);
   if (store_)
-    for (uint32_t i = 0; i < r.out.block_accesses; ++i) store_->read(r.grant + i, block_bits_);
+    for (uint32_t i = 0; i < r.out.block_accesses; ++i) store_->read(r.grant + i, store_unit_);
   if (r.out.blocks_delta) blocks(r.done, r.out.blocks_delta);
   if (r.out.locate_cycles) locate_.add(r.out.locate_cycles);
   if (r.out.nak) naks_.inc();

@@ -36,7 +36,7 @@ class BitmapManager : public sc_core::sc_module {
   };
   void open(Cycle t, uint32_t qp, uint32_t start_psn, uint32_t otd);
   void close(Cycle t, uint32_t qp);
-  Result access(Cycle t, uint32_t qp, uint32_t psn);
+  Result access(Cycle t, uint32_t qp, uint32_t psn, const ordering::PacketMeta& meta = {});
   // Some PSN at or after the QP's ePSN was accepted (out-of-order data pending).
   bool has_pending(uint32_t qp) const;
   // The selective feedback a call asks the receiver to send, as the block of an
@@ -78,7 +78,9 @@ class BitmapManager : public sc_core::sc_module {
   Sram* store_ = nullptr;  // the bits (pool blocks / static bitmaps / slots)
   Sram* next_ = nullptr;   // lists: next pointers
   Sram* free_ = nullptr;   // pooled schemes: free-slot stack
+  Sram* alloc_ = nullptr;  // Eunomia: block_alloc_bitmap
   uint32_t id_bits_;
+  uint32_t store_unit_;  // bits a held block occupies in the store
   Resource port_;
   Counter& calls_;
   Counter& naks_;

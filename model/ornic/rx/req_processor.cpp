@@ -302,7 +302,11 @@ void ReqProcessor::ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::Pa
   if (addr + v.payload_len > c.start_addr + c.wqe_len)
     return nak_and_drop(wire::kAethNakRemoteAccess, Drop::kRemoteAccess);
 
-  BitmapManager::Result r = bitmap_.access(t3, qi, psn);
+  ordering::PacketMeta meta;  // Eunomia: Head / last from the data packet's metadata
+  meta.last = last;
+  if (v.flags & wire::kHasEunomiaMeta)
+    meta.has_head = true, meta.head = v.eunomia.head, meta.last = v.eunomia.last;
+  BitmapManager::Result r = bitmap_.access(t3, qi, psn, meta);
   *t4 = r.done;
   rec.bitmap = true;
   rec.locate_cycles = r.out.locate_cycles;

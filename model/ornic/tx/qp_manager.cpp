@@ -28,6 +28,7 @@ QpManager::QpManager(sc_core::sc_module_name name, const BlockEnv& env, QpContex
       dma_(dma),
       hdr_(hdr),
       agenda_(agenda),
+      eunomia_(env.p.nic.ordering == "eunomia"),
       cache_("tx.wqe_cache", env.p.sram.wqe_cache, env.stats, env.sram_stat("tx.wqe_cache")),
       sq_(env.p.nic.max_qps),
       slots_(size_t{env.p.qp_manager.prefetch_packets} * kSlotBytes),
@@ -198,11 +199,24 @@ TxWqe* QpManager::wqe_of(SqState& s, uint32_t psn) {
   return nullptr;
 }
 
+bool QpManager::holds_last(const SqState& s) const {
+  // Eunomia's sender agent holds an OOO WRITE's last packet until everything before
+  // it is acknowledged in order.
+  if (!eunomia_ || s.send_psn == s.una) return false;
+  for (uint32_t i = 0; i < s.active; ++i) {
+    const TxWqe& w = s.wqes[i];
+    if (w.bad || !w.w.ooo || w.w.op != WqeOp::kWrite) continue;
+    if (wire::psn_add(w.start_psn, w.npsn - 1) == s.send_psn) return true;
+  }
+  return false;
+}
+
 bool QpManager::sendable(uint32_t qi) const {
   const SqState& s = sq_[qi];
   if (!s.configured) return false;
   if (!s.retx.empty()) return true;
   if (wire::psn_diff(s.send_psn, s.next_psn) >= 0) return false;
+  if (holds_last(s)) return false;
   return wire::psn_diff(s.send_psn, s.una) < static_cast<int32_t>(p_.qp_manager.max_inflight_psns);
 }
 
@@ -243,6 +257,7 @@ bool QpManager::pick(Cycle now, TxPacket& out) {
         window_stalls_.inc();
         continue;
       }
+      if (holds_last(s)) continue;  // re-queued when an ACK moves the first unacked PSN
       TxWqe* w = wqe_of(s, s.send_psn);
       if (!w) {  // the pointer sits on a retired or bad WQE's span: skip to the next
         s.send_psn = wire::psn_add(s.send_psn, 1);
@@ -351,6 +366,12 @@ bool QpManager::send_head(Cycle now) {
                                    : wire::kSendMiddle;
     }
     f.bth.ack_req = last;
+    if (eunomia_ && w.w.ooo) {
+      // Eunomia's sender agent: Head (the message's first PSN) and last on every packet.
+      f.bth.resv7 |= wire::kBthEunomiaMetaBit;
+      f.eunomia.head = w.start_psn;
+      f.eunomia.last = last;
+    }
   }
   Cycle g = now + p_.arbiter.schedule_cycles;
   Cycle r = cache_.read(g, cache_.params().width_bits);

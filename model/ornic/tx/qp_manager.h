@@ -135,6 +135,7 @@ class QpManager : public sc_core::sc_module {
   bool sendable(uint32_t qi) const;
   bool pick(Cycle now, TxPacket& out);
   bool stale(const TxPacket& k) const;
+  bool holds_last(const SqState& s) const;
 
   const OrnicParams& p_;
   QpContextTable& qps_;
@@ -142,6 +143,7 @@ class QpManager : public sc_core::sc_module {
   DmaEngine& dma_;
   HdrGenerator& hdr_;
   Agenda& agenda_;
+  const bool eunomia_;  // nic.ordering eunomia: the sender agent's metadata and hold rule
   CqeManager* cqe_ = nullptr;
   RspManager* rsp_ = nullptr;
   Sram cache_;

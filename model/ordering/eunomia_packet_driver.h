@@ -1,0 +1,44 @@
+// Eunomia's receiver-side packet driver (MECHANISMS.md §2) as an OrderingUnit
+// ("eunomia"), for `nic.ordering: eunomia`: it maps each connection to one of
+// `modules` HD bitmap modules (conn_to_module_map: connection c goes to module
+// c / connections_per_module, local id c % connections_per_module), each module
+// with its own memory controller (master_array, block_alloc_bitmap,
+// metadata_start_index of up to 256 connections). The mapping costs one cycle
+// per packet (a table read), added to the module's cost. Plain C++.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "model/ordering/eunomia_hd_bitmap.h"
+
+namespace oonic::ordering {
+
+class EunomiaPacketDriver : public OrderingUnit {
+ public:
+  struct Params {
+    uint32_t max_qps = 2048;
+    uint32_t connections_per_module = 256;  // <= 256 (1-byte metadata_start_index ids)
+    EunomiaHdBitmap::Params module;         // each module's bitmap and controller
+  };
+  explicit EunomiaPacketDriver(const Params& p);
+  const char* name() const override { return "eunomia"; }
+  void open(uint32_t qp, uint32_t start_psn, uint32_t otd) override;
+  void close(uint32_t qp) override;
+  bool is_open(uint32_t qp) const override;
+  Outcome receive(uint32_t qp, uint32_t psn) override;
+  Outcome receive(uint32_t qp, uint32_t psn, const PacketMeta& meta) override;
+  uint32_t epsn(uint32_t qp) const override;
+  uint32_t blocks_held(uint32_t qp) const override;
+  bool check_invariants(std::string* why) const override;
+  uint32_t modules() const { return static_cast<uint32_t>(mods_.size()); }
+  const EunomiaHdBitmap& module(uint32_t i) const { return *mods_[i]; }
+
+ private:
+  EunomiaHdBitmap& mod(uint32_t qp) const { return *mods_[qp / p_.connections_per_module]; }
+  uint32_t local(uint32_t qp) const { return qp % p_.connections_per_module; }
+  Params p_;
+  std::vector<std::unique_ptr<EunomiaHdBitmap>> mods_;
+};
+
+}  // namespace oonic::ordering
