@@ -16,6 +16,7 @@
 #include "model/core/report.h"
 #include "model/ornic/ornic_nic.h"
 #include "platforms/b2b/scoreboard.h"
+#include "platforms/common/results.h"
 #include "platforms/host/host_driver.h"
 #include "platforms/network/network_link.h"
 #include "platforms/trace/trace.h"
@@ -25,6 +26,9 @@
 namespace fs = std::filesystem;
 
 namespace oonic::b2b {
+
+using results::fmt;
+using results::write_text;
 
 void RunParams::describe(ParamTable& t) {
   t.add("run.max_sim_ms", &max_sim_ms, "ms",
@@ -79,18 +83,6 @@ uint64_t align(uint64_t v, uint64_t a) {
   return (v + a - 1) / a * a;
 }
 
-std::string fmt(double v, int prec) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(prec) << v;
-  return os.str();
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream f(path);
-  if (!f) throw Error(msg::kIo, path + ": cannot write");
-  f << text;
-}
-
 void fill(SparseMemory& m, uint64_t addr, uint64_t len) {
   std::vector<uint8_t> buf(1 << 16);
   for (uint64_t off = 0; off < len; off += buf.size()) {
@@ -143,20 +135,7 @@ int run_b2b(const RunOptions& o) {
 
   Stats stats;
   ClockDomain clk(all.nic.nic.clock_mhz);
-  std::unique_ptr<Vcd> vcd;
-  if (o.vcd) {
-    vcd = std::make_unique<Vcd>(clk.period_ps());
-    std::vector<std::string> groups;
-    std::stringstream gs(o.vcd_groups);
-    for (std::string g; std::getline(gs, g, ',');) {
-      if (g.empty()) continue;
-      const auto& known = Vcd::known_groups();
-      if (std::find(known.begin(), known.end(), g) == known.end())
-        throw Error(msg::kCli, "--vcd=" + o.vcd_groups + ": unknown signal group '" + g + "'");
-      groups.push_back(g);
-    }
-    vcd->set_groups(groups);
-  }
+  std::unique_ptr<Vcd> vcd = results::make_vcd(o.vcd, o.vcd_groups, clk.period_ps());
   auto sys = std::make_unique<System>(all, stats, vcd.get(), o.seed);
   bool progress = !o.quiet && isatty(fileno(stderr));
   sys->host.set_progress(progress);
@@ -284,7 +263,7 @@ int run_b2b(const RunOptions& o) {
     }
   }
   // ---- stats.json, sram.csv ----
-  std::vector<std::pair<std::string, Sram*>> srams;
+  std::vector<results::NamedSram> srams;
   for (Sram* s : sys->a.nic.srams()) srams.emplace_back("a." + s->name(), s);
   for (Sram* s : sys->b.nic.srams()) srams.emplace_back("b." + s->name(), s);
   nlohmann::json j;
@@ -299,35 +278,12 @@ int run_b2b(const RunOptions& o) {
               {"throughput_gbps", gbps},
               {"wall_s", wall}};
   j["stats"] = stats.to_json(end);
-  nlohmann::json sj = nlohmann::json::object();
-  for (auto& [name, s] : srams) {
-    s->occupancy().finalize(end);
-    sj[name] = {{"capacity_bits", s->capacity_bits()},
-                {"peak_bits", s->occupancy().peak()},
-                {"mean_bits", s->occupancy().mean()},
-                {"final_bits", s->occupancy().final_value()},
-                {"reads", s->reads()},
-                {"writes", s->writes()},
-                {"stall_cycles", s->stall_cycles()}};
-  }
-  j["sram"] = sj;
+  j["sram"] = results::sram_json(srams, end);
   j["scoreboard"] = {{"ok", sb.ok() && finished},    {"wqes", sb.wqes},
                      {"completed", sb.completed},    {"bytes_checked", sb.bytes_checked},
                      {"failures", sb.failure_count}, {"text", sb.text()}};
   write_text(dir + "/stats.json", j.dump(2) + "\n");
-  if (all.run.sram_csv) {
-    std::vector<std::tuple<Cycle, size_t, int64_t>> rows;
-    for (size_t k = 0; k < srams.size(); ++k) {
-      for (const auto& [t, v] : srams[k].second->occupancy().points()) rows.emplace_back(t, k, v);
-      rows.emplace_back(end, k, srams[k].second->occupancy().final_value());
-    }
-    std::sort(rows.begin(), rows.end());
-    std::ofstream f(dir + "/sram.csv");
-    f << "cycle,instance,used_bits,capacity_bits\n";
-    for (const auto& [t, k, v] : rows)
-      f << t << "," << srams[k].first << "," << v << "," << srams[k].second->capacity_bits()
-        << "\n";
-  }
+  if (all.run.sram_csv) results::write_sram_csv(dir + "/sram.csv", srams, end);
   if (vcd) vcd->write(dir + "/waves.vcd", o.vcd_from, o.vcd_to);
 
   if (!o.quiet) {

@@ -13,6 +13,7 @@
 
 #include "model/core/error.h"
 #include "model/ordering/factory.h"
+#include "platforms/common/results.h"
 
 extern char** environ;
 
@@ -84,11 +85,7 @@ double num(const nlohmann::json& stats, const std::string& k) {
   return 0;
 }
 
-std::string fmt(double v, int p) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(p) << v;
-  return os.str();
-}
+using results::fmt;
 
 }  // namespace
 

@@ -15,6 +15,7 @@
 #include "model/core/error.h"
 #include "model/core/report.h"
 #include "model/ornic/ornic_nic.h"
+#include "platforms/common/results.h"
 #include "platforms/replay/integrity.h"
 #include "platforms/replay/network_sink.h"
 #include "platforms/replay/setup.h"
@@ -25,6 +26,9 @@
 namespace fs = std::filesystem;
 
 namespace oonic::replay {
+
+using results::fmt;
+using results::write_text;
 
 void PlatformParams::describe(ParamTable& t) {
   t.add("net.link_gbps", &link_gbps, "Gbit/s",
@@ -58,18 +62,6 @@ struct ReplaySystem {
   }
 };
 
-std::string fmt(double v, int prec) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(prec) << v;
-  return os.str();
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream f(path);
-  if (!f) throw Error(msg::kIo, path + ": cannot write");
-  f << text;
-}
-
 }  // namespace
 
 int run_replay(const ReplayOptions& o) {
@@ -100,25 +92,8 @@ int run_replay(const ReplayOptions& o) {
   write_text(dir + "/qps.yaml", setup.sidecar_yaml);
 
   Stats stats;
-  std::unique_ptr<Vcd> vcd;
   ClockDomain clk(all.nic.nic.clock_mhz);
-  if (o.vcd) {
-    vcd = std::make_unique<Vcd>(clk.period_ps());
-    std::vector<std::string> groups;
-    std::stringstream gs(o.vcd_groups);
-    for (std::string g; std::getline(gs, g, ',');) {
-      if (g.empty()) continue;
-      const auto& known = Vcd::known_groups();
-      if (std::find(known.begin(), known.end(), g) == known.end()) {
-        std::string all;
-        for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
-        throw Error(msg::kCli, "--vcd=" + o.vcd_groups + ": unknown signal group '" + g +
-                                   "' (groups: " + all + ")");
-      }
-      groups.push_back(g);
-    }
-    vcd->set_groups(groups);
-  }
+  std::unique_ptr<Vcd> vcd = results::make_vcd(o.vcd, o.vcd_groups, clk.period_ps());
   bool progress = !o.quiet && isatty(fileno(stderr));
   auto sys =
       std::make_unique<ReplaySystem>(all, stats, vcd.get(), tr, setup.input, timing, dir, progress);
@@ -174,20 +149,10 @@ int run_replay(const ReplayOptions& o) {
               {"first_arrival_cycle", first},
               {"end_cycle", end}};
   j["stats"] = stats.to_json(end);
-  nlohmann::json sj = nlohmann::json::object();
   auto srams = sys->nic.srams();
-  for (Sram* s : srams) {
-    s->occupancy().finalize(end);
-    sj[s->name()] = {{"capacity_bits", s->capacity_bits()},
-                     {"peak_bits", s->occupancy().peak()},
-                     {"mean_bits", s->occupancy().mean()},
-                     {"final_bits", s->occupancy().final_value()},
-                     {"reads", s->reads()},
-                     {"writes", s->writes()},
-                     {"stall_cycles", s->stall_cycles()},
-                     {"histogram_16", s->occupancy().histogram(s->capacity_bits(), 16)}};
-  }
-  j["sram"] = sj;
+  std::vector<results::NamedSram> named;
+  for (Sram* m : srams) named.emplace_back(m->name(), m);
+  j["sram"] = results::sram_json(named, end);
   j["integrity"] = {{"checked", integ.checked},
                     {"ok", integ.ok},
                     {"bytes", integ.bytes},
@@ -199,19 +164,7 @@ int run_replay(const ReplayOptions& o) {
   j["trace_issues"] = issues;
   write_text(dir + "/stats.json", j.dump(2) + "\n");
 
-  if (all.platform.sram_csv) {
-    std::vector<std::tuple<Cycle, size_t, int64_t>> rows;
-    for (size_t k = 0; k < srams.size(); ++k) {
-      for (const auto& [t, v] : srams[k]->occupancy().points()) rows.emplace_back(t, k, v);
-      // Close every instance's step function at the end of the run.
-      rows.emplace_back(end, k, srams[k]->occupancy().final_value());
-    }
-    std::sort(rows.begin(), rows.end());
-    std::ofstream f(dir + "/sram.csv");
-    f << "cycle,instance,used_bits,capacity_bits\n";
-    for (const auto& [t, k, v] : rows)
-      f << t << "," << srams[k]->name() << "," << v << "," << srams[k]->capacity_bits() << "\n";
-  }
+  if (all.platform.sram_csv) results::write_sram_csv(dir + "/sram.csv", named, end);
   if (vcd) vcd->write(dir + "/waves.vcd", o.vcd_from, o.vcd_to);
 
   if (!o.quiet) {

@@ -14,6 +14,7 @@ RspManager::RspManager(sc_core::sc_module_name name, const BlockEnv& env, QpCont
       qps_(qps),
       agenda_(agenda),
       cqe_(cqe),
+      eunomia_(env.p.nic.ordering == "eunomia"),
       last_gap_(env.p.nic.max_qps, kNoGap),
       sack_resent_(env.p.nic.max_qps, kNoGap),
       acks_(env.stats.counter(std::string(this->name()) + ".acks", "frame",
@@ -151,7 +152,7 @@ void RspManager::on_feedback(Cycle t, uint32_t qi, uint32_t epsn, const wire::Sc
       case F::kSack:
       case F::kMpAck:
         // Eunomia's sender takes a SACK as information only: no recovery starts.
-        if (p_.nic.ordering == "eunomia") break;
+        if (eunomia_) break;
         if (sack_resent_[qi] != s.una) {
           sack_resent_[qi] = s.una;
           resend(qi, s.una);

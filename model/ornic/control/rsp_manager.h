@@ -70,6 +70,7 @@ class RspManager : public sc_core::sc_module, public RequesterEvents {
   Agenda& agenda_;
   QpManager* qpm_ = nullptr;
   CqeManager& cqe_;
+  const bool eunomia_;  // nic.ordering eunomia: a SACK starts no recovery
   static constexpr uint32_t kNoGap = ~0u;
   std::vector<uint32_t> last_gap_;
   std::vector<uint32_t> sack_resent_;      // per QP: the una a SACK already resent
