@@ -10,7 +10,10 @@ EunomiaPacketDriver::EunomiaPacketDriver(const Params& p) : p_(p) {
   const uint32_t n = (p.max_qps + p.connections_per_module - 1) / p.connections_per_module;
   EunomiaHdBitmap::Params mp = p.module;
   mp.memory.max_connections = p.connections_per_module;
-  for (uint32_t i = 0; i < n; ++i) mods_.push_back(std::make_unique<EunomiaHdBitmap>(mp));
+  for (uint32_t i = 0; i < n; ++i) {
+    banks_.push_back(std::make_unique<EunomiaMemoryController>(mp.memory));
+    mods_.push_back(std::make_unique<EunomiaHdBitmap>(mp, *banks_.back()));
+  }
 }
 
 void EunomiaPacketDriver::open(uint32_t qp, uint32_t start_psn, uint32_t otd) {

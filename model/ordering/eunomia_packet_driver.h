@@ -1,10 +1,12 @@
 // Eunomia's receiver-side packet driver (MECHANISMS.md §2) as an OrderingUnit
 // ("eunomia"), for `nic.ordering: eunomia`: it maps each connection to one of
 // `modules` HD bitmap modules (conn_to_module_map: connection c goes to module
-// c / connections_per_module, local id c % connections_per_module), each module
-// with its own memory controller (master_array, block_alloc_bitmap,
-// metadata_start_index of up to 256 connections). The mapping costs one cycle
-// per packet (a table read), added to the module's cost. Plain C++.
+// c / connections_per_module, local id c % connections_per_module). Each module is
+// stateless logic over its own bank of the memory controller (master_array,
+// block_alloc_bitmap, metadata_start_index of up to 256 connections: the 1-byte
+// connection id); the reference build has one module and one bank (<= 256 QPs).
+// The mapping costs one cycle per packet (a table read), added to the module's
+// cost. Plain C++; the SystemC shells are in model/eunomia/.
 #pragma once
 
 #include <memory>
@@ -33,11 +35,18 @@ class EunomiaPacketDriver : public OrderingUnit {
   bool check_invariants(std::string* why) const override;
   uint32_t modules() const { return static_cast<uint32_t>(mods_.size()); }
   const EunomiaHdBitmap& module(uint32_t i) const { return *mods_[i]; }
+  EunomiaHdBitmap& module(uint32_t i) { return *mods_[i]; }
+  const EunomiaMemoryController& bank(uint32_t i) const { return *banks_[i]; }
+  EunomiaMemoryController& bank(uint32_t i) { return *banks_[i]; }
+  // conn_to_module_map: the module (and bank) serving qp, and qp's id in it.
+  uint32_t module_of(uint32_t qp) const { return qp / p_.connections_per_module; }
+  uint32_t local(uint32_t qp) const { return qp % p_.connections_per_module; }
+  const Params& params() const { return p_; }
 
  private:
-  EunomiaHdBitmap& mod(uint32_t qp) const { return *mods_[qp / p_.connections_per_module]; }
-  uint32_t local(uint32_t qp) const { return qp % p_.connections_per_module; }
+  EunomiaHdBitmap& mod(uint32_t qp) const { return *mods_[module_of(qp)]; }
   Params p_;
+  std::vector<std::unique_ptr<EunomiaMemoryController>> banks_;
   std::vector<std::unique_ptr<EunomiaHdBitmap>> mods_;
 };
 

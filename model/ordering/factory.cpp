@@ -84,20 +84,23 @@ std::unique_ptr<OrderingUnit> make_unit(const std::string& scheme, const SchemeG
     p.head_advance = MpRdma::HeadAdvance::kPerPacket;
     return std::make_unique<MpRdma>(p);
   }
-  if (scheme == "eunomia") {
-    EunomiaPacketDriver::Params p;
-    p.max_qps = g.max_qps;
-    p.connections_per_module = g.eunomia_connections;
-    p.module.block_bits = g.block_bits;
-    p.module.max_bitmap_bits = window;
-    p.module.memory.blocks = g.eunomia_master_blocks;
-    p.module.memory.metadata_blocks = 8 + window / g.block_bits;
-    p.module.memory.alloc_bits_per_cycle = g.eunomia_alloc_bits_per_cycle;
-    return std::make_unique<EunomiaPacketDriver>(p);
-  }
+  if (scheme == "eunomia") return std::make_unique<EunomiaPacketDriver>(eunomia_params(g));
   std::string all;
   for (const auto& n : scheme_names()) all += (all.empty() ? "" : ", ") + n;
   throw Error(msg::kConfig, "nic.ordering: unknown scheme '" + scheme + "' (" + all + ")");
+}
+
+EunomiaPacketDriver::Params eunomia_params(const SchemeGeometry& g) {
+  const uint32_t window = g.nodes_per_qp * g.block_bits;
+  EunomiaPacketDriver::Params p;
+  p.max_qps = g.max_qps;
+  p.connections_per_module = g.eunomia_connections;
+  p.module.block_bits = g.block_bits;
+  p.module.max_bitmap_bits = window;
+  p.module.memory.blocks = g.eunomia_master_blocks;
+  p.module.memory.metadata_blocks = 8 + window / g.block_bits;
+  p.module.memory.alloc_bits_per_cycle = g.eunomia_alloc_bits_per_cycle;
+  return p;
 }
 
 uint32_t block_id_bits(const SchemeGeometry& g) {
@@ -124,13 +127,7 @@ std::vector<SramSpec> sram_layout(const std::string& scheme, const SchemeGeometr
   if (scheme == "mprdma")
     return {{SramSpec::kState, "qp_state", state_w, g.max_qps},
             {SramSpec::kStore, "slots", 64, g.max_qps * words(2ull * window, 64)}};
-  if (scheme == "eunomia") {
-    const uint32_t mods = (g.max_qps + g.eunomia_connections - 1) / g.eunomia_connections;
-    return {{SramSpec::kState, "metadata_start_index", 8, g.max_qps},
-            {SramSpec::kStore, "master_array", 16, mods * g.eunomia_master_blocks},
-            {SramSpec::kAllocBitmap, "block_alloc_bitmap", 64,
-             mods * ((g.eunomia_master_blocks + 63) / 64)}};
-  }
+  if (scheme == "eunomia") return {};  // the receiver agent's (model/eunomia)
   // melo, melo+, left, left+
   return {{SramSpec::kState, "qp_state", state_w, g.max_qps},
           {SramSpec::kStore, "block_pool", g.block_bits, g.pool_blocks},

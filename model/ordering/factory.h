@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "model/ordering/eunomia_packet_driver.h"
 #include "model/ordering/ordering_unit.h"
 
 namespace oonic::ordering {
@@ -37,6 +38,8 @@ struct SchemeGeometry {
 const std::vector<std::string>& scheme_names();
 // Throws oonic::Error (msg::kConfig) for an unknown scheme.
 std::unique_ptr<OrderingUnit> make_unit(const std::string& scheme, const SchemeGeometry& g);
+// Eunomia's core parameters from the geometry (what make_unit("eunomia") builds).
+EunomiaPacketDriver::Params eunomia_params(const SchemeGeometry& g);
 // Bits of per-QP state the scheme keeps outside its store while a QP is open
 // (ORNIC: its node array; lists: head/tail pointers and RCV.NXT/HIGH; static
 // bitmaps: ePSN), for SRAM occupancy.
@@ -53,10 +56,10 @@ uint64_t qp_state_bits(const std::string& scheme, const SchemeGeometry& g);
 //   kFreeList  pooled schemes: the free-slot stack of block ids (`free_list`:
 //              ORNIC's block pool free list, MELO's avail_ptr stack); occupied by
 //              the free blocks, so it starts full
-//   kAllocBitmap Eunomia: block_alloc_bitmap, one bit per master_array block,
-//              occupied by the used blocks
+// Eunomia has none here: its SRAMs are its receiver agent's (`eunomia.*`,
+// model/eunomia/receiver_agent.h).
 struct SramSpec {
-  enum Role : uint8_t { kState, kStore, kNextPtr, kFreeList, kAllocBitmap };
+  enum Role : uint8_t { kState, kStore, kNextPtr, kFreeList };
   Role role;
   std::string name;
   uint32_t width_bits;

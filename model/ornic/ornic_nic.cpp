@@ -65,6 +65,8 @@ OrnicNic::OrnicNic(sc_core::sc_module_name name, const OrnicParams& p, Stats& st
   control_.rsp_manager.connect(&tx_.qp_manager, &rx_.bitmap_manager);
   tx_.qp_manager.set_cqe_manager(&control_.cqe_manager);
   tx_.qp_manager.set_rsp_manager(&control_.rsp_manager);
+  tx_.qp_manager.set_sender_agent(tx_.sender_agent.get());
+  control_.rsp_manager.set_sender_agent(tx_.sender_agent.get());
   rx_.rsp_processor.set_requester(&control_.rsp_manager);
   register_manager_.on_write([this](Cycle t, uint32_t addr, uint32_t value) {
     if (addr < kQpBase) return;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "model/core/clock.h"
+#include "model/eunomia/sender_agent.h"
 #include "model/ornic/agenda.h"
 #include "model/ornic/block_env.h"
 #include "model/ornic/control/cqe_manager.h"
@@ -57,12 +58,19 @@ class TxPlane : public sc_core::sc_module {
   HdrGenerator hdr_generator;
   QpManager qp_manager;
   TxArbiter arbiter;
+  // Eunomia's sender-side agent (nic.ordering eunomia only; window = the QP Manager's
+  // max_inflight_psns).
+  std::unique_ptr<eunomia::SenderAgent> sender_agent;
   TxPlane(sc_core::sc_module_name n, const BlockEnv& env, QpContextTable& qps, RegisterFile& regs,
           DmaEngine& dma, Agenda& agenda, ReqManager& rm)
       : sc_module(n),
         hdr_generator("hdr_generator", env),
         qp_manager("qp_manager", env, qps, regs, dma, hdr_generator, agenda),
-        arbiter("arbiter", env, agenda, rm, qp_manager, hdr_generator) {}
+        arbiter("arbiter", env, agenda, rm, qp_manager, hdr_generator),
+        sender_agent(env.p.nic.ordering == "eunomia"
+                         ? std::make_unique<eunomia::SenderAgent>(
+                               "sender_agent", env, env.p.qp_manager.max_inflight_psns)
+                         : nullptr) {}
 };
 
 class RxPlane : public sc_core::sc_module {

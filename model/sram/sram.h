@@ -37,6 +37,9 @@ class Sram {
   Cycle write(Cycle t, uint64_t bits);
   // Like read/write but also returns the grant cycle.
   Cycle read_at(Cycle t, uint64_t bits, Cycle* grant);
+  // Counts n accesses without booking a port: for an instance that holds several
+  // banks whose ports the owning block times itself (Eunomia's memory controller).
+  void count(bool is_read, uint64_t n) { (is_read ? reads_ : writes_)->inc(n); }
   Cycle write_at(Cycle t, uint64_t bits, Cycle* grant);
 
   void occupy(Cycle t, int64_t delta_bits) {

@@ -333,9 +333,13 @@ int run_b2b(const RunOptions& o) {
   return sb.ok() && finished ? 0 : 1;
 }
 
-std::string stats_listing(bool markdown) {
+std::string stats_listing(bool markdown, const std::vector<std::string>& sets) {
   install_report_handler();
   AllParams all;
+  ParamTable table;
+  all.describe(table);
+  for (const auto& s : sets) apply_override(table, s);
+  all.nic.validate();
   Stats stats;
   { System sys(all, stats, nullptr, 1); }
   return stats.listing(markdown);

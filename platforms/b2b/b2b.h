@@ -54,6 +54,6 @@ struct RunOptions {
 // Returns the exit status: 0 when every WQE completed and the scoreboard is clean.
 int run_b2b(const RunOptions& o);
 // Every stat a b2b run registers (for `oonic stats --run` and docs/STATS.md).
-std::string stats_listing(bool markdown);
+std::string stats_listing(bool markdown, const std::vector<std::string>& sets = {});
 
 }  // namespace oonic::b2b

@@ -258,15 +258,24 @@ int sc_main(int argc, char* argv[]) {
     }
     if (cmd == "params" || cmd == "stats") {
       bool md = false, run = false;
+      std::vector<std::string> sets;
       while (a.more()) {
         std::string s = a.v[a.i++];
         if (s == "--markdown")
           md = true;
         else if (s == "--run" && cmd == "stats")
           run = true;
+        else if (s == "--set" && cmd == "stats" && a.more())
+          sets.push_back(a.v[a.i++]);
         else if (s == "-h" || s == "--help") {
-          std::printf("usage: oonic %s%s [--markdown]\n", cmd.c_str(),
-                      cmd == "stats" ? " [--run]" : "");
+          if (cmd == "stats")
+            std::puts(
+                "usage: oonic stats [--run] [--markdown] [--set KEY=VALUE]...\n"
+                "Lists every stat a replay (--run: a two-NIC run) registers, with unit and\n"
+                "description. --set changes a parameter first (e.g. nic.ordering=eunomia: the\n"
+                "stats of that ordering's blocks).");
+          else
+            std::puts("usage: oonic params [--markdown]");
           return 0;
         } else
           throw oonic::Error(oonic::msg::kCli, cmd + ": unknown option '" + s + "'");
@@ -282,7 +291,9 @@ int sc_main(int argc, char* argv[]) {
         b2b.run.describe(t);
         std::fputs(oonic::params_listing(t, md).c_str(), stdout);
       } else {
-        std::fputs((run ? oonic::b2b::stats_listing(md) : oonic::replay::stats_listing(md)).c_str(),
+        std::fputs((run ? oonic::b2b::stats_listing(md, sets)
+                        : oonic::replay::stats_listing(md, sets))
+                       .c_str(),
                    stdout);
       }
       return 0;

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -27,15 +28,18 @@ const char* kUsage = R"(usage: oonic compare TRACE [options]
        oonic compare --run CONFIG [options]
 
 Runs TRACE (oonic replay) or the two-NIC workload CONFIG (oonic run) once per
-receive-order scheme (nic.ordering) and prints one table: end cycle,
-throughput, bitmap SRAM bits (every bitmap.* instance of the scheme but the
-free list, both NICs in a run: peak and time-weighted mean, summed), control frames sent (ACK, NAK,
-selective feedback), drops, retransmissions (run) and integrity (replay: host
-memory equals the trace's bytes; run: the scoreboard).
+receive-order scheme (nic.ordering) and prints two tables. The first: end
+cycle, throughput, ordering SRAM bits (every bitmap.* and eunomia.* instance
+of the scheme but the free list, both NICs in a run: peak and time-weighted
+mean, summed), control frames sent (ACK, NAK, bitmap NAK, SACK, NACK), drops,
+retransmissions (run) and integrity (replay: host memory equals the trace's
+bytes; run: the scoreboard). The second: peak and mean bits of each of those
+SRAM instances, per scheme.
 
 options:
   --schemes LIST     comma-separated (default: every scheme:
-                     ornic,gbn,irn,static,melo,melo+,left,left+,mprdma)
+                     ornic,gbn,irn,static,melo,melo+,left,left+,mprdma,eunomia)
+  --ordering LIST    the same as --schemes (e.g. --ordering ornic,eunomia)
   --set KEY=VALUE    passed to every run (repeatable)
   --config FILE      replay only: the YAML config passed to every replay
   --out DIR          results, one directory per scheme (default results/compare/<name>)
@@ -44,8 +48,11 @@ options:
   -h, --help         this text
 
 Each scheme's own results directory holds its stats.json and the rest.
-"selective" counts ORNIC's OOO NAKs (bitmap block) and the baselines' Scheme
-Feedback frames (MELO hole NACK, IRN SACK, NACK, MP-RDMA ACK).
+"NAK" is the standard NAK (PSN sequence error: go back N; remote access, RNR,
+invalid request); "bitmap NAK" ORNIC's OOO NAK with its bitmap block; "SACK" the
+Scheme Feedback frames of type SACK (IRN, Eunomia) and MP-RDMA ACK; "NACK" those
+of type NACK (Eunomia, MP-RDMA: not tracked, dropped) and MELO's hole NACK.
+DIR/compare.csv holds the first table, DIR/compare_sram.csv the second.
 )";
 
 struct Row {
@@ -53,7 +60,8 @@ struct Row {
   uint64_t cycles = 0;
   double gbps = 0;
   double peak_bits = 0, mean_bits = 0;
-  uint64_t acks = 0, naks = 0, selective = 0, drops = 0, retx = 0;
+  uint64_t acks = 0, naks = 0, bitmap_naks = 0, sacks = 0, nacks = 0, drops = 0, retx = 0;
+  std::vector<std::pair<std::string, std::pair<double, double>>> srams;  // name, peak, mean
   bool ok = false;
   std::string note;
   std::string verdict;  // replay: integrity's first word when not OK (MISMATCH)
@@ -105,7 +113,7 @@ int compare_command(const std::vector<std::string>& args) {
     } else if (s == "--run") {
       run = true;
       input = next();
-    } else if (s == "--schemes") {
+    } else if (s == "--schemes" || s == "--ordering") {
       std::stringstream ss(next());
       for (std::string x; std::getline(ss, x, ',');)
         if (!x.empty()) schemes.push_back(x);
@@ -168,14 +176,38 @@ int compare_command(const std::vector<std::string>& args) {
     const auto& st = j["stats"];
     const double period_ps = 1e6 / j["run"]["clock_mhz"].get<double>();
     r.cycles = j["run"]["end_cycle"].get<uint64_t>();
-    // Every bitmap.* instance of the scheme (its layout differs per scheme) but
-    // the free list, which every pooled scheme has alike (full when idle).
+    // Every ordering SRAM instance of the scheme (bitmap.*: the Bitmap Manager's,
+    // its layout differs per scheme; eunomia.*: Eunomia's receiver agent) but the
+    // free list, which every pooled scheme has alike (full when idle).
+    auto ordering_sram = [](const std::string& k) {
+      return (k.rfind("bitmap.", 0) == 0 && k != "bitmap.free_list") || k.rfind("eunomia.", 0) == 0;
+    };
     auto bitmap_bits = [&](const std::string& prefix, const char* what) {
       double b = 0;
       for (auto it = j["sram"].begin(); it != j["sram"].end(); ++it)
-        if (it.key().rfind(prefix + "bitmap.", 0) == 0 && it.key() != prefix + "bitmap.free_list")
+        if (it.key().rfind(prefix, 0) == 0 && ordering_sram(it.key().substr(prefix.size())))
           b += (*it)[what].get<double>();
       return b;
+    };
+    // Per structure (summed over both NICs in a run).
+    for (auto it = j["sram"].begin(); it != j["sram"].end(); ++it) {
+      std::string k = it.key();
+      if (run && k.size() > 2 && k[1] == '.') k = k.substr(2);
+      if (!ordering_sram(k)) continue;
+      auto f =
+          std::find_if(r.srams.begin(), r.srams.end(), [&](const auto& x) { return x.first == k; });
+      if (f == r.srams.end()) f = r.srams.insert(r.srams.end(), {k, {0.0, 0.0}});
+      f->second.first += (*it)["peak_bits"].get<double>();
+      f->second.second += (*it)["mean_bits"].get<double>();
+    }
+    auto frames = [&](const std::string& p) {
+      r.acks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.acks"));
+      r.naks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.naks"));
+      r.bitmap_naks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.bitmap_naks"));
+      r.sacks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.scheme_feedback_sacks") +
+                                       num(st, p + "tx.hdr_generator.scheme_feedback_mp_acks"));
+      r.nacks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.scheme_feedback_nacks") +
+                                       num(st, p + "tx.hdr_generator.scheme_feedback_hole_nacks"));
     };
     if (run) {
       r.gbps = j["run"]["throughput_gbps"].get<double>();
@@ -183,10 +215,7 @@ int compare_command(const std::vector<std::string>& args) {
         std::string s = side;
         r.peak_bits += bitmap_bits(s, "peak_bits");
         r.mean_bits += bitmap_bits(s, "mean_bits");
-        r.acks += static_cast<uint64_t>(num(st, s + "nic.tx.hdr_generator.acks"));
-        r.naks += static_cast<uint64_t>(num(st, s + "nic.tx.hdr_generator.naks"));
-        r.selective += static_cast<uint64_t>(num(st, s + "nic.tx.hdr_generator.bitmap_naks") +
-                                             num(st, s + "nic.tx.hdr_generator.scheme_feedback"));
+        frames(s + "nic.");
         r.drops += static_cast<uint64_t>(num(st, s + "nic.rx.drops.total"));
         r.retx += static_cast<uint64_t>(num(st, s + "nic.tx.qp_manager.retransmitted"));
       }
@@ -200,10 +229,7 @@ int compare_command(const std::vector<std::string>& args) {
       r.gbps = us > 0 ? bytes * 8 / (us * 1e3) : 0;
       r.peak_bits = bitmap_bits("", "peak_bits");
       r.mean_bits = bitmap_bits("", "mean_bits");
-      r.acks = static_cast<uint64_t>(num(st, "nic0.tx.hdr_generator.acks"));
-      r.naks = static_cast<uint64_t>(num(st, "nic0.tx.hdr_generator.naks"));
-      r.selective = static_cast<uint64_t>(num(st, "nic0.tx.hdr_generator.bitmap_naks") +
-                                          num(st, "nic0.tx.hdr_generator.scheme_feedback"));
+      frames("nic0.");
       r.drops = static_cast<uint64_t>(num(st, "nic0.rx.drops.total"));
       r.ok = j["integrity"]["ok"].get<bool>();
       // A replay cannot resend what a scheme dropped: name it, not "FAILED".
@@ -217,14 +243,14 @@ int compare_command(const std::vector<std::string>& args) {
   std::ostringstream t;
   t << "oonic compare " << (run ? "--run " : "") << input << " (" << rows.size()
     << " schemes; results in " << out << "/)\n\n";
-  t << "| scheme | end cycle | Gbit/s | bitmap SRAM peak bits | mean bits | ACK | NAK | selective "
-       "| drops | "
+  t << "| scheme | end cycle | Gbit/s | ordering SRAM peak bits | mean bits | ACK | NAK | bitmap "
+       "NAK | SACK | NACK | drops | "
     << (run ? "retransmitted | " : "") << check << " |\n";
-  t << "|---|---|---|---|---|---|---|---|---|" << (run ? "---|" : "") << "---|\n";
+  t << "|---|---|---|---|---|---|---|---|---|---|---|" << (run ? "---|" : "") << "---|\n";
   std::ofstream c(csv);
   if (!c) throw Error(msg::kIo, csv + ": cannot write");
-  c << "scheme,end_cycle,gbps,bitmap_peak_bits,bitmap_mean_bits,acks,naks,selective_feedback,"
-       "drops,retransmitted,"
+  c << "scheme,end_cycle,gbps,ordering_sram_peak_bits,ordering_sram_mean_bits,acks,naks,"
+       "bitmap_naks,sacks,nacks,drops,retransmitted,"
     << check << "\n";
   bool all_ok = true;
   for (const Row& r : rows) {
@@ -235,13 +261,27 @@ int compare_command(const std::vector<std::string>& args) {
     if (!r.note.empty()) all_ok = false;
     t << "| " << r.scheme << " | " << r.cycles << " | " << fmt(r.gbps, 2) << " | "
       << fmt(r.peak_bits, 0) << " | " << fmt(r.mean_bits, 1) << " | " << r.acks << " | " << r.naks
-      << " | " << r.selective << " | " << r.drops << " | "
+      << " | " << r.bitmap_naks << " | " << r.sacks << " | " << r.nacks << " | " << r.drops << " | "
       << (run ? std::to_string(r.retx) + " | " : "") << verdict << " |\n";
     c << r.scheme << "," << r.cycles << "," << fmt(r.gbps, 3) << "," << fmt(r.peak_bits, 0) << ","
-      << fmt(r.mean_bits, 1) << "," << r.acks << "," << r.naks << "," << r.selective << ","
-      << r.drops << "," << r.retx << "," << verdict << "\n";
+      << fmt(r.mean_bits, 1) << "," << r.acks << "," << r.naks << "," << r.bitmap_naks << ","
+      << r.sacks << "," << r.nacks << "," << r.drops << "," << r.retx << "," << verdict << "\n";
   }
-  t << "\nCSV: " << csv << "\n";
+  // Per structure: the ordering SRAM instances of each scheme.
+  const std::string sram_csv = fs::path(csv).parent_path().empty()
+                                   ? std::string("compare_sram.csv")
+                                   : (fs::path(csv).parent_path() / "compare_sram.csv").string();
+  std::ofstream sc(sram_csv);
+  if (!sc) throw Error(msg::kIo, sram_csv + ": cannot write");
+  sc << "scheme,structure,peak_bits,mean_bits\n";
+  t << "\n| scheme | SRAM structure | peak bits | mean bits |\n|---|---|---|---|\n";
+  for (const Row& r : rows)
+    for (const auto& [name, pm] : r.srams) {
+      t << "| " << r.scheme << " | " << name << " | " << fmt(pm.first, 0) << " | "
+        << fmt(pm.second, 1) << " |\n";
+      sc << r.scheme << "," << name << "," << fmt(pm.first, 0) << "," << fmt(pm.second, 1) << "\n";
+    }
+  t << "\nCSV: " << csv << ", " << sram_csv << "\n";
   std::fputs(t.str().c_str(), stdout);
   return all_ok ? 0 : 1;
 }

@@ -220,9 +220,13 @@ int run_replay(const ReplayOptions& o) {
   return 0;
 }
 
-std::string stats_listing(bool markdown) {
+std::string stats_listing(bool markdown, const std::vector<std::string>& sets) {
   install_report_handler();
   AllParams all;
+  ParamTable table;
+  all.describe(table);
+  for (const auto& s : sets) apply_override(table, s);
+  all.nic.validate();
   Stats stats;
   trace::Trace tr;
   std::vector<uint32_t> none;

@@ -49,6 +49,6 @@ int run_replay(const ReplayOptions& o);
 
 // Names, kinds, units and descriptions of every stat a replay registers
 // (builds the system without running it). Format: Markdown table or text.
-std::string stats_listing(bool markdown);
+std::string stats_listing(bool markdown, const std::vector<std::string>& sets = {});
 
 }  // namespace oonic::replay

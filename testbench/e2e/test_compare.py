@@ -33,7 +33,9 @@ class Compare(e2e.OonicTestCase):
         self.assertEqual(list(t), SCHEMES)
         plain = self.replay_ok(e2e.trace_path("default.txt"))
         self.assertEqual(int(t["ornic"]["end_cycle"]), plain.stats_json["run"]["end_cycle"])
-        self.assertEqual(int(t["ornic"]["selective_feedback"]), 1)  # the one bitmap NAK
+        self.assertEqual(int(t["ornic"]["bitmap_naks"]), 1)  # the one bitmap NAK
+        self.assertEqual(int(t["irn"]["sacks"]), int(t["eunomia"]["sacks"]))  # one per OOO packet
+        self.assertGreater(int(t["eunomia"]["sacks"]), 0)
         for s in ("ornic", "irn", "static", "left", "left+", "mprdma", "eunomia"):
             self.assertEqual(t[s]["integrity"], "OK", s)
             self.assertEqual(t[s]["drops"], "0", s)
@@ -49,6 +51,30 @@ class Compare(e2e.OonicTestCase):
         # Every scheme's own results directory is there.
         for s in SCHEMES:
             self.assertTrue(os.path.exists(os.path.join(out, s, "stats.json")), s)
+
+    def test_ornic_against_eunomia(self):
+        # --ordering picks the schemes; the second table lists each ordering SRAM.
+        out = os.path.join(self.mkdtemp(), "cmp")
+        r = e2e.run_oonic(["compare", e2e.trace_path("default.txt"), "--ordering", "ornic,eunomia",
+                           "--out", out], timeout=120)
+        self.assertOk(r)
+        t = rows(os.path.join(out, "compare.csv"))
+        self.assertEqual(list(t), ["ornic", "eunomia"])
+        with open(os.path.join(out, "compare_sram.csv")) as f:
+            per = {(x["scheme"], x["structure"]): x for x in csv.DictReader(f)}
+        self.assertEqual(sorted(k[1] for k in per if k[0] == "ornic"),
+                         ["bitmap.block_pool", "bitmap.node_array"])
+        self.assertEqual(sorted(k[1] for k in per if k[0] == "eunomia"),
+                         ["eunomia.block_alloc_bitmap", "eunomia.conn_to_module_map",
+                          "eunomia.master_array", "eunomia.metadata_start_index"])
+        # The first table's total is the sum of the structures.
+        for s in ("ornic", "eunomia"):
+            total = sum(int(v["peak_bits"]) for k, v in per.items() if k[0] == s)
+            self.assertEqual(int(t[s]["ordering_sram_peak_bits"]), total, s)
+            self.assertIn("| %s | " % s, r.stdout)
+        self.assertIn("| eunomia | eunomia.master_array |", r.stdout)
+        # Eunomia's master array holds 16 bits per block: metadata and rows.
+        self.assertEqual(int(per[("eunomia", "eunomia.master_array")]["peak_bits"]) % 16, 0)
 
     def test_every_scheme_keeps_the_scoreboard_clean(self):
         for net in ("network.ooo_distance=63", "network.loss_rate=0.01"):
@@ -95,7 +121,30 @@ class Compare(e2e.OonicTestCase):
         st = j["stats"]
         self.assertEqual(st["network.ab.dropped_listed"]["value"], 4)
         self.assertGreaterEqual(st["a.nic.control.rsp_manager.timeouts"]["value"], 1)
-        self.assertGreater(j["sram"]["b.bitmap.master_array"]["peak_bits"], 0)
+        self.assertGreater(j["sram"]["b.eunomia.master_array"]["peak_bits"], 0)
+        self.assertEqual(st["a.nic.tx.sender_agent.last_packet_holds"]["value"], 4)
+        # Every bitmap was freed at its Last Seq: the master array ends empty.
+        self.assertEqual(st["b.nic.rx.bitmap_manager.receiver_agent.hd_bitmap.garbage_collections"]
+                         ["value"], 4)
+        self.assertEqual(j["sram"]["b.eunomia.master_array"]["final_bits"], 0)
+
+    def test_eunomia_timeout_resends_only_what_no_sack_marked(self):
+        # PSN 30 of the first WQE is lost. Eunomia's receiver SACKs everything after it and
+        # sends no NAK, so the timeout recovers: the sender agent resends PSN 30 alone and
+        # skips the 32 PSNs its SACK scoreboard marked (go-back-N would resend 33).
+        out = os.path.join(self.mkdtemp(), "r")
+        r = e2e.run_oonic(["run", "-", "--out", out, "--quiet", "--set", "nic.ordering=eunomia",
+                           "--set", "workload.wqe_bytes=256K", "--set", "network.ooo_distance=8",
+                           "--set", "network.drop_psns=ab:30@0x2000"])
+        self.assertOk(r)
+        j = e2e.load_json(os.path.join(out, "stats.json"))
+        self.assertTrue(j["scoreboard"]["ok"], j["scoreboard"]["text"])
+        st = j["stats"]
+        self.assertEqual(st["a.nic.control.rsp_manager.timeouts"]["value"], 1)
+        self.assertEqual(st["a.nic.control.rsp_manager.go_backs"]["value"], 0)
+        self.assertEqual(st["a.nic.tx.sender_agent.timeout_resends"]["value"], 1)
+        self.assertEqual(st["a.nic.tx.sender_agent.timeout_skipped"]["value"], 32)
+        self.assertEqual(st["a.nic.tx.qp_manager.retransmitted"]["value"], 1)
 
     def test_tshark_dissects_scheme_feedback(self):
         if e2e.tshark_bin() is None:

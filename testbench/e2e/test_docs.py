@@ -52,6 +52,30 @@ class Docs(unittest.TestCase):
         self.assertEqual(documented - registered, set(), "documented but not registered")
         self.assertEqual(registered - documented, set(), "registered but not documented")
 
+    def test_eunomia_stats_doc_matches_binary_and_runs(self):
+        # docs/STATS-EUNOMIA.md lists what nic.ordering=eunomia registers beyond the default
+        # listings; a eunomia replay and run register exactly the union (minus the default
+        # ordering's bitmap.* SRAMs, which Eunomia does not have).
+        path = os.path.join(SRC, "docs", "STATS-EUNOMIA.md")
+        text = open(path).read()
+        extra = set(re.findall(r"^\| `([^`]+)` \|", text, re.M))
+        self.assertGreater(len(extra), 20)
+        for run in (False, True):
+            base_doc = os.path.join(SRC, "docs", "STATS-RUN.md" if run else "STATS.md")
+            base = set(re.findall(r"^\| `([^`]+)` \|", open(base_doc).read(), re.M))
+            with tempfile.TemporaryDirectory() as d:
+                cmd = ([BIN, "run", os.path.join(SRC, "examples", "b2b-mixed.yaml"), "--set",
+                        "workload.wqes_per_qp=2"] if run else
+                       [BIN, "replay", os.path.join(SRC, "traces", "default.txt")])
+                subprocess.run(cmd + ["--out", d, "--quiet", "--set", "nic.ordering=eunomia"],
+                               check=True)
+                registered = set(json.load(open(os.path.join(d, "stats.json")))["stats"])
+            mine = {k for k in extra if k.startswith(("a.", "b.")) == run}
+            self.assertEqual(mine - registered, set(), "documented but not registered")
+            undocumented = {k for k in registered - base - mine if ".sram.bitmap." not in k}
+            self.assertEqual(undocumented, set(), "registered but not documented")
+            self.assertFalse(any(".sram.bitmap." in k for k in registered), "bitmap.* with eunomia")
+
     def test_readme_register_map_matches_binary(self):
         out = subprocess.run([BIN, "registers"], capture_output=True, text=True, check=True).stdout
         with open(os.path.join(SRC, "README.md")) as f:

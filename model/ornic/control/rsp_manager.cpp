@@ -1,5 +1,7 @@
 #include "model/ornic/control/rsp_manager.h"
 
+#include "model/eunomia/sender_agent.h"
+
 #include <algorithm>
 
 #include "model/ornic/control/cqe_manager.h"
@@ -14,7 +16,6 @@ RspManager::RspManager(sc_core::sc_module_name name, const BlockEnv& env, QpCont
       qps_(qps),
       agenda_(agenda),
       cqe_(cqe),
-      eunomia_(env.p.nic.ordering == "eunomia"),
       last_gap_(env.p.nic.max_qps, kNoGap),
       sack_resent_(env.p.nic.max_qps, kNoGap),
       acks_(env.stats.counter(std::string(this->name()) + ".acks", "frame",
@@ -50,6 +51,7 @@ TxWqe* RspManager::read_wqe(uint32_t qi, uint32_t read_psn) {
 void RspManager::advance(Cycle t, uint32_t qi, uint32_t una) {
   SqState& s = qpm_->sq(qi);
   if (wire::psn_diff(una, s.una) <= 0 || wire::psn_diff(una, s.high_psn) > 0) return;
+  if (sender_) sender_->advanced(qi, s.una, una);
   s.una = una;
   s.deadline = t + s.timeout_cycles;
   for (uint32_t i = 0; i < s.active; ++i) {
@@ -152,13 +154,17 @@ void RspManager::on_feedback(Cycle t, uint32_t qi, uint32_t epsn, const wire::Sc
       case F::kSack:
       case F::kMpAck:
         // Eunomia's sender takes a SACK as information only: no recovery starts.
-        if (eunomia_) break;
+        if (sender_) {
+          sender_->on_sack(qi, fb.psn[0], s.una);
+          break;
+        }
         if (sack_resent_[qi] != s.una) {
           sack_resent_[qi] = s.una;
           resend(qi, s.una);
         }
         break;
       case F::kNack:
+        if (sender_) sender_->on_nack();
         resend(qi, fb.psn[0]);
         break;
     }
@@ -267,8 +273,28 @@ void RspManager::timeout(Cycle t, uint32_t qi) {
   }
   timeouts_.inc();
   if (wire::psn_diff(s.high_psn, s.una) > 0) {
-    go_backs_.inc();
-    qpm_->go_back(qi, s.una);
+    // Eunomia: selective repeat of what no SACK marked (the receiver has the rest), when
+    // every outstanding PSN belongs to a WRITE or SEND; READ spans go back as before.
+    bool selective = sender_ != nullptr;
+    for (uint32_t psn = s.una; selective && psn != s.high_psn; psn = wire::psn_add(psn, 1)) {
+      const TxWqe* w = qpm_->wqe_of(s, psn);
+      selective = w && w->w.op != WqeOp::kRead;
+    }
+    if (selective) {
+      uint64_t sent = 0, skipped = 0;
+      for (uint32_t psn = s.una; psn != s.high_psn; psn = wire::psn_add(psn, 1)) {
+        if (sender_->sacked(qi, psn)) {
+          ++skipped;
+          continue;
+        }
+        resend(qi, psn);
+        ++sent;
+      }
+      sender_->on_timeout_resend(sent, skipped);
+    } else {
+      go_backs_.inc();
+      qpm_->go_back(qi, s.una);
+    }
   }
   // READs whose request arrived but whose data did not all come back.
   const QpContext& c = qps_.at(qi);

@@ -33,6 +33,10 @@
 #include "model/ornic/requester_events.h"
 #include "model/ornic/rx/bitmap_manager.h"
 
+namespace oonic::eunomia {
+class SenderAgent;
+}
+
 namespace oonic::ornic {
 
 class QpManager;
@@ -44,6 +48,8 @@ class RspManager : public sc_core::sc_module, public RequesterEvents {
   RspManager(sc_core::sc_module_name name, const BlockEnv& env, QpContextTable& qps, Agenda& agenda,
              CqeManager& cqe);
   void connect(QpManager* qpm, BitmapManager* bitmap) { qpm_ = qpm, bitmap_ = bitmap; }
+  // Eunomia's sender agent (nic.ordering eunomia): SACK scoreboard, selective timeouts.
+  void set_sender_agent(eunomia::SenderAgent* a) { sender_ = a; }
 
   void on_ack(Cycle t, uint32_t qi, uint32_t psn, bool cached) override;
   void on_nak(Cycle t, uint32_t qi, uint8_t syndrome, uint32_t psn) override;
@@ -70,7 +76,7 @@ class RspManager : public sc_core::sc_module, public RequesterEvents {
   Agenda& agenda_;
   QpManager* qpm_ = nullptr;
   CqeManager& cqe_;
-  const bool eunomia_;  // nic.ordering eunomia: a SACK starts no recovery
+  eunomia::SenderAgent* sender_ = nullptr;  // eunomia: a SACK starts no recovery
   static constexpr uint32_t kNoGap = ~0u;
   std::vector<uint32_t> last_gap_;
   std::vector<uint32_t> sack_resent_;      // per QP: the una a SACK already resent

@@ -34,8 +34,13 @@ uint32_t id_bits(uint32_t blocks) {
 BitmapManager::BitmapManager(sc_core::sc_module_name name, const BlockEnv& env)
     : sc_module(name),
       scheme_(env.p.nic.ordering),
-      unit_(ordering::make_unit(scheme_, geometry(env.p))),
-      ornic_(dynamic_cast<ordering::OrnicBitmap*>(unit_.get())),
+      owned_(scheme_ == "eunomia" ? nullptr : ordering::make_unit(scheme_, geometry(env.p))),
+      agent_(scheme_ == "eunomia"
+                 ? std::make_unique<eunomia::ReceiverAgent>(
+                       "receiver_agent", env, ordering::eunomia_params(geometry(env.p)))
+                 : nullptr),
+      unit_(agent_ ? static_cast<ordering::OrderingUnit*>(&agent_->core()) : owned_.get()),
+      ornic_(dynamic_cast<ordering::OrnicBitmap*>(unit_)),
       block_bits_(env.p.bitmap.block_bits),
       qp_state_bits_(ordering::qp_state_bits(scheme_, geometry(env.p))),
       high_(env.p.nic.max_qps, 0),
@@ -52,11 +57,10 @@ BitmapManager::BitmapManager(sc_core::sc_module_name name, const BlockEnv& env)
     srams_.push_back(std::make_unique<Sram>(n, SramParams{sp.width_bits, sp.depth, "1RW", 0},
                                             env.stats, env.sram_stat(n)));
     Sram* m = srams_.back().get();
-    (sp.role == ordering::SramSpec::kState         ? state_
-     : sp.role == ordering::SramSpec::kStore       ? store_
-     : sp.role == ordering::SramSpec::kNextPtr     ? next_
-     : sp.role == ordering::SramSpec::kAllocBitmap ? alloc_
-                                                   : free_) = m;
+    (sp.role == ordering::SramSpec::kState     ? state_
+     : sp.role == ordering::SramSpec::kStore   ? store_
+     : sp.role == ordering::SramSpec::kNextPtr ? next_
+                                               : free_) = m;
   }
   // The free-slot stack starts full: every block id is on it.
   if (free_) free_->occupy(0, int64_t{env.p.bitmap.pool_blocks} * id_bits_);
@@ -65,6 +69,8 @@ BitmapManager::BitmapManager(sc_core::sc_module_name name, const BlockEnv& env)
                     "cycles calls waited for the manager's port (Req/Rsp contention)",
                     [this] { return static_cast<double>(port_.stall_cycles()); });
   env.stats.derived(n + ".pool_peak_blocks", "block", "most pool blocks held at once", [this] {
+    if (agent_)  // master_array blocks (bitmap rows and metadata)
+      return static_cast<double>(agent_->memory_controller.master_array().occupancy().peak()) / 16;
     return store_ ? static_cast<double>(store_->occupancy().peak()) / block_bits_ : 0.0;
   });
   p_qp_.bind(env.vcd, n + ".qp", 16);
@@ -127,8 +133,9 @@ void BitmapManager::record_nodes(Cycle t, uint32_t qp) {
 
 void BitmapManager::open(Cycle t, uint32_t qp, uint32_t start_psn, uint32_t otd) {
   if (unit_->is_open(qp)) return;
-  unit_->open(qp, start_psn, otd);
   high_[qp] = start_psn;
+  if (agent_) return agent_->open(t, qp, start_psn);
+  unit_->open(qp, start_psn, otd);
   // The QP's state words become live (ORNIC: its N node words); a scheme with a
   // static per-QP bitmap holds its blocks from now on.
   state_->occupy(t, static_cast<int64_t>(qp_state_bits_));
@@ -141,6 +148,7 @@ void BitmapManager::open(Cycle t, uint32_t qp, uint32_t start_psn, uint32_t otd)
 
 void BitmapManager::close(Cycle t, uint32_t qp) {
   if (!unit_->is_open(qp)) return;
+  if (agent_) return agent_->close(t, qp);
   uint32_t held = unit_->blocks_held(qp);
   unit_->close(qp);
   state_->occupy(t, -static_cast<int64_t>(qp_state_bits_));
@@ -154,7 +162,6 @@ void BitmapManager::blocks(Cycle t, int64_t delta) {
   if (!delta) return;
   pool_used_ += delta;
   if (store_) store_->occupy(t, delta * store_unit_);
-  if (alloc_) alloc_->occupy(t, delta);
   if (next_) next_->occupy(t, delta * id_bits_);
   if (free_) free_->occupy(t, -delta * id_bits_);
 }
@@ -194,12 +201,14 @@ bool BitmapManager::scheme_feedback(const ordering::Outcome& o, uint32_t psn, ui
 }
 
 std::vector<Sram*> BitmapManager::srams() {
+  if (agent_) return agent_->srams();
   std::vector<Sram*> v;
   for (auto& m : srams_) v.push_back(m.get());
   return v;
 }
 
 Sram& BitmapManager::block_pool() {
+  if (agent_) return agent_->memory_controller.master_array();
   if (!store_) throw Error(msg::kModel, "the '" + scheme_ + "' scheme keeps no bits in SRAM");
   return *store_;
 }
@@ -251,6 +260,17 @@ bool BitmapManager::selective_feedback(const ordering::Outcome& o, uint32_t psn,
 BitmapManager::Result BitmapManager::access(Cycle t, uint32_t qp, uint32_t psn,
                                             const ordering::PacketMeta& meta) {
   Result r;
+  if (agent_) {
+    const eunomia::ReceiverAgent::Result a = agent_->receive(t, qp, psn, meta);
+    r.out = a.out, r.grant = a.grant, r.done = a.done;
+    if ((r.out.verdict == ordering::Verdict::kInOrder ||
+         r.out.verdict == ordering::Verdict::kOutOfOrder) &&
+        wire::psn_diff(wire::psn_add(psn, 1), high_[qp]) > 0)
+      high_[qp] = wire::psn_add(psn, 1);
+    calls_.inc();
+    if (r.out.locate_cycles) locate_.add(r.out.locate_cycles);
+    return r;
+  }
   const bool watched = !p_nodes_.empty() && qp == watch_qp_;
   const uint32_t hp0 = watched ? ornic_->header_ptr(qp) : 0;
   const uint32_t base0 = watched ? ornic_->base_psn(qp) : 0;

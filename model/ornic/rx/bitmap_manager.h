@@ -5,10 +5,13 @@
 // (ordering::sram_layout; ORNIC: `bitmap.node_array`, one node word {block_id,
 // valid, all_1} per node, and `bitmap.block_pool`, one M-bit word per block;
 // pooled schemes add `free_list`, lists `next_ptr`; static bitmaps `qp_bitmaps`; MP-RDMA
-// `slots`), keeps their occupancy, and turns each call's cost into cycles. Both processors reach it
-// through one request port, so concurrent calls queue (port contention, counted as stall cycles).
-// Timing: a call booked at cycle t is granted at g >= t and holds the port for
-// the core's cycle count c; its result is available at g + c.
+// `slots`), keeps their occupancy, and turns each call's cost into cycles. With
+// `nic.ordering: eunomia` it holds Eunomia's receiver agent instead
+// (`receiver_agent`: packet driver, HD bitmap modules, memory controller; SRAMs
+// `eunomia.*`), which times its own calls (model/eunomia/receiver_agent.h). Both processors reach
+// it through one request port, so concurrent calls queue (port contention, counted as stall
+// cycles). Timing: a call booked at cycle t is granted at g >= t and holds the port for the core's
+// cycle count c; its result is available at g + c.
 #pragma once
 
 #include <memory>
@@ -19,6 +22,7 @@
 #include "model/core/resource.h"
 #include "model/core/stats.h"
 #include "model/core/vcd.h"
+#include "model/eunomia/receiver_agent.h"
 #include "model/ordering/factory.h"
 #include "model/ordering/ornic_bitmap.h"
 #include "model/ornic/block_env.h"
@@ -55,6 +59,8 @@ class BitmapManager : public sc_core::sc_module {
   // before that QP's first open/access; the signals keep their names.
   void watch_qp(uint32_t qp);
   const ordering::OrderingUnit& unit() const { return *unit_; }
+  // Eunomia's receiver agent (nullptr unless nic.ordering is eunomia).
+  eunomia::ReceiverAgent* receiver_agent() { return agent_.get(); }
   // ORNIC's core (node view for tests and VCD); throws unless nic.ordering is ornic.
   const ordering::OrnicBitmap& core() const;
   const std::string& scheme() const { return scheme_; }
@@ -66,7 +72,9 @@ class BitmapManager : public sc_core::sc_module {
 
  private:
   std::string scheme_;
-  std::unique_ptr<ordering::OrderingUnit> unit_;
+  std::unique_ptr<ordering::OrderingUnit> owned_;
+  std::unique_ptr<eunomia::ReceiverAgent> agent_;  // eunomia: owns the unit
+  ordering::OrderingUnit* unit_ = nullptr;
   ordering::OrnicBitmap* ornic_ = nullptr;  // the unit when the scheme is ornic (VCD node view)
   uint32_t block_bits_;
   uint64_t qp_state_bits_;
@@ -78,7 +86,6 @@ class BitmapManager : public sc_core::sc_module {
   Sram* store_ = nullptr;  // the bits (pool blocks / static bitmaps / slots)
   Sram* next_ = nullptr;   // lists: next pointers
   Sram* free_ = nullptr;   // pooled schemes: free-slot stack
-  Sram* alloc_ = nullptr;  // Eunomia: block_alloc_bitmap
   uint32_t id_bits_;
   uint32_t store_unit_;  // bits a held block occupies in the store
   Resource port_;

@@ -26,6 +26,15 @@ HdrGenerator::HdrGenerator(sc_core::sc_module_name name, const BlockEnv& env)
       bytes_(env.stats.counter(std::string(this->name()) + ".bytes", "byte",
                                "frame bytes sent (without FCS)")) {
   std::string n = this->name();
+  using F = wire::SchemeFeedback;
+  feedback_type_[F::kHoleNack] = &env.stats.counter(
+      n + ".scheme_feedback_hole_nacks", "frame", "Scheme Feedback frames of type MELO hole NACK");
+  feedback_type_[F::kSack] = &env.stats.counter(n + ".scheme_feedback_sacks", "frame",
+                                                "Scheme Feedback frames of type SACK");
+  feedback_type_[F::kNack] = &env.stats.counter(
+      n + ".scheme_feedback_nacks", "frame", "Scheme Feedback frames of type NACK (not tracked)");
+  feedback_type_[F::kMpAck] = &env.stats.counter(n + ".scheme_feedback_mp_acks", "frame",
+                                                 "Scheme Feedback frames of type MP-RDMA ACK");
   env.stats.derived(n + ".mac_busy_cycles", "cycle", "cycles the MAC was sending",
                     [this] { return static_cast<double>(mac_.busy_cycles()); });
   env.stats.derived(n + ".stall_cycles", "cycle", "cycles work waited for the Hdr Generator",
@@ -101,6 +110,7 @@ Cycle HdrGenerator::send_feedback(Cycle t, const QpContext& qp, uint32_t epsn, u
   s.aeth.msn = msn & wire::kPsnMask;
   s.feedback = fb;
   feedback_.inc();
+  if (fb.type < 5 && feedback_type_[fb.type]) feedback_type_[fb.type]->inc();
   return emit(t, p_.hdr_generator.ack_cycles, s, qp);
 }
 

@@ -57,6 +57,7 @@ class HdrGenerator : public sc_core::sc_module {
   Counter& naks_;
   Counter& bitmap_naks_;
   Counter& feedback_;
+  Counter* feedback_type_[5] = {};  // by SchemeFeedback type (1..4)
   Counter& read_responses_;
   Counter& requests_;
   Counter& frames_;

@@ -1,5 +1,7 @@
 #include "model/ornic/tx/qp_manager.h"
 
+#include "model/eunomia/sender_agent.h"
+
 #include <algorithm>
 
 #include "model/ornic/control/cqe_manager.h"
@@ -28,7 +30,6 @@ QpManager::QpManager(sc_core::sc_module_name name, const BlockEnv& env, QpContex
       dma_(dma),
       hdr_(hdr),
       agenda_(agenda),
-      eunomia_(env.p.nic.ordering == "eunomia"),
       cache_("tx.wqe_cache", env.p.sram.wqe_cache, env.stats, env.sram_stat("tx.wqe_cache")),
       sq_(env.p.nic.max_qps),
       slots_(size_t{env.p.qp_manager.prefetch_packets} * kSlotBytes),
@@ -199,16 +200,18 @@ TxWqe* QpManager::wqe_of(SqState& s, uint32_t psn) {
   return nullptr;
 }
 
-bool QpManager::holds_last(const SqState& s) const {
+bool QpManager::holds_last(uint32_t qi) const {
   // Eunomia's sender agent holds an OOO WRITE's last packet until everything before
   // it is acknowledged in order.
-  if (!eunomia_ || s.send_psn == s.una) return false;
-  for (uint32_t i = 0; i < s.active; ++i) {
+  const SqState& s = sq_[qi];
+  if (!sender_ || s.send_psn == s.una) return false;
+  bool last = false;
+  for (uint32_t i = 0; i < s.active && !last; ++i) {
     const TxWqe& w = s.wqes[i];
     if (w.bad || !w.w.ooo || w.w.op != WqeOp::kWrite) continue;
-    if (wire::psn_add(w.start_psn, w.npsn - 1) == s.send_psn) return true;
+    last = wire::psn_add(w.start_psn, w.npsn - 1) == s.send_psn;
   }
-  return false;
+  return sender_->holds_last(qi, last, s.send_psn, s.una);
 }
 
 bool QpManager::sendable(uint32_t qi) const {
@@ -216,7 +219,7 @@ bool QpManager::sendable(uint32_t qi) const {
   if (!s.configured) return false;
   if (!s.retx.empty()) return true;
   if (wire::psn_diff(s.send_psn, s.next_psn) >= 0) return false;
-  if (holds_last(s)) return false;
+  if (holds_last(qi)) return false;
   return wire::psn_diff(s.send_psn, s.una) < static_cast<int32_t>(p_.qp_manager.max_inflight_psns);
 }
 
@@ -257,7 +260,7 @@ bool QpManager::pick(Cycle now, TxPacket& out) {
         window_stalls_.inc();
         continue;
       }
-      if (holds_last(s)) continue;  // re-queued when an ACK moves the first unacked PSN
+      if (holds_last(qi)) continue;  // re-queued when an ACK moves the first unacked PSN
       TxWqe* w = wqe_of(s, s.send_psn);
       if (!w) {  // the pointer sits on a retired or bad WQE's span: skip to the next
         s.send_psn = wire::psn_add(s.send_psn, 1);
@@ -366,12 +369,8 @@ bool QpManager::send_head(Cycle now) {
                                    : wire::kSendMiddle;
     }
     f.bth.ack_req = last;
-    if (eunomia_ && w.w.ooo) {
-      // Eunomia's sender agent: Head (the message's first PSN) and last on every packet.
-      f.bth.resv7 |= wire::kBthEunomiaMetaBit;
-      f.eunomia.head = w.start_psn;
-      f.eunomia.last = last;
-    }
+    // Eunomia's sender agent: Head (the message's first PSN) and last on every packet.
+    if (sender_ && w.w.ooo) sender_->tag(f, w.start_psn, last);
   }
   Cycle g = now + p_.arbiter.schedule_cycles;
   Cycle r = cache_.read(g, cache_.params().width_bits);

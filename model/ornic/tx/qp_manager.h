@@ -32,6 +32,10 @@
 #include "model/ornic/wqe.h"
 #include "model/sram/sram.h"
 
+namespace oonic::eunomia {
+class SenderAgent;
+}
+
 namespace oonic::ornic {
 
 class CqeManager;
@@ -121,6 +125,8 @@ class QpManager : public sc_core::sc_module {
   // The active WQE whose PSN span holds psn, or nullptr.
   TxWqe* wqe_of(SqState& s, uint32_t psn);
   void set_rsp_manager(RspManager* r) { rsp_ = r; }
+  // Eunomia's sender agent (nic.ordering eunomia): metadata and the last-packet hold.
+  void set_sender_agent(eunomia::SenderAgent* a) { sender_ = a; }
   // The CQE Manager wrote the head WQE's CQE at t: it leaves the WQE cache.
   void retire(Cycle t, uint32_t qi);
   Sram& wqe_cache() { return cache_; }
@@ -135,7 +141,7 @@ class QpManager : public sc_core::sc_module {
   bool sendable(uint32_t qi) const;
   bool pick(Cycle now, TxPacket& out);
   bool stale(const TxPacket& k) const;
-  bool holds_last(const SqState& s) const;
+  bool holds_last(uint32_t qi) const;
 
   const OrnicParams& p_;
   QpContextTable& qps_;
@@ -143,7 +149,7 @@ class QpManager : public sc_core::sc_module {
   DmaEngine& dma_;
   HdrGenerator& hdr_;
   Agenda& agenda_;
-  const bool eunomia_;  // nic.ordering eunomia: the sender agent's metadata and hold rule
+  eunomia::SenderAgent* sender_ = nullptr;  // nic.ordering eunomia
   CqeManager* cqe_ = nullptr;
   RspManager* rsp_ = nullptr;
   Sram cache_;

@@ -1,0 +1,87 @@
+#include "model/eunomia/sender_agent.h"
+
+namespace oonic::eunomia {
+
+namespace {
+// A power of two at least the PSN window: 2^24 is a multiple of it, so PSN % size stays
+// one-to-one over any window of consecutive PSNs, across the wrap too.
+uint32_t ring_size(uint32_t w) {
+  uint32_t n = 64;
+  while (n < w) n <<= 1;
+  return n;
+}
+}  // namespace
+
+SenderAgent::SenderAgent(sc_core::sc_module_name name, const ornic::BlockEnv& env,
+                         uint32_t window_psns)
+    : sc_module(name),
+      window_(ring_size(window_psns)),
+      board_(env.p.nic.max_qps),
+      held_psn_(env.p.nic.max_qps, 0),
+      tagged_(env.stats.counter(std::string(this->name()) + ".metadata_packets", "packet",
+                                "data packets sent with Head + last metadata")),
+      holds_(env.stats.counter(std::string(this->name()) + ".last_packet_holds", "event",
+                               "WRITE last packets held until all before them was ACKed")),
+      sacks_(env.stats.counter(std::string(this->name()) + ".sacks", "frame",
+                               "SACKs received (marked, no recovery)")),
+      nacks_(env.stats.counter(std::string(this->name()) + ".nacks", "frame",
+                               "NACKs received (that PSN resent)")),
+      timeout_resends_(env.stats.counter(std::string(this->name()) + ".timeout_resends", "packet",
+                                         "PSNs resent on a timeout (not SACKed)")),
+      timeout_skipped_(env.stats.counter(std::string(this->name()) + ".timeout_skipped", "packet",
+                                         "PSNs a timeout did not resend because SACKed")) {}
+
+void SenderAgent::tag(wire::FrameSpec& f, uint32_t head, bool last) {
+  f.bth.resv7 |= wire::kBthEunomiaMetaBit;
+  f.eunomia.head = head;
+  f.eunomia.last = last;
+  tagged_.inc();
+}
+
+bool SenderAgent::holds_last(uint32_t qi, bool is_last_of_write, uint32_t send_psn, uint32_t una) {
+  if (!is_last_of_write || send_psn == una) return false;
+  const uint32_t key = send_psn + 1;  // 0: none counted yet
+  if (qi < held_psn_.size() && held_psn_[qi] != key) {
+    held_psn_[qi] = key;
+    holds_.inc();
+  }
+  return true;
+}
+
+std::vector<uint64_t>& SenderAgent::row(uint32_t qi) {
+  auto& r = board_[qi];
+  if (r.empty()) r.assign((window_ + 63) / 64, 0);
+  return r;
+}
+
+void SenderAgent::on_sack(uint32_t qi, uint32_t psn, uint32_t una) {
+  sacks_.inc();
+  if (qi >= board_.size()) return;
+  const int32_t d = wire::psn_diff(psn, una);
+  if (d < 0 || static_cast<uint32_t>(d) >= window_) return;  // passed, or outside the window
+  const uint32_t i = psn % window_;
+  row(qi)[i / 64] |= uint64_t{1} << (i % 64);
+}
+
+void SenderAgent::advanced(uint32_t qi, uint32_t from, uint32_t to) {
+  if (qi >= board_.size() || board_[qi].empty()) return;
+  const int32_t n = wire::psn_diff(to, from);
+  if (n <= 0) return;
+  auto& r = board_[qi];
+  if (static_cast<uint32_t>(n) >= window_) {
+    std::fill(r.begin(), r.end(), 0);
+    return;
+  }
+  for (int32_t k = 0; k < n; ++k) {
+    const uint32_t i = wire::psn_add(from, k) % window_;
+    r[i / 64] &= ~(uint64_t{1} << (i % 64));
+  }
+}
+
+bool SenderAgent::sacked(uint32_t qi, uint32_t psn) const {
+  if (qi >= board_.size() || board_[qi].empty()) return false;
+  const uint32_t i = psn % window_;
+  return (board_[qi][i / 64] >> (i % 64)) & 1u;
+}
+
+}  // namespace oonic::eunomia
