@@ -55,6 +55,10 @@ struct QpContext {
   uint32_t wqe_last_psn = 0;
   bool wqe_last_known = false;
   bool announce_cached = false;  // next ACK carries "Start_Addr cached"
+  // Eunomia's out-of-order SEND: the message's receive buffer and Head.
+  bool send_buf_valid = false;
+  uint64_t send_buf = 0;
+  uint32_t send_head = 0;
   // Receive buffers for SEND.
   uint64_t recv_base = 0;
   uint32_t recv_count = 0, recv_bytes = 0, recv_next = 0;

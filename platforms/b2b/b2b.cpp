@@ -209,7 +209,9 @@ int run_b2b(const RunOptions& o) {
     for (size_t k = 0; k < list.size(); ++k) {
       ornic::Wqe w;
       w.op = list[k].op;
-      w.ooo = list[k].ooo;
+      // Eunomia carries SENDs out of order too (Head metadata; completion at Last Seq).
+      w.ooo = list[k].ooo || (list[k].ooo_mode && w.op == ornic::WqeOp::kSend &&
+                              all.nic.nic.ordering == "eunomia");
       w.length = static_cast<uint32_t>(list[k].bytes);
       w.local_addr = w.op == ornic::WqeOp::kRead ? bufs[k].dst : bufs[k].src;
       w.remote_addr = w.op == ornic::WqeOp::kRead ? bufs[k].src : bufs[k].dst;

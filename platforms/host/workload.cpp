@@ -79,7 +79,9 @@ void WorkloadParams::describe(ParamTable& t) {
         "opcode mix: write, read, send, or weights like write:2,read:1,send:1", {});
   t.add("workload.mode", &mode,
         "ooo: OOO WRITE/READ WQEs (ORNIC); standard: RoCEv2 in-order WQEs (go-back-N, the "
-        "in-order NIC); alternate: both in turn. SEND is always standard",
+        "in-order NIC); alternate: both in turn. SEND is standard, except with nic.ordering "
+        "eunomia: an OOO-mode SEND is Eunomia's out-of-order SEND (Head + last metadata, "
+        "completion held until Last Seq)",
         {"ooo", "standard", "alternate"});
   t.add("workload.wqe_bytes", &wqe_bytes,
         "WQE size in bytes: one value or a comma list drawn uniformly (K/M/G = 2^10/2^20/2^30)",
@@ -132,6 +134,7 @@ std::vector<std::vector<WqeSpec>> make_workload(const WorkloadParams& p, uint64_
       w.bytes = sizes.size() == 1 ? sizes[0] : sizes[rng() % sizes.size()];
       bool ooo = p.mode == "ooo" || (p.mode == "alternate" && i % 2 == 0);
       w.ooo = ooo && w.op != ornic::WqeOp::kSend;
+      w.ooo_mode = ooo;
       out[q].push_back(w);
     }
   }

@@ -43,7 +43,8 @@ struct WorkloadParams {  // workload.*
 struct WqeSpec {
   uint32_t qp = 0;  // QP index 0..qps-1
   ornic::WqeOp op = ornic::WqeOp::kWrite;
-  bool ooo = false;
+  bool ooo = false;       // OOO WRITE / READ (SEND: false)
+  bool ooo_mode = false;  // the WQE's turn is OOO (an OOO SEND under nic.ordering eunomia)
   uint64_t bytes = 0;
 };
 

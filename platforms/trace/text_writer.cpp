@@ -192,6 +192,11 @@ std::string TextFrameWriter::fields_with(const uint8_t* frame, size_t len, const
   s.bth.ack_req = v.bth.ack_req;
   s.bth.resv7 = v.bth.resv7 & wire::kBthStartAddrCachedBit;
   s.bth.psn = v.bth.psn;
+  const bool eunomia = (v.flags & wire::kHasEunomiaMeta) != 0;
+  if (eunomia) {  // eunomia_head= (eunomia_last=): the BTH bit and the 8-byte header
+    s.bth.resv7 |= wire::kBthEunomiaMetaBit;
+    s.eunomia = v.eunomia;
+  }
   if (fl & (wire::kHasReth | wire::kHasOooAddr)) s.reth = v.reth;
   if (fl & wire::kHasAeth) s.aeth = v.aeth;
   if (fl & wire::kHasImmDt) s.immdt = v.immdt;
@@ -228,6 +233,10 @@ std::string TextFrameWriter::fields_with(const uint8_t* frame, size_t len, const
   o += name;
   append_fmt(o, " qp=0x%llx", v.bth.dest_qp);
   append_fmt(o, " psn=%llu", v.bth.psn);
+  if (eunomia) {  // in wire order: the metadata header follows the BTH
+    append_fmt(o, " eunomia_head=%llu", v.eunomia.head);
+    if (v.eunomia.last) o += " eunomia_last=1";
+  }
   if (fl & (wire::kHasReth | wire::kHasOooAddr)) {
     append_fmt(o, " va=0x%llx", v.reth.va);
     append_fmt(o, " rkey=0x%llx", v.reth.rkey);
@@ -321,6 +330,11 @@ void TextFrameWriter::write(std::string& out, const uint8_t* frame, size_t len, 
       std::snprintf(b, sizeof b, "%s%s qp=0x%x psn=%u", note.empty() ? "" : " ", name ? name : op,
                     v.bth.dest_qp, v.bth.psn);
       note += b;
+      if (v.flags & wire::kHasEunomiaMeta) {
+        std::snprintf(b, sizeof b, " eunomia_head=%u%s", v.eunomia.head,
+                      v.eunomia.last ? " eunomia_last=1" : "");
+        note += b;
+      }
     }
   }
   if (!note.empty()) {

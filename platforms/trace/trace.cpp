@@ -230,13 +230,17 @@ enum Key : uint8_t {
   kBitmap,
   kRaw,
   kBadIcrc,
+  kEunomiaHead,
+  kEunomiaLast,
   kNumKeys
 };
 
 constexpr std::string_view kKeyNames[kNumKeys] = {
-    "op",   "qp",      "psn",  "va",   "rkey",   "dmalen", "syndrome", "msn",    "imm", "ackreq",
-    "len",  "payload", "src",  "dst",  "smac",   "dmac",   "sport",    "vlan",   "tos", "ttl",
-    "pkey", "se",      "fecn", "becn", "cached", "bitmap", "raw",      "badicrc"};
+    "op",     "qp",     "psn", "va",      "rkey",         "dmalen",      "syndrome", "msn",
+    "imm",    "ackreq", "len", "payload", "src",          "dst",         "smac",     "dmac",
+    "sport",  "vlan",   "tos", "ttl",     "pkey",         "se",          "fecn",     "becn",
+    "cached", "bitmap", "raw", "badicrc", "eunomia_head", "eunomia_last"};
+static_assert(kNumKeys <= 32, "the parser keeps the keys seen on a line in a uint32_t");
 
 struct OpName {
   std::string_view name;
@@ -654,7 +658,8 @@ void TextParser::run(std::vector<Pending>& out, std::vector<uint8_t>& blob) {
       if (key < 0) {
         fail(k,
              "unknown field (known: op qp psn va rkey dmalen syndrome msn imm ackreq len payload "
-             "src dst smac dmac sport vlan tos ttl pkey se fecn becn cached bitmap raw badicrc)");
+             "src dst smac dmac sport vlan tos ttl pkey se fecn becn cached bitmap raw badicrc "
+             "eunomia_head eunomia_last)");
       }
       if (seen & (1u << key)) fail(k, "field given twice");
       seen |= 1u << key;
@@ -762,6 +767,12 @@ void TextParser::run(std::vector<Pending>& out, std::vector<uint8_t>& blob) {
         case kBadIcrc:
           p.bad_icrc = flag(k, v);
           break;
+        case kEunomiaHead:
+          s.eunomia.head = static_cast<uint32_t>(number(k, v, 0xffffffffu));
+          break;
+        case kEunomiaLast:
+          s.eunomia.last = flag(k, v);
+          break;
         case kNumKeys:
           break;
       }
@@ -828,6 +839,18 @@ void TextParser::run(std::vector<Pending>& out, std::vector<uint8_t>& blob) {
       forbid(kMsn, "no AETH");
     }
     if (!(fl & wire::kHasImmDt)) forbid(kImm, "no ImmDt");
+    // Eunomia's metadata extension (Head, last): data packets only (WRITE, SEND, OOO
+    // WRITE), as wire::build writes it; either key sets the BTH bit and adds the header.
+    constexpr uint16_t kEunomiaData = wire::kHasPayload | wire::kIsRequest;
+    if ((fl & kEunomiaData) == kEunomiaData) {
+      if ((seen & (1u << kEunomiaLast)) && !(seen & (1u << kEunomiaHead))) {
+        fail("eunomia_head", "missing (eunomia_last needs the message's Head)");
+      }
+      if (seen & (1u << kEunomiaHead)) s.bth.resv7 |= wire::kBthEunomiaMetaBit;
+    } else {
+      forbid(kEunomiaHead, "no Eunomia metadata: WRITE, SEND and OOO WRITE data packets only");
+      forbid(kEunomiaLast, "no Eunomia metadata: WRITE, SEND and OOO WRITE data packets only");
+    }
     if (fl & wire::kHasBitmap) {
       require(kBitmap);
     } else {

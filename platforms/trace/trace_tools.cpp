@@ -624,6 +624,7 @@ struct ClassifiedFull {
   Classified c;
   std::vector<int16_t> opcode;  // per frame: BTH opcode, or -1 (not RoCE)
   std::vector<uint8_t> bad;     // per frame: 1 = bad ICRC
+  uint64_t eunomia_meta = 0;    // valid RC frames carrying Eunomia's metadata extension
 };
 
 ClassifiedFull classify_full(const Frames& fr, const std::optional<Sidecar>& sc,
@@ -646,6 +647,8 @@ ClassifiedFull classify_full(const Frames& fr, const std::optional<Sidecar>& sc,
     if (st[i] == wire::ParseStatus::kBadIcrc) out.bad[i] = 1, ++c.bad_icrc;
   }
   auto valid = [&](size_t i) { return st[i] == wire::ParseStatus::kOk && views[i].info; };
+  for (size_t i = 0; i < n; ++i)
+    if (valid(i) && (views[i].flags & wire::kHasEunomiaMeta)) ++out.eunomia_meta;
 
   std::vector<const wire::PacketView*> rc_views;
   for (size_t i = 0; i < n; ++i)
@@ -759,6 +762,7 @@ TraceStats compute_stats(const Frames& fr, const std::optional<Sidecar>& sc,
   s.bad_icrc = c.bad_icrc;
   s.to_dut = c.to_dut;
   s.from_dut = c.from_dut;
+  s.eunomia_meta = cf.eunomia_meta;
   std::map<int, uint64_t> ops;
   for (int16_t op : cf.opcode)
     if (op >= 0) ++ops[op];
@@ -868,6 +872,7 @@ std::string stats_json(const TraceStats& s) {
   j["duplicates"] = s.duplicates;
   j["gaps"] = s.gaps;
   j["retransmission_marks"] = s.retransmission_marks;
+  j["eunomia_meta"] = s.eunomia_meta;
   j["ood_definition"] = kOodDefinition;
   j["ood"] = dist_json(s.ood);
   j["lateness"] = dist_json(s.lateness);
@@ -919,6 +924,8 @@ std::string stats_text(const TraceStats& s) {
   o << "  opcodes    ";
   for (const auto& [name, n] : s.opcodes) o << " " << name << " " << n;
   o << "\n";
+  if (s.eunomia_meta)
+    o << "  eunomia     " << s.eunomia_meta << " frame(s) with Eunomia metadata (Head, last)\n";
   for (const StreamStats& q : s.streams) {
     std::snprintf(
         b, sizeof b,
@@ -1129,6 +1136,8 @@ SynthResult synth(const SynthOptions& o) {
     uint32_t rkey = 0, dmalen = 0, len = 0, msn = 0;
     uint64_t pat = 0;
     bool ackreq = false, from_dut = false;
+    bool eunomia = false, eunomia_last = false;  // Eunomia metadata (OOO WRITE)
+    uint32_t eunomia_head = 0;
   };
   const uint32_t total = o.mix_write + o.mix_read + o.mix_send;
   if (total == 0) fail_cli("trace synth: --mix: all weights are 0");
@@ -1164,6 +1173,7 @@ SynthResult synth(const SynthOptions& o) {
       };
       if (kind == kWrite) {
         ++res.writes;
+        const uint32_t head = psn;  // the WQE's first PSN: Eunomia's Head
         for (uint64_t k = 0; k < pkts; ++k) {
           Pkt p;
           bool last = k + 1 == pkts;
@@ -1178,6 +1188,8 @@ SynthResult synth(const SynthOptions& o) {
             p.op = last ? (fspot ? wire::kOooWriteLastFSpot : wire::kOooWriteLast)
                         : (fspot ? wire::kOooWriteFSpot : wire::kOooWriteSpot);
             if (fspot) p.va = addr, p.rkey = rkey, p.dmalen = wlen;
+            // Eunomia's sender agent (model/ornic/tx/qp_manager.cpp): OOO WRITE only.
+            if (o.eunomia_meta) p.eunomia = true, p.eunomia_head = head, p.eunomia_last = last;
           } else {
             p.op = pkts == 1 ? wire::kWriteOnly
                    : k == 0  ? wire::kWriteFirst
@@ -1273,6 +1285,11 @@ SynthResult synth(const SynthOptions& o) {
       s.bth.dest_qp = (o.qpn_base + q) & wire::kPsnMask;
       s.bth.psn = p.psn;
       s.bth.ack_req = p.ackreq;
+      if (p.eunomia) {
+        s.bth.resv7 |= wire::kBthEunomiaMetaBit;
+        s.eunomia.head = p.eunomia_head;
+        s.eunomia.last = p.eunomia_last;
+      }
       s.reth.va = p.va, s.reth.rkey = p.rkey, s.reth.dma_len = p.dmalen;
       s.aeth.syndrome = wire::kAethAckNoCredit;
       s.aeth.msn = p.msn;
@@ -1330,8 +1347,9 @@ const char* kConvertUsage = R"(usage: oonic trace convert IN OUT
 Reads IN (pcap, pcapng or oonic text trace; detected by content) and writes OUT
 in the format its extension names:
   .txt     oonic text trace: each frame in field form (op= qp= psn= ...
-           payload=zero|pat:ADDR|hex:...) when those fields rebuild it byte for
-           byte, else raw=<hex>; times in ns with 3 decimals; a capture's
+           payload=zero|pat:ADDR|hex:...; Eunomia metadata: eunomia_head=N
+           eunomia_last=1) when those fields rebuild it byte for byte, else
+           raw=<hex>; times in ns with 3 decimals; a capture's
            absolute start time is kept in a "# time-origin:" line
   .pcap    classic pcap, ns timestamps, LINKTYPE_ETHERNET
   .pcapng  pcapng: one section, one Ethernet interface (if_tsresol 9), EPBs
@@ -1372,9 +1390,15 @@ options:
   --rkey RKEY           (default 0x1234)
   --payload pat|zero    pat (default): the address pattern of each packet's address
   --seed S              (default 1); Python-compatible random stream
-  --eunomia-metadata    not yet supported (needs the Eunomia wire extension)
+  --eunomia-metadata    Eunomia's metadata extension (BTH byte 8 bit 5, then 8 B:
+                        Head 32 | flags 8, bit 0 last | reserved 24) on every
+                        packet of an OOO WRITE, as the NIC's sender agent with
+                        nic.ordering: eunomia sends it: Head = the WQE's first
+                        PSN, last = 1 on its last packet (text: eunomia_head=N,
+                        eunomia_last=1). Only OOO WRITE packets carry it (not
+                        SEND, READ or standard WRITE): needs --mode ooo
 Without READ / SEND, the frames are those scripts/gen-trace writes with the same
-options (and --ooo-distance 0).
+options (and --ooo-distance 0; --eunomia-metadata as gen-trace's).
 )";
 
 const char* kPerturbUsage = R"(usage: oonic trace perturb IN OUT [options]
@@ -1428,7 +1452,8 @@ const char* kStatsUsage =
     R"(usage: oonic trace stats IN [--json] [--qps FILE] [--dut ip=ADDR|mac=MAC]
 
 Counts the frames of IN (pcap, pcapng or text): RoCE / other, bad ICRC, to and
-from the DUT, an opcode histogram, and per stream of data packets to the DUT
+from the DUT, an opcode histogram, frames carrying Eunomia's metadata
+extension (eunomia_meta), and per stream of data packets to the DUT
 (DUT QPN, requests or READ responses): packets, PSN range, duplicates, gaps
 (PSNs between the start PSN and the highest seen that never arrive), and the
 out-of-order degree.
@@ -1642,9 +1667,7 @@ int cmd_synth(const std::vector<std::string>& args) {
     } else if (a.is("--seed")) {
       o.seed = a.number();
     } else if (a.s == "--eunomia-metadata") {
-      fail_cli(
-          "trace synth: --eunomia-metadata: not yet supported: Eunomia metadata needs the Eunomia "
-          "wire extension (issue 4)");
+      o.eunomia_meta = true;
     } else {
       fail_cli("trace synth: unknown argument '" + a.s + "' (see oonic trace synth --help)");
     }
@@ -1654,6 +1677,10 @@ int cmd_synth(const std::vector<std::string>& args) {
     fail_cli("trace synth: --qpn-base + --qps - 1 exceeds 2^24-1");
   if (o.ooo && fspot_given && o.fspot_count == 0)
     fail_cli("trace synth: --fspot-count must be at least 1 (Start_Addr must reach the DUT)");
+  if (o.eunomia_meta && !o.ooo)
+    fail_cli(
+        "trace synth: --eunomia-metadata needs --mode ooo (Eunomia's sender agent tags OOO WRITE "
+        "packets only)");
   OutFormat fmt = out_format_for(o.out);
   if (!o.line_rate && fmt != OutFormat::kText)
     fail_cli("trace synth: --timing gap writes no times: use a .txt output");
@@ -1664,10 +1691,11 @@ int cmd_synth(const std::vector<std::string>& args) {
   std::snprintf(
       hdr, sizeof hdr,
       "%s, %u QP(s) x %u WQE(s) x %llu B (%llu WRITE, %llu READ, %llu SEND), PMTU %u, "
-      "seed %llu",
+      "seed %llu%s",
       o.ooo ? "ooo" : "standard", o.qps, o.wqes, static_cast<unsigned long long>(o.wqe_bytes),
       static_cast<unsigned long long>(r.writes), static_cast<unsigned long long>(r.reads),
-      static_cast<unsigned long long>(r.sends), o.pmtu, static_cast<unsigned long long>(o.seed));
+      static_cast<unsigned long long>(r.sends), o.pmtu, static_cast<unsigned long long>(o.seed),
+      o.eunomia_meta ? ", Eunomia metadata on OOO WRITE" : "");
   write_frames(o.out, fmt, r.frames, {"generated by: " + o.command, hdr});
   std::string sc = stem_sidecar(o.out);
   {

@@ -155,6 +155,7 @@ struct TraceStats {
   std::string path, format, dut, dut_how;
   uint64_t frames = 0, roce = 0, non_roce = 0, bad_icrc = 0, to_dut = 0, from_dut = 0;
   uint64_t data_packets = 0, duplicates = 0, gaps = 0, retransmission_marks = 0;
+  uint64_t eunomia_meta = 0;  // valid RC frames carrying Eunomia's metadata extension
   std::vector<std::pair<std::string, uint64_t>> opcodes;  // name -> count (table order)
   std::vector<StreamStats> streams;
   Dist ood, lateness;
@@ -220,6 +221,11 @@ struct SynthOptions {
   uint64_t va_base = 0x10000;
   uint32_t rkey = 0x1234;
   bool payload_pattern = true;
+  // Eunomia's metadata extension (BTH byte 8 bit 5 + Head / last) on every packet
+  // of an OOO WRITE (ooo mode), as the NIC's sender agent with nic.ordering:
+  // eunomia puts it: Head = the WQE's first PSN, last on its last packet.
+  // Standard WRITE, SEND and READ packets never carry it.
+  bool eunomia_meta = false;
   std::string command;  // for the comments of the trace and sidecar
 };
 struct SynthResult {

@@ -66,7 +66,7 @@ class TraceTools(e2e.OonicTestCase):
     def test_help(self):
         r = self.oonic_ok("--help")
         self.assertIn("trace SUBCOMMAND", r.stdout)
-        for sub, needle in (("convert", ".pcapng"), ("synth", "--mix"),
+        for sub, needle in (("convert", ".pcapng"), ("synth", "--eunomia-metadata"),
                             ("perturb", "--ooo-distance"), ("stats", "rcv_nxt")):
             r = self.oonic_ok("trace", sub, "--help")
             self.assertIn(needle, r.stdout)
@@ -189,6 +189,111 @@ class TraceTools(e2e.OonicTestCase):
             self.assertTrue(integ["ok"], "%s: %s\n%s" % (out, integ, res.stdout))
             self.assertIn("from the sidecar", res.stdout)
 
+    def check_eunomia_keys(self, path, start_psn=0):
+        """Every OOO WRITE line carries eunomia_head = its message's first PSN and
+        eunomia_last=1 exactly on the message's last packet; no other line has the
+        keys (a retransmission repeats its line). Returns the number of lines with the
+        keys."""
+        tagged = 0
+        by_psn = {}  # qp -> {psn: a line}
+        for r in rows(path):
+            by_psn.setdefault(r["qp"], {})[int(r["psn"])] = r
+            if r["op"].startswith("OOO_WRITE"):
+                tagged += 1
+        for pkts in by_psn.values():
+            start = None  # first PSN of the message in progress, walking in PSN order
+            for psn in sorted(pkts, key=lambda p: (p - start_psn) & 0xFFFFFF):
+                r = pkts[psn]
+                op = r["op"]
+                if start is None:
+                    start = psn
+                ends = op.endswith("LAST") or op.endswith("LAST_FSPOT") or op.endswith("ONLY") \
+                    or op.startswith("READ_REQUEST") or op.startswith("OOO_READ_REQUEST")
+                if op.startswith("OOO_WRITE"):
+                    self.assertEqual(int(r["eunomia_head"]), start, r)
+                    self.assertEqual(r.get("eunomia_last"), "1" if ends else None, r)
+                else:
+                    self.assertNotIn("eunomia_head", r)
+                    self.assertNotIn("eunomia_last", r)
+                if ends:
+                    start = None
+        return tagged
+
+    def replay_both_orderings(self, trace):
+        """Replays with nic.ordering eunomia and with the default (ornic): both place
+        every byte. Returns the two runs."""
+        runs = []
+        for extra, scheme in ((["--set", "nic.ordering=eunomia"], "eunomia"), ([], "ornic")):
+            res = self.replay_ok(trace, *extra)
+            with open(res.path("config.yaml")) as f:
+                self.assertRegex(f.read(), r'\n  ordering: "%s"' % scheme)
+            integ = res.stats_json["integrity"]
+            self.assertTrue(integ["checked"], integ)
+            self.assertTrue(integ["ok"], "%s %s: %s\n%s" % (trace, extra, integ, res.stdout))
+            runs.append(res)
+        return runs
+
+    def test_synth_eunomia_metadata(self):
+        d = self.mkdtemp()
+        # In order, WRITEs and SENDs: the keys on the OOO WRITE lines only.
+        mixed = os.path.join(d, "mixed.txt")
+        args = ["--qps", "2", "--wqes", "4", "--wqe-bytes", "20K", "--mix", "write=1,send=1",
+                "--seed", "2", "--start-psn", "0xfffff8"]
+        self.oonic_ok("trace", "synth", "--out", mixed, "--eunomia-metadata", *args)
+        tagged = self.check_eunomia_keys(mixed, 0xfffff8)
+        ops = [r["op"] for r in rows(mixed)]
+        self.assertGreater(tagged, 0)
+        self.assertTrue(any(op.startswith("SEND") for op in ops), ops)
+        self.assertEqual(self.stats(mixed)["eunomia_meta"], tagged)
+        # The NIC parses the 8-byte header on each tagged frame (and ORNIC ignores it).
+        plain = os.path.join(d, "plain.txt")
+        self.oonic_ok("trace", "synth", "--out", plain, *args)
+        self.assertEqual(self.stats(plain)["eunomia_meta"], 0)
+        runs = self.replay_both_orderings(mixed)
+        for with_meta, extra in zip(runs, (["--set", "nic.ordering=eunomia"], [])):
+            base = self.replay_ok(plain, *extra)
+            self.assertEqual(with_meta.stat("nic0.rx.parser.bytes") - base.stat(
+                "nic0.rx.parser.bytes"), 8 * tagged, extra)
+        # Reordered within each WQE (write only): still every byte placed.
+        writes = os.path.join(d, "w.txt")
+        shuffled = os.path.join(d, "w-ooo.txt")
+        self.oonic_ok("trace", "synth", "--out", writes, "--qps", "2", "--wqes", "3",
+                      "--wqe-bytes", "64K", "--eunomia-metadata")
+        self.oonic_ok("trace", "perturb", writes, shuffled, "--ooo-distance", "7", "--seed", "3")
+        self.assertEqual(self.check_eunomia_keys(shuffled), 96)
+        self.assertGreater(self.stats(shuffled)["ood"]["max"], 0)
+        self.replay_both_orderings(shuffled)
+        # pcap -> text keeps the keys.
+        pc, back = os.path.join(d, "w.pcap"), os.path.join(d, "w-back.txt")
+        self.oonic_ok("trace", "convert", shuffled, pc)
+        self.oonic_ok("trace", "convert", pc, back)
+        strip = lambda rs: [{k: v for k, v in r.items() if k not in ("comment", "time")}  # noqa
+                            for r in rs]
+        self.assertEqual(strip(rows(back)), strip(rows(shuffled)))
+
+    def test_gen_trace_eunomia_metadata(self):
+        d = self.mkdtemp()
+        # Without reordering, gen-trace and synth write the same lines (times included).
+        g, s = os.path.join(d, "g.txt"), os.path.join(d, "s.txt")
+        common = ["--qps", "2", "--wqes", "2", "--wqe-bytes", "16K", "--eunomia-metadata"]
+        self.gen_trace("--out", g, *common)
+        self.oonic_ok("trace", "synth", "--out", s, *common)
+        strip = lambda rs: [{k: v for k, v in r.items() if k != "comment"} for r in rs]  # noqa
+        self.assertEqual(strip(rows(g)), strip(rows(s)))
+        # Shuffled, a PSN lost and retransmitted: the keys follow the packet.
+        out = os.path.join(d, "eu.txt")
+        self.gen_trace("--out", out, "--qps", "2", "--wqes", "3", "--wqe-bytes", "32K",
+                       "--ooo-distance", "5", "--lose-psn", "3", "--eunomia-metadata")
+        self.assertEqual(self.check_eunomia_keys(out), 48)
+        self.assertTrue(any("retransmission" in r["comment"] for r in rows(out)))
+        self.replay_both_orderings(out)
+        p = subprocess.run([sys.executable, os.path.join(e2e.SOURCE_DIR, "scripts", "gen-trace"),
+                            "--out", os.path.join(d, "x.txt"), "--mode", "standard",
+                            "--eunomia-metadata"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True, timeout=e2e.TIMEOUT)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--eunomia-metadata needs --mode ooo", p.stderr)
+
     def test_convert_captures_round_trip(self):
         import scapy.layers.l2  # noqa: F401 (LINKTYPE_ETHERNET -> Ether)
         import scapy.layers.inet  # noqa: F401
@@ -214,10 +319,15 @@ class TraceTools(e2e.OonicTestCase):
 
     def test_errors(self):
         d = self.mkdtemp()
-        r = e2e.run_oonic(["trace", "synth", "--out", os.path.join(d, "e.txt"),
-                           "--eunomia-metadata"])
-        self.assertError(r, "not yet supported: Eunomia metadata needs the Eunomia wire "
-                            "extension (issue 4)")
+        r = e2e.run_oonic(["trace", "synth", "--out", os.path.join(d, "e.txt"), "--mode",
+                           "standard", "--eunomia-metadata"])
+        self.assertError(r, "--eunomia-metadata needs --mode ooo")
+        eu = os.path.join(d, "eu.txt")
+        with open(eu, "w") as f:
+            f.write("0 op=OOO_WRITE_SPOT qp=1 psn=0 eunomia_head=0\n"
+                    "1 op=ACK qp=1 psn=0 eunomia_head=0\n")
+        self.assertError(e2e.run_oonic(["replay", eu, "--out", os.path.join(d, "r")]),
+                         eu + ":2:", "'eunomia_head'", "not carried by ACK")
         missing = os.path.join(d, "nope.txt")
         self.assertError(e2e.run_oonic(["trace", "perturb", missing, os.path.join(d, "o.txt")]),
                          missing)

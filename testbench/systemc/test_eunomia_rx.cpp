@@ -245,3 +245,53 @@ TEST(EunomiaRx, PacketBeyondTheCapIsNacked) {
 
 }  // namespace
 }  // namespace oonic::test
+
+namespace oonic::test {
+namespace {
+
+// Eunomia's out-of-order SEND: a 3-packet SEND (PSNs 0..2, Head 0) arrives 2 (last), 1,
+// 0. Each packet goes straight to the receive buffer at (PSN - Head) x PMTU; the
+// message's completion (MSN 1, carried by the ACK) waits until Head passes Last Seq,
+// i.e. until PSN 0 is in.
+TEST(EunomiaRx, SendCompletionHeldUntilLastSeq) {
+  NicBench b(eunomia_params());
+  ornic::QpContext c = NicBench::qp(0, kPmtu, 64);
+  c.recv_base = 0x40000, c.recv_count = 2, c.recv_bytes = 4096;
+  b.nic.add_qp(c);
+  const uint8_t ops[] = {wire::kSendLast, wire::kSendMiddle, wire::kSendFirst};
+  const uint32_t psns[] = {2, 1, 0};
+  for (int i = 0; i < 3; ++i) {
+    wire::FrameSpec s = request(ops[i], psns[i], kPmtu);
+    s.bth.resv7 |= wire::kBthEunomiaMetaBit;
+    s.eunomia.head = 0;
+    s.eunomia.last = psns[i] == 2;
+    b.inject(100 + 100 * i, s);
+  }
+  sc_core::sc_start();
+  ASSERT_EQ(b.records.size(), 3u);
+  EXPECT_STREQ(b.records[0].verdict, "ooo");
+  EXPECT_STREQ(b.records[1].verdict, "ooo");
+  EXPECT_STREQ(b.records[2].verdict, "accepted");
+  EXPECT_EQ(b.stats.counter_value("nic0.rx.req_processor.messages"), 1u);
+  EXPECT_EQ(stat(b, "hd_bitmap.garbage_collections"), 1u);
+  // No ACK says the message is complete before PSN 0 was processed; one does after.
+  const Cycle head_in = b.records[2].processed;
+  int complete_acks = 0;
+  for (const auto& f : b.port.sent) {
+    if (f->v.bth.opcode != wire::kAcknowledge) continue;
+    if (f->cycle < head_in) EXPECT_EQ(f->v.aeth.msn, 0u) << "ACK at " << f->cycle;
+    if (f->v.aeth.msn == 1) {
+      ++complete_acks;
+      EXPECT_EQ(f->v.bth.psn, 2u);
+    }
+  }
+  EXPECT_EQ(complete_acks, 1);
+  // The data sits in the first receive buffer, in PSN order; the second is untouched.
+  std::vector<uint8_t> got(3 * kPmtu + 1);
+  b.host.memory().read(0x40000, got.data(), got.size());
+  for (size_t i = 0; i < 3 * kPmtu; ++i) ASSERT_EQ(got[i], 0xA5) << i;
+  EXPECT_EQ(got[3 * kPmtu], 0);
+}
+
+}  // namespace
+}  // namespace oonic::test

@@ -269,7 +269,7 @@ TEST_F(TraceText, ErrorsNameFileLineAndField) {
   EXPECT_EQ(text_error("# c\n- op=SEND_ONLY qp=1 psn=1 foo=2\n"),
             f + ":2: unknown field (known: op qp psn va rkey dmalen syndrome msn imm ackreq len "
                 "payload src dst smac dmac sport vlan tos ttl pkey se fecn becn cached bitmap raw "
-                "badicrc), field 'foo'");
+                "badicrc eunomia_head eunomia_last), field 'foo'");
   EXPECT_EQ(text_error("- op=SEND_ONLY qp=1 psn=12z\n"), f + ":1: bad number '12z', field 'psn'");
   EXPECT_EQ(text_error("- op=SEND_ONLY qp=0x1000000 psn=1\n"),
             f + ":1: value 0x1000000 out of range (max 0xffffff), field 'qp'");
@@ -334,6 +334,96 @@ TEST_F(TraceText, ErrorsNameFileLineAndField) {
             f + ":1: unsupported trace version 'v2', field 'header'");
   EXPECT_EQ(text_error("- op=SEND_ONLY qp=1 psn=1 junk\n"),
             f + ":1: expected key=value, field 'junk'");
+}
+
+// Eunomia's metadata extension: eunomia_head= / eunomia_last= on data packets.
+TEST_F(TraceText, EunomiaMetadataKeys) {
+  Trace t =
+      Trace::load(write("eu.txt",
+                        "0 op=OOO_WRITE_FSPOT qp=0x11 psn=7 eunomia_head=5 va=0x20000 "
+                        "rkey=0x99 dmalen=4096 len=64 payload=pat:0x20000\n"
+                        "1 op=OOO_WRITE_LAST qp=0x11 psn=9 eunomia_head=5 eunomia_last=1 "
+                        "len=8\n"
+                        "2 op=WRITE_ONLY qp=0x11 psn=3 eunomia_last=0 eunomia_head=0xffffffff "
+                        "va=0x30000 rkey=0x99 len=16 payload=pat:0x30000\n"
+                        "3 op=SEND_MIDDLE qp=0x11 psn=4 eunomia_head=4294967295 len=4\n"
+                        "4 op=OOO_WRITE_FSPOT qp=0x11 psn=7 va=0x20000 rkey=0x99 "
+                        "dmalen=4096 len=64 payload=pat:0x20000\n"
+                        "5 op=ACK qp=0x11 psn=9 cached=1\n"));
+  ASSERT_EQ(t.records.size(), 6u);
+
+  wire::PacketView v = parse_ok(t, 0);  // OOO FSpot: metadata, then the OOO address header
+  EXPECT_EQ(v.bth.opcode, wire::kOooWriteFSpot);
+  ASSERT_TRUE(v.flags & wire::kHasEunomiaMeta);
+  EXPECT_EQ(v.bth.resv7 & wire::kBthEunomiaMetaBit, wire::kBthEunomiaMetaBit);
+  EXPECT_EQ(v.eunomia.head, 5u);
+  EXPECT_FALSE(v.eunomia.last);  // eunomia_last defaults to 0
+  EXPECT_EQ(v.reth.va, 0x20000u);
+  EXPECT_EQ(v.reth.rkey, 0x99u);
+  EXPECT_EQ(v.reth.dma_len, 4096u);
+  ASSERT_EQ(v.payload_len, 64u);
+  EXPECT_EQ(check_pattern(0x20000, v.payload, 64), 64u);
+  // The same line without the keys: 8 bytes shorter, no BTH bit.
+  wire::PacketView plain = parse_ok(t, 4);
+  EXPECT_FALSE(plain.flags & wire::kHasEunomiaMeta);
+  EXPECT_EQ(plain.bth.resv7, 0);
+  EXPECT_EQ(t.records[0].len, t.records[4].len + wire::kEunomiaMetaBytes);
+  EXPECT_EQ(v.header_len, plain.header_len + wire::kEunomiaMetaBytes);
+
+  v = parse_ok(t, 1);
+  EXPECT_EQ(v.bth.opcode, wire::kOooWriteLast);
+  ASSERT_TRUE(v.flags & wire::kHasEunomiaMeta);
+  EXPECT_EQ(v.eunomia.head, 5u);
+  EXPECT_TRUE(v.eunomia.last);
+
+  v = parse_ok(t, 2);  // WRITE_ONLY: keys in any order, Head 32 bits, RETH after the metadata
+  EXPECT_EQ(v.bth.opcode, wire::kWriteOnly);
+  ASSERT_TRUE(v.flags & wire::kHasEunomiaMeta);
+  EXPECT_EQ(v.eunomia.head, 0xffffffffu);
+  EXPECT_FALSE(v.eunomia.last);
+  EXPECT_EQ(v.reth.va, 0x30000u);
+  EXPECT_EQ(v.reth.dma_len, 16u);  // dmalen still defaults to the payload length
+  EXPECT_EQ(check_pattern(0x30000, v.payload, v.payload_len), 16u);
+
+  v = parse_ok(t, 3);  // SEND data packets may carry it too
+  EXPECT_EQ(v.bth.opcode, wire::kSendMiddle);
+  ASSERT_TRUE(v.flags & wire::kHasEunomiaMeta);
+  EXPECT_EQ(v.eunomia.head, 0xffffffffu);
+  EXPECT_EQ(v.payload_len, 4u);
+
+  v = parse_ok(t, 5);  // cached= is a different Resv7 bit
+  EXPECT_FALSE(v.flags & wire::kHasEunomiaMeta);
+  EXPECT_EQ(v.bth.resv7, wire::kBthStartAddrCachedBit);
+}
+
+TEST_F(TraceText, EunomiaMetadataErrorsNameLineAndKey) {
+  const std::string f = dir_ + "/bad.txt";
+  const std::string data_only =
+      "(no Eunomia metadata: WRITE, SEND and OOO WRITE data packets only)";
+  EXPECT_EQ(text_error("# c\n- op=ACK qp=1 psn=1 eunomia_head=0\n"),
+            f + ":2: not carried by ACK " + data_only + ", field 'eunomia_head'");
+  EXPECT_EQ(text_error("- op=READ_REQUEST qp=1 psn=1 va=0 rkey=1 dmalen=4 eunomia_last=1\n"),
+            f + ":1: not carried by READ_REQUEST " + data_only + ", field 'eunomia_last'");
+  EXPECT_EQ(text_error("- op=READ_RESPONSE_ONLY qp=1 psn=1 len=4 eunomia_head=3\n"),
+            f + ":1: not carried by READ_RESPONSE_ONLY " + data_only + ", field 'eunomia_head'");
+  EXPECT_EQ(text_error("- op=OOO_NAK qp=1 psn=1 bitmap=0:8 eunomia_head=3\n"),
+            f + ":1: not carried by OOO_NAK " + data_only + ", field 'eunomia_head'");
+  EXPECT_EQ(text_error("- op=CNP qp=1 eunomia_head=3\n"),
+            f + ":1: not carried by CNP " + data_only + ", field 'eunomia_head'");
+  EXPECT_EQ(text_error("\n- op=OOO_WRITE_SPOT qp=1 psn=1 len=4 eunomia_last=1\n"),
+            f + ":2: missing (eunomia_last needs the message's Head), field 'eunomia_head'");
+  EXPECT_EQ(text_error("- op=OOO_WRITE_SPOT qp=1 psn=1 eunomia_head=0x100000000\n"),
+            f + ":1: value 0x100000000 out of range (max 0xffffffff), field 'eunomia_head'");
+  EXPECT_EQ(text_error("- op=OOO_WRITE_SPOT qp=1 psn=1 eunomia_head=-1\n"),
+            f + ":1: bad number '-1', field 'eunomia_head'");
+  EXPECT_EQ(text_error("- op=OOO_WRITE_SPOT qp=1 psn=1 eunomia_head=\n"),
+            f + ":1: bad number '', field 'eunomia_head'");
+  EXPECT_EQ(text_error("- op=OOO_WRITE_SPOT qp=1 psn=1 eunomia_head=0 eunomia_last=2\n"),
+            f + ":1: expected 0 or 1, got '2', field 'eunomia_last'");
+  EXPECT_EQ(text_error("- op=OOO_WRITE_SPOT qp=1 psn=1 eunomia_head=0 eunomia_head=1\n"),
+            f + ":1: field given twice, field 'eunomia_head'");
+  EXPECT_EQ(text_error("- raw=00112233 eunomia_head=1\n"),
+            f + ":1: raw= takes no other field, field 'eunomia_head'");
 }
 
 // --------------------------------------------------------------- pcap ---
@@ -769,6 +859,35 @@ TEST_F(TraceGen, SameSeedSameBytes) {
   EXPECT_EQ(sa.substr(sa.find('\n', sa.find("generated by"))),
             sb.substr(sb.find('\n', sb.find("generated by"))));
   EXPECT_EQ(Trace::load(a).records.size(), 64u);
+}
+
+TEST_F(TraceGen, EunomiaMetadataOnEveryOooWritePacket) {
+  // 2 QPs x 3 WQEs x 5 packets, shuffled within each WQE, PSN 2 lost and
+  // retransmitted: Head = the WQE's first PSN, last only on the WQE's last packet.
+  const std::string out = dir_ + "/eu.txt";
+  ASSERT_EQ(run_gen("--out " + out +
+                    " --qps 2 --wqes 3 --wqe-bytes 20K --pmtu 4096 --ooo-distance 3 "
+                    "--start-psn 0xfffffa --lose-psn 0xfffffc --eunomia-metadata"),
+            0);
+  Trace t = Trace::load(out);
+  ASSERT_EQ(t.records.size(), 30u);
+  size_t lasts = 0;
+  for (size_t i = 0; i < t.records.size(); ++i) {
+    wire::PacketView v = parse_ok(t, i);
+    const int32_t k = wire::psn_diff(v.bth.psn, 0xfffffa);
+    ASSERT_TRUE(v.flags & wire::kHasEunomiaMeta) << "line " << t.records[i].line;
+    EXPECT_EQ(v.eunomia.head, wire::psn_add(0xfffffa, k / 5 * 5)) << "line " << t.records[i].line;
+    EXPECT_EQ(v.eunomia.last, k % 5 == 4) << "line " << t.records[i].line;
+    EXPECT_EQ(v.eunomia.last, (v.info->flags & wire::kIsLast) != 0);
+    lasts += v.eunomia.last;
+  }
+  EXPECT_EQ(lasts, 6u);
+  // The line-rate times count the 8 bytes of the extension: 20 KB in 5 frames of
+  // 4096 + 58 B headers + 8 B metadata (+ 16 B address header on FSpot, all 5 here).
+  EXPECT_EQ(t.records[1].time_ps - t.records[0].time_ps,
+            static_cast<uint64_t>((4096 + 58 + 8 + 16 + 24) * 8000 / 100));
+  // Standard WRITEs never carry it: refused.
+  EXPECT_NE(run_gen("--out " + dir_ + "/std.txt --mode standard --eunomia-metadata"), 0);
 }
 
 TEST(TraceBundled, BundledTracesLoadWithSidecars) {

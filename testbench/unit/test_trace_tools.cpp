@@ -584,6 +584,95 @@ TEST_F(TraceToolsConvert, FieldFormWhereFieldsRebuildTheFrame) {
   }
 }
 
+TEST_F(TraceToolsConvert, EunomiaMetadataRoundTripsThroughText) {
+  std::vector<std::vector<uint8_t>> frames;
+  std::vector<uint8_t> pat(512);
+  fill_pattern(0x40000, pat.data(), pat.size());
+  wire::FrameSpec fs;  // OOO FSpot, not the last packet
+  fs.bth.opcode = wire::kOooWriteFSpot, fs.bth.dest_qp = 0x11, fs.bth.psn = 12;
+  fs.bth.resv7 = wire::kBthEunomiaMetaBit;
+  fs.eunomia = {10, false};
+  fs.reth = {0x40000, 0x1234, 8192};
+  fs.payload = pat.data(), fs.payload_len = 512;
+  frames.push_back(wire::build(fs));
+  wire::FrameSpec last = fs;  // OOO Last, the largest Head
+  last.bth.opcode = wire::kOooWriteLast, last.bth.ack_req = true;
+  last.eunomia = {0xffffffffu, true};
+  frames.push_back(wire::build(last));
+  wire::FrameSpec send;  // SEND with metadata and the cached bit
+  send.bth.opcode = wire::kSendOnly, send.bth.dest_qp = 0x12, send.bth.psn = 3;
+  send.bth.resv7 = wire::kBthEunomiaMetaBit | wire::kBthStartAddrCachedBit;
+  send.eunomia = {3, true};
+  send.payload_len = 40;
+  frames.push_back(wire::build(send));
+  const size_t n_fields = frames.size();
+  // Raw: the bit on an ACK (no metadata there); reserved bytes of the header not 0.
+  wire::FrameSpec ack;
+  ack.bth.opcode = wire::kAcknowledge, ack.bth.dest_qp = 0x11, ack.bth.psn = 12;
+  ack.bth.resv7 = wire::kBthEunomiaMetaBit;
+  frames.push_back(wire::build(ack));
+  frames.push_back(wire::build(fs));
+  const size_t l3 = wire::kEthHeaderBytes;
+  frames.back()[l3 + wire::kIpv4HeaderBytes + wire::kUdpHeaderBytes + wire::kBthBytes + 7] = 1;
+  uint32_t icrc = wire::compute_icrc(frames.back().data(), frames.back().size(), l3);
+  for (int b = 0; b < 4; ++b)
+    frames.back()[frames.back().size() - 4 + b] = static_cast<uint8_t>(icrc >> (8 * b));
+
+  TextFrameWriter tw;
+  EXPECT_EQ(tw.fields(frames[0].data(), frames[0].size()),
+            "op=OOO_WRITE_FSPOT qp=0x11 psn=12 eunomia_head=10 va=0x40000 rkey=0x1234 "
+            "dmalen=8192 len=512 payload=pat:0x40000");
+  EXPECT_EQ(tw.fields(frames[1].data(), frames[1].size()),
+            "op=OOO_WRITE_LAST qp=0x11 psn=12 eunomia_head=4294967295 eunomia_last=1 len=512 "
+            "payload=pat:0x40000 ackreq=1");
+  EXPECT_EQ(tw.fields(frames[2].data(), frames[2].size()),
+            "op=SEND_ONLY qp=0x12 psn=3 eunomia_head=3 eunomia_last=1 len=40 cached=1");
+  EXPECT_EQ(tw.fields(frames[3].data(), frames[3].size()), "");
+  EXPECT_EQ(tw.fields(frames[4].data(), frames[4].size()), "");
+
+  std::vector<uint8_t> bytes;
+  for (const auto& f : frames) bytes.insert(bytes.end(), f.begin(), f.end());
+  Frames fr = Frames::own(bytes);
+  uint64_t off = 0;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    Frame f;
+    f.offset = off;
+    f.len = f.wire_len = static_cast<uint32_t>(frames[i].size());
+    f.time_ps = static_cast<int64_t>(i) * 1000;
+    f.source = static_cast<uint32_t>(i + 1);
+    off += f.len;
+    fr.frames.push_back(f);
+  }
+  // frames -> text -> frames, and pcap -> text -> pcap: byte for byte.
+  std::string txt = path("eu.txt"), pc = path("eu.pcap"), txt2 = path("eu2.txt");
+  WriteSummary w = write_frames(txt, OutFormat::kText, fr);
+  EXPECT_EQ(w.field_lines, n_fields);
+  EXPECT_EQ(w.raw_lines, frames.size() - n_fields);
+  // A raw= frame that carries the metadata says so in its comment.
+  EXPECT_NE(slurp(txt).find("# OOO_WRITE_FSPOT qp=0x11 psn=12 eunomia_head=10\n"),
+            std::string::npos)
+      << slurp(txt);
+  Trace t = Trace::load(txt);
+  ASSERT_EQ(t.records.size(), frames.size());
+  for (size_t i = 0; i < frames.size(); ++i) {
+    ASSERT_EQ(t.records[i].len, frames[i].size()) << i;
+    EXPECT_EQ(0, std::memcmp(t.data(t.records[i]), frames[i].data(), frames[i].size())) << i;
+  }
+  write_frames(pc, OutFormat::kPcap, fr);
+  Frames from_pcap = read_frames(pc);
+  expect_same_frames(fr, from_pcap, "pcap");
+  write_frames(txt2, OutFormat::kText, from_pcap);
+  Frames back = read_frames(txt2);
+  expect_same_frames(fr, back, "pcap -> text");
+  write_frames(pc, OutFormat::kPcap, back);
+  expect_same_frames(fr, read_frames(pc), "pcap -> text -> pcap");
+  // stats counts the frames that carry it: not the ACK (its bit is no metadata), the
+  // raw one with reserved bits set yes (the codec ignores them).
+  EXPECT_EQ(compute_stats(back, std::nullopt).eunomia_meta, 4u);
+  EXPECT_NE(stats_json(compute_stats(back, std::nullopt)).find("\"eunomia_meta\": 4"),
+            std::string::npos);
+}
+
 TEST_F(TraceToolsConvert, TimesGoingBackwardsAndCutFramesSurviveText) {
   wire::FrameSpec s;
   s.bth.opcode = wire::kSendOnly, s.payload_len = 100;
@@ -679,6 +768,58 @@ TEST_F(TraceToolsSynth, WriteOnlyMatchesGenTraceLayout) {
   }
 }
 
+TEST_F(TraceToolsSynth, EunomiaMetadataOnOooWritesOnly) {
+  SynthOptions o;
+  o.qps = 2;
+  o.wqes = 10;
+  o.wqe_bytes = 5000;
+  o.pmtu = 1024;
+  o.mix_write = 50, o.mix_read = 25, o.mix_send = 25;
+  o.start_psn = 0xfffff0;
+  o.seed = 5;
+  o.eunomia_meta = true;
+  SynthResult r = synth(o);
+  ASSERT_GT(r.writes, 0u);
+  ASSERT_GT(r.sends, 0u);
+  ASSERT_GT(r.reads, 0u);
+  // Per QP: the first PSN of the current message (in order: a message's packets
+  // follow each other).
+  std::map<uint32_t, uint32_t> first;
+  std::map<uint32_t, bool> in_msg;
+  uint64_t tagged = 0, lasts = 0;
+  for (const Frame& f : r.frames.frames) {
+    wire::PacketView v;
+    ASSERT_EQ(wire::parse(r.frames.data(f), f.len, v, true), wire::ParseStatus::kOk);
+    const bool write =
+        v.bth.opcode >= wire::kOooWriteFSpot && v.bth.opcode <= wire::kOooWriteLastFSpot;
+    if (!in_msg[v.bth.dest_qp]) first[v.bth.dest_qp] = v.bth.psn;
+    in_msg[v.bth.dest_qp] = (v.info->flags & wire::kIsLast) == 0;
+    EXPECT_EQ((v.flags & wire::kHasEunomiaMeta) != 0, write) << v.info->name;
+    if (!write) continue;
+    ++tagged;
+    EXPECT_EQ(v.eunomia.head, first[v.bth.dest_qp]) << "psn " << v.bth.psn;
+    EXPECT_EQ(v.eunomia.last, (v.info->flags & wire::kIsLast) != 0) << "psn " << v.bth.psn;
+    lasts += v.eunomia.last;
+  }
+  EXPECT_EQ(lasts, r.writes);
+  EXPECT_EQ(tagged, r.writes * 5);
+  // Written as text and loaded back: the same frames, the keys on every WRITE line.
+  std::string p = path("eu.txt");
+  WriteSummary w = write_frames(p, OutFormat::kText, r.frames);
+  EXPECT_EQ(w.raw_lines, 0u);
+  expect_same_frames(r.frames, read_frames(p), "synth text");
+  std::string text = slurp(p);
+  size_t heads = 0;
+  for (size_t at = 0; (at = text.find(" eunomia_head=", at)) != std::string::npos; ++at) ++heads;
+  EXPECT_EQ(heads, tagged);
+  // Without the option nothing carries it; standard mode never tags (the CLI refuses).
+  o.eunomia_meta = false;
+  EXPECT_EQ(compute_stats(synth(o).frames, std::nullopt).eunomia_meta, 0u);
+  o.eunomia_meta = true;
+  o.ooo = false;
+  EXPECT_EQ(compute_stats(synth(o).frames, std::nullopt).eunomia_meta, 0u);
+}
+
 // ------------------------------------------------------------------- CLI ---
 
 std::string cli_error(const std::vector<std::string>& args, const char* id) {
@@ -693,9 +834,10 @@ std::string cli_error(const std::vector<std::string>& args, const char* id) {
 }
 
 TEST_F(TraceToolsCli, Errors) {
-  EXPECT_EQ(cli_error({"synth", "--out", path("e.txt"), "--eunomia-metadata"}, msg::kCli),
-            "trace synth: --eunomia-metadata: not yet supported: Eunomia metadata needs the "
-            "Eunomia wire extension (issue 4)");
+  EXPECT_EQ(cli_error({"synth", "--out", path("e.txt"), "--mode", "standard", "--eunomia-metadata"},
+                      msg::kCli),
+            "trace synth: --eunomia-metadata needs --mode ooo (Eunomia's sender agent tags OOO "
+            "WRITE packets only)");
   EXPECT_NE(
       cli_error({"convert", "a.pcap", "b.xyz"}, msg::kCli).find("b.xyz: unknown output format"),
       std::string::npos);

@@ -39,6 +39,7 @@ ReqProcessor::ReqProcessor(sc_core::sc_module_name name, const BlockEnv& env, Qp
     : sc_module(name),
       p_(env.p),
       ack_every_(env.p.req_processor.ack_policy == "every"),
+      eunomia_(env.p.nic.ordering == "eunomia"),
       qps_(qps),
       bitmap_(bitmap),
       dma_(dma),
@@ -113,6 +114,8 @@ void ReqProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
   rec.verdict = "accepted";
   if (is_ooo_write(op))
     ooo_write(t3, static_cast<uint32_t>(qi), c, v, rec, &t4);
+  else if (eunomia_ && op <= wire::kSendOnlyImm && (v.flags & wire::kHasEunomiaMeta))
+    eunomia_send(t3, static_cast<uint32_t>(qi), c, v, rec, &t4);
   else if (op == wire::kReadRequest || op == wire::kOooReadRequest)
     read_request(t3, static_cast<uint32_t>(qi), c, v, rec);
   else
@@ -302,6 +305,52 @@ void ReqProcessor::ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::Pa
   if (addr + v.payload_len > c.start_addr + c.wqe_len)
     return nak_and_drop(wire::kAethNakRemoteAccess, Drop::kRemoteAccess);
 
+  ordered(t3, qi, c, v, rec, t4, addr, last, false);
+}
+
+void ReqProcessor::eunomia_send(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
+                                PacketRecord& rec, Cycle* t4) {
+  ReqActions& a = g_act;
+  const uint32_t psn = v.bth.psn;
+  auto nak_and_drop = [&](uint8_t syndrome, Drop why) {
+    a.nak = true, a.syndrome = syndrome, a.nak_psn = psn;
+    drop(t3, v, rec, why);
+  };
+  if (c.in_msg) return nak_and_drop(wire::kAethNakInvalidReq, Drop::kInvalidRequest);
+  if (!c.ooo_active) {
+    bitmap_.open(t3, qi, c.epsn, c.otd);
+    c.ooo_active = true;
+    c.wqe_start_psn = c.epsn;
+    c.start_addr_cached = false;
+    c.wqe_last_known = false;
+  }
+  if (wire::psn_diff(psn, c.epsn) < 0) {
+    drop(t3, v, rec, Drop::kDuplicate);  // below ePSN: known from the context
+    a.ack = true;
+    return;
+  }
+  const uint32_t head = v.eunomia.head & wire::kPsnMask;
+  if (!c.send_buf_valid) {
+    // The message's first packet to arrive (any of them) takes the next receive buffer.
+    if (c.recv_next >= c.recv_count) return nak_and_drop(wire::kAethRnrNak, Drop::kNoRecvBuffer);
+    c.send_buf = c.recv_base + uint64_t{c.recv_next} * c.recv_bytes;
+    ++c.recv_next;
+    c.send_buf_valid = true;
+    c.send_head = head;
+  } else if (head != c.send_head) {
+    return nak_and_drop(wire::kAethNakInvalidReq, Drop::kInvalidRequest);  // one at a time
+  }
+  const int32_t idx = wire::psn_diff(psn, head);
+  const uint64_t off = uint64_t(uint32_t(std::max(idx, 0))) * c.pmtu;
+  if (idx < 0 || off + v.payload_len > c.recv_bytes)
+    return nak_and_drop(wire::kAethNakInvalidReq, Drop::kInvalidRequest);
+  ordered(t3, qi, c, v, rec, t4, c.send_buf + off, v.eunomia.last, true);
+}
+
+void ReqProcessor::ordered(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
+                           PacketRecord& rec, Cycle* t4, uint64_t addr, bool last, bool send) {
+  ReqActions& a = g_act;
+  const uint32_t psn = v.bth.psn;
   ordering::PacketMeta meta;  // Eunomia: Head / last from the data packet's metadata
   meta.last = last;
   if (v.flags & wire::kHasEunomiaMeta)
@@ -347,6 +396,7 @@ void ReqProcessor::ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::Pa
         c.start_addr_cached = false;
         c.wqe_last_known = false;
         c.wqe_len = 0;
+        if (send) c.send_buf_valid = false;  // the next SEND takes the next buffer
       }
       if (ack_every_)
         a.ack = r.out.head_advanced || c.announce_cached;

@@ -61,6 +61,15 @@ class ReqProcessor : public sc_core::sc_module {
   Counter* rob_bytes_ = nullptr;
   void standard(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v, PacketRecord& rec,
                 Cycle* t_end);
+  // Eunomia: a SEND packet with Head metadata, placed at (psn - Head) x PMTU into the
+  // message's receive buffer in any order; the message completes when Head passes
+  // Last Seq.
+  void eunomia_send(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
+                    PacketRecord& rec, Cycle* t4);
+  // The bitmap call of an out-of-order data packet to addr and what follows from its
+  // verdict (placement, feedback, completion when Head passes the message's last PSN).
+  void ordered(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v, PacketRecord& rec,
+               Cycle* t4, uint64_t addr, bool last, bool send);
   void ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v, PacketRecord& rec,
                  Cycle* t_end);
   void read_request(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
@@ -73,6 +82,7 @@ class ReqProcessor : public sc_core::sc_module {
 
   const OrnicParams& p_;
   const bool ack_every_;  // rx.req_processor.ack_policy == "every" (per packet: no string compare)
+  const bool eunomia_;    // nic.ordering eunomia: SENDs with Head metadata take the OOO path
   QpContextTable& qps_;
   BitmapManager& bitmap_;
   DmaEngine& dma_;

@@ -118,7 +118,11 @@ void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
         accept = r.out.verdict == ordering::Verdict::kInOrder ||
                  r.out.verdict == ordering::Verdict::kOutOfOrder;
         wire::BitmapBlock lost;
-        if (req_ && BitmapManager::selective_feedback(r.out, psn, &lost))
+        // Eunomia takes a SACK as information only (MECHANISMS §2): the requester
+        // re-requests on a NACK or its timeout, not on every out-of-order response.
+        const bool info_only =
+            bitmap_.scheme() == "eunomia" && r.out.feedback == ordering::Feedback::kSack;
+        if (req_ && !info_only && BitmapManager::selective_feedback(r.out, psn, &lost))
           req_->on_read_loss(t4 + 1, static_cast<uint32_t>(qi), rw->start_psn, lost, r.out.epsn);
         else if (req_ && r.out.feedback == ordering::Feedback::kNak)
           req_->on_read_gap(t4 + 1, static_cast<uint32_t>(qi), rw->start_psn, r.out.epsn);

@@ -342,7 +342,7 @@ bool QpManager::send_head(Cycle now) {
   } else {
     f.payload = slots_.data() + size_t{k.slot} * kSlotBytes + kHeadroom;
     f.payload_len = k.len;
-    if (w.w.ooo) {
+    if (w.w.ooo && w.w.op == WqeOp::kWrite) {
       // FSpot until an ACK said Start_Addr is cached, then Spot; Last ends the WQE.
       bool addr = !w.start_addr_cached;
       f.bth.opcode = last ? (addr ? wire::kOooWriteLastFSpot : wire::kOooWriteLast)
@@ -369,7 +369,8 @@ bool QpManager::send_head(Cycle now) {
                                    : wire::kSendMiddle;
     }
     f.bth.ack_req = last;
-    // Eunomia's sender agent: Head (the message's first PSN) and last on every packet.
+    // Eunomia's sender agent: Head (the message's first PSN) and last on every packet
+    // of an OOO WRITE or SEND (an OOO SEND keeps the standard SEND opcodes).
     if (sender_ && w.w.ooo) sender_->tag(f, w.start_psn, last);
   }
   Cycle g = now + p_.arbiter.schedule_cycles;
