@@ -36,9 +36,6 @@ ReceiverAgent::ReceiverAgent(sc_core::sc_module_name name, const ornic::BlockEnv
   for (uint32_t i = 0; i < core_->modules(); ++i)
     hd_bitmaps.push_back(std::make_unique<HdBitmap>(("hd_bitmap_" + std::to_string(i)).c_str(),
                                                     core_->module(i), hd_stats_));
-  p_qp_.bind(env.vcd, n + ".qp", 16);
-  p_psn_.bind(env.vcd, n + ".psn", 24);
-  p_head_.bind(env.vcd, n + ".head", 24);
   p_verdict_.bind(env.vcd, n + ".verdict", 3);
 }
 
@@ -85,12 +82,7 @@ ReceiverAgent::Result ReceiverAgent::receive(Cycle t, uint32_t qp, uint32_t psn,
   }
   hd_bitmaps[m]->note(r.out);
   packet_driver.update_valid(r.done, qp, core_->module(m).blocks_held(core_->local(qp)) > 0);
-  if (p_qp_.on()) {
-    p_qp_.set(r.grant, qp);
-    p_psn_.set(r.grant, psn);
-    p_head_.set(r.done, r.out.epsn);
-    p_verdict_.set(r.done, static_cast<uint64_t>(r.out.verdict));
-  }
+  p_verdict_.set(r.done, static_cast<uint64_t>(r.out.verdict));
   return r;
 }
 

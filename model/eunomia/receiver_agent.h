@@ -61,7 +61,7 @@ class ReceiverAgent : public sc_core::sc_module {
   Counter& packets_;
   Counter& bypassed_;
   HdBitmapStats hd_stats_;
-  Probe p_qp_, p_psn_, p_head_, p_verdict_;
+  Probe p_verdict_;  // ordering::Verdict of each call, at done
 };
 
 }  // namespace oonic::eunomia

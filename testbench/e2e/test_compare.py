@@ -9,6 +9,7 @@ two-NIC runs every scheme keeps the scoreboard clean under reordering within 63
 and under 1 % loss (slow schemes may be slow, never wrong).
 """
 import csv
+import re
 import os
 import unittest
 
@@ -152,6 +153,30 @@ class Compare(e2e.OonicTestCase):
                 self.assertEqual(st["a.nic.tx.qp_manager.retransmitted"]["value"], 0)
                 self.assertEqual(st["a.nic.control.rsp_manager.read_rerequests"]["value"], 0)
                 self.assertEqual(st["b.nic.rx.drops.total"]["value"], 0)
+
+    def test_eunomia_vcd_signals(self):
+        # The receiver agent's verdict and the memory controller's used blocks are in the
+        # bitmap group; used_blocks peaks at the master array's peak occupancy / 16.
+        run = self.replay_ok(e2e.trace_path("default.txt"), "--set", "nic.ordering=eunomia",
+                             "--vcd=bitmap")
+        text = open(run.path("waves.vcd")).read()
+        ids, scope = {}, []
+        for m in re.finditer(r"\$scope module (\S+) \$end|\$upscope \$end|\$var wire \d+ (\S+) (\S+) \$end",
+                             text[:text.index("$enddefinitions")]):
+            if m.group(1):
+                scope.append(m.group(1))
+            elif m.group(2):
+                ids[".".join(scope + [m.group(3)])] = m.group(2)
+            else:
+                scope.pop()
+        agent = "nic0.rx.bitmap_manager.receiver_agent."
+        self.assertIn(agent + "verdict", ids)
+        used = ids[agent + "memory_controller.used_blocks"]
+        body = text[text.index("$enddefinitions"):]
+        values = [int(v, 2) for v in re.findall(r"^b([01]+) " + re.escape(used) + "$", body, re.M)]
+        peak = run.stats_json["sram"]["eunomia.master_array"]["peak_bits"]
+        self.assertGreater(len(values), 2)
+        self.assertEqual(max(values) * 16, peak)
 
     def test_eunomia_timeout_resends_only_what_no_sack_marked(self):
         # PSN 30 of the first WQE is lost. Eunomia's receiver SACKs everything after it and

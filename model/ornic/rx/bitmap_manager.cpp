@@ -269,6 +269,12 @@ BitmapManager::Result BitmapManager::access(Cycle t, uint32_t qp, uint32_t psn,
       high_[qp] = wire::psn_add(psn, 1);
     calls_.inc();
     if (r.out.locate_cycles) locate_.add(r.out.locate_cycles);
+    if (p_qp_.on()) {
+      p_qp_.set(r.grant, qp);
+      p_psn_.set(r.grant, psn);
+      p_epsn_.set(r.done, r.out.epsn);
+      p_blocks_held_.set(r.done, r.out.blocks_held);
+    }
     return r;
   }
   const bool watched = !p_nodes_.empty() && qp == watch_qp_;
