@@ -13,12 +13,12 @@
 namespace oonic::eunomia {
 
 struct HdBitmapStats {
-  Counter* creations;    // bitmaps created (first OOO packet of a connection)
-  Counter* linear_rows;  // linear rows added on growth
-  Counter* merges;       // linear part merged into the circular part
-  Counter* garbage_collections;
-  Counter* sacks;  // tracked OOO packets (SACK)
-  Counter* nacks;  // packets that could not be tracked (NACK)
+  Counter* creations = nullptr;    // bitmaps created (first OOO packet of a connection)
+  Counter* linear_rows = nullptr;  // linear rows added on growth
+  Counter* merges = nullptr;       // linear part merged into the circular part
+  Counter* garbage_collections = nullptr;
+  Counter* sacks = nullptr;  // tracked OOO packets (SACK)
+  Counter* nacks = nullptr;  // packets that could not be tracked (NACK)
 };
 
 class HdBitmap : public sc_core::sc_module {

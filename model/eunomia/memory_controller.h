@@ -15,7 +15,9 @@
 // Timing: each bank is single-ported; an operation whose cost is c cycles (the core's
 // EunomiaCost: one cycle per index access and per master_array block, plus allocation
 // search cycles ceil(bits scanned / W) and allocation-word updates) holds its bank for
-// c cycles from the grant.
+// c cycles from the grant. The instances count the accesses (Sram::count) and keep no
+// port timing of their own, so their stall_cycles stay 0: the waits for a bank are
+// `memory_controller.port_stall_cycles`.
 #pragma once
 
 #include <memory>

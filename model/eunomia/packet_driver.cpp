@@ -21,9 +21,9 @@ PacketDriver::PacketDriver(sc_core::sc_module_name name, const ornic::BlockEnv& 
                                 env.stats, env.sram_stat(n));
 }
 
-Cycle PacketDriver::lookup(Cycle t, uint32_t qp) {
-  (void)qp;
-  return map_->read(t, entry_bits_);
+Cycle PacketDriver::lookup(Cycle t, uint32_t qp, Cycle* grant) {
+  (void)qp;  // one entry: only the port's timing matters
+  return map_->read_at(t, entry_bits_, grant);
 }
 
 void PacketDriver::update_valid(Cycle t, uint32_t qp, bool valid) {

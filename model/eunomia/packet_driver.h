@@ -26,8 +26,9 @@ class PacketDriver : public sc_core::sc_module {
  public:
   PacketDriver(sc_core::sc_module_name name, const ornic::BlockEnv& env,
                ordering::EunomiaPacketDriver& core);
-  // Reads qp's map entry at or after t; returns the cycle the module is known.
-  Cycle lookup(Cycle t, uint32_t qp);
+  // Reads qp's map entry at or after t; returns the cycle the module is known and
+  // sets *grant to the read's grant.
+  Cycle lookup(Cycle t, uint32_t qp, Cycle* grant);
   // Records qp's conn_module_valid after a call that ended at t (write + occupancy).
   void update_valid(Cycle t, uint32_t qp, bool valid);
   Sram& conn_to_module_map() { return *map_; }

@@ -19,7 +19,8 @@ ReceiverAgent::ReceiverAgent(sc_core::sc_module_name name, const ornic::BlockEnv
                                  "data packets the packet driver handled")),
       bypassed_(env.stats.counter(
           std::string(this->name()) + ".driver_only", "packet",
-          "packets settled without a module (in order with no bitmap, or below Head)")) {
+          "packets that cost no module cycle (in order with no bitmap, below Head, or a "
+          "connection's first out-of-order packet already past the cap)")) {
   const std::string n = this->name();
   hd_stats_.creations = hd_counter(env, n, "creations", "event",
                                    "bitmaps created (first out-of-order packet of a connection)");
@@ -63,8 +64,7 @@ ReceiverAgent::Result ReceiverAgent::receive(Cycle t, uint32_t qp, uint32_t psn,
                                              const ordering::PacketMeta& meta) {
   Result r;
   packets_.inc();
-  const Cycle known = packet_driver.lookup(t, qp);
-  r.grant = known - 1;
+  const Cycle known = packet_driver.lookup(t, qp, &r.grant);
   r.out = core_->receive(qp, psn, meta);
   if (!core_->is_open(qp)) {
     r.done = known;

@@ -34,7 +34,8 @@ of the scheme but the free list, both NICs in a run: peak and time-weighted
 mean, summed), control frames sent (ACK, NAK, bitmap NAK, SACK, NACK), drops,
 retransmissions (run) and integrity (replay: host memory equals the trace's
 bytes; run: the scoreboard). The second: peak and mean bits of each of those
-SRAM instances, per scheme.
+SRAM instances, per scheme. In a run, each figure is NIC a's plus NIC b's (a sum
+of peaks, not the peak of the sum).
 
 options:
   --schemes LIST     comma-separated (default: every scheme:

@@ -154,6 +154,19 @@ class Compare(e2e.OonicTestCase):
                 self.assertEqual(st["a.nic.control.rsp_manager.read_rerequests"]["value"], 0)
                 self.assertEqual(st["b.nic.rx.drops.total"]["value"], 0)
 
+    def test_eunomia_acks_every_in_order_packet_under_ackreq(self):
+        # The sender agent's last-packet hold waits for the cumulative ACK: Eunomia's
+        # receiver ACKs in-order packets under any ack_policy, so no WQE waits for a timeout.
+        out = os.path.join(self.mkdtemp(), "r")
+        r = e2e.run_oonic(["run", "-", "--out", out, "--quiet", "--set", "nic.ordering=eunomia",
+                           "--set", "rx.req_processor.ack_policy=ackreq",
+                           "--set", "workload.wqe_bytes=256K", "--set", "network.ooo_distance=8"])
+        self.assertOk(r)
+        j = e2e.load_json(os.path.join(out, "stats.json"))
+        self.assertTrue(j["scoreboard"]["ok"], j["scoreboard"]["text"])
+        self.assertEqual(j["stats"]["a.nic.control.rsp_manager.timeouts"]["value"], 0)
+        self.assertGreater(j["stats"]["a.nic.tx.sender_agent.last_packet_holds"]["value"], 0)
+
     def test_eunomia_vcd_signals(self):
         # The receiver agent's verdict and the memory controller's used blocks are in the
         # bitmap group; used_blocks peaks at the master array's peak occupancy / 16.

@@ -279,7 +279,9 @@ TEST(EunomiaRx, SendCompletionHeldUntilLastSeq) {
   int complete_acks = 0;
   for (const auto& f : b.port.sent) {
     if (f->v.bth.opcode != wire::kAcknowledge) continue;
-    if (f->cycle < head_in) EXPECT_EQ(f->v.aeth.msn, 0u) << "ACK at " << f->cycle;
+    if (f->cycle < head_in) {
+      EXPECT_EQ(f->v.aeth.msn, 0u) << "ACK at " << f->cycle;
+    }
     if (f->v.aeth.msn == 1) {
       ++complete_acks;
       EXPECT_EQ(f->v.bth.psn, 2u);

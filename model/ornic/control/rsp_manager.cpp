@@ -130,13 +130,14 @@ void RspManager::on_bitmap_nak(Cycle t, uint32_t qi, uint32_t epsn,
   });
 }
 
-void RspManager::resend(uint32_t qi, uint32_t psn) {
+bool RspManager::resend(uint32_t qi, uint32_t psn) {
   SqState& s = qpm_->sq(qi);
-  if (wire::psn_diff(psn, s.una) < 0 || wire::psn_diff(psn, s.high_psn) >= 0) return;
+  if (wire::psn_diff(psn, s.una) < 0 || wire::psn_diff(psn, s.high_psn) >= 0) return false;
   for (const Retx& r : s.retx)
-    if (!r.reread && r.psn == psn) return;
+    if (!r.reread && r.psn == psn) return false;
   s.retx.push_back(Retx{psn, false, 0});
   selective_psns_.inc();
+  return true;
 }
 
 void RspManager::on_feedback(Cycle t, uint32_t qi, uint32_t epsn, const wire::SchemeFeedback& fb) {
@@ -281,14 +282,14 @@ void RspManager::timeout(Cycle t, uint32_t qi) {
       selective = w && w->w.op != WqeOp::kRead;
     }
     if (selective) {
+      // PSNs from send_psn on are sent again anyway (an earlier go-back-N moved it).
+      const uint32_t end = wire::psn_diff(s.send_psn, s.high_psn) < 0 ? s.send_psn : s.high_psn;
       uint64_t sent = 0, skipped = 0;
-      for (uint32_t psn = s.una; psn != s.high_psn; psn = wire::psn_add(psn, 1)) {
-        if (sender_->sacked(qi, psn)) {
+      for (uint32_t psn = s.una; psn != end; psn = wire::psn_add(psn, 1)) {
+        if (sender_->sacked(qi, psn))
           ++skipped;
-          continue;
-        }
-        resend(qi, psn);
-        ++sent;
+        else if (resend(qi, psn))
+          ++sent;
       }
       sender_->on_timeout_resend(sent, skipped);
     } else {

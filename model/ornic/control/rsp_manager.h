@@ -80,7 +80,8 @@ class RspManager : public sc_core::sc_module, public RequesterEvents {
   static constexpr uint32_t kNoGap = ~0u;
   std::vector<uint32_t> last_gap_;
   std::vector<uint32_t> sack_resent_;      // per QP: the una a SACK already resent
-  void resend(uint32_t qi, uint32_t psn);  // per QP: expected PSN last re-requested (standard READ)
+  bool resend(uint32_t qi, uint32_t psn);  // false: outside [una, high) or already queued  // per
+                                           // QP: expected PSN last re-requested (standard READ)
   Counter& acks_;
   Counter& naks_;
   Counter& go_backs_;

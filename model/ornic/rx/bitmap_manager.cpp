@@ -65,9 +65,15 @@ BitmapManager::BitmapManager(sc_core::sc_module_name name, const BlockEnv& env)
   // The free-slot stack starts full: every block id is on it.
   if (free_) free_->occupy(0, int64_t{env.p.bitmap.pool_blocks} * id_bits_);
   std::string n = this->name();
-  env.stats.derived(n + ".port_stall_cycles", "cycle",
-                    "cycles calls waited for the manager's port (Req/Rsp contention)",
-                    [this] { return static_cast<double>(port_.stall_cycles()); });
+  env.stats.derived(
+      n + ".port_stall_cycles", "cycle",
+      "cycles calls waited for the manager's port (Req/Rsp contention)", [this] {
+        // Eunomia: the waits for the driver's map and the controller's banks.
+        if (agent_)
+          return static_cast<double>(agent_->memory_controller.port_stall_cycles() +
+                                     agent_->packet_driver.conn_to_module_map().stall_cycles());
+        return static_cast<double>(port_.stall_cycles());
+      });
   env.stats.derived(n + ".pool_peak_blocks", "block", "most pool blocks held at once", [this] {
     if (agent_)  // master_array blocks (bitmap rows and metadata)
       return static_cast<double>(agent_->memory_controller.master_array().occupancy().peak()) / 16;

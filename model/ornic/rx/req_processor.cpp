@@ -52,8 +52,9 @@ ReqProcessor::ReqProcessor(sc_core::sc_module_name name, const BlockEnv& env, Qp
                                   "request packets accepted (payload placed or READ served)")),
       accepted_bytes_(env.stats.counter(std::string(this->name()) + ".accepted_bytes", "byte",
                                         "payload bytes of accepted WRITE/SEND packets")),
-      ooo_packets_(env.stats.counter(std::string(this->name()) + ".ooo_accepted", "packet",
-                                     "OOO WRITE packets accepted ahead of ePSN")),
+      ooo_packets_(
+          env.stats.counter(std::string(this->name()) + ".ooo_accepted", "packet",
+                            "OOO WRITE (and Eunomia OOO SEND) packets accepted ahead of ePSN")),
       in_order_(env.stats.counter(std::string(this->name()) + ".in_order_accepted", "packet",
                                   "packets accepted at ePSN")),
       messages_(env.stats.counter(std::string(this->name()) + ".messages", "message",
@@ -182,6 +183,7 @@ bool ReqProcessor::leave_ooo(Cycle t, uint32_t qi, QpContext& c, uint32_t psn) {
   if (bitmap_.has_pending(qi) || psn != c.epsn) return false;
   bitmap_.close(t, qi);
   c.ooo_active = false;
+  c.send_buf_valid = false;
   return true;
 }
 
@@ -330,6 +332,10 @@ void ReqProcessor::eunomia_send(Cycle t3, uint32_t qi, QpContext& c, const wire:
     return;
   }
   const uint32_t head = v.eunomia.head & wire::kPsnMask;
+  const int32_t idx = wire::psn_diff(psn, head);
+  const uint64_t off = uint64_t(uint32_t(std::max(idx, 0))) * c.pmtu;
+  if (idx < 0 || off + v.payload_len > c.recv_bytes || (c.send_buf_valid && head != c.send_head))
+    return nak_and_drop(wire::kAethNakInvalidReq, Drop::kInvalidRequest);  // one at a time
   if (!c.send_buf_valid) {
     // The message's first packet to arrive (any of them) takes the next receive buffer.
     if (c.recv_next >= c.recv_count) return nak_and_drop(wire::kAethRnrNak, Drop::kNoRecvBuffer);
@@ -337,13 +343,7 @@ void ReqProcessor::eunomia_send(Cycle t3, uint32_t qi, QpContext& c, const wire:
     ++c.recv_next;
     c.send_buf_valid = true;
     c.send_head = head;
-  } else if (head != c.send_head) {
-    return nak_and_drop(wire::kAethNakInvalidReq, Drop::kInvalidRequest);  // one at a time
   }
-  const int32_t idx = wire::psn_diff(psn, head);
-  const uint64_t off = uint64_t(uint32_t(std::max(idx, 0))) * c.pmtu;
-  if (idx < 0 || off + v.payload_len > c.recv_bytes)
-    return nak_and_drop(wire::kAethNakInvalidReq, Drop::kInvalidRequest);
   ordered(t3, qi, c, v, rec, t4, c.send_buf + off, v.eunomia.last, true);
 }
 
@@ -398,7 +398,9 @@ void ReqProcessor::ordered(Cycle t3, uint32_t qi, QpContext& c, const wire::Pack
         c.wqe_len = 0;
         if (send) c.send_buf_valid = false;  // the next SEND takes the next buffer
       }
-      if (ack_every_)
+      // Eunomia's receiver ACKs every in-order packet (its sender's last-packet hold
+      // waits for the cumulative ACK), whatever the ACK policy.
+      if (ack_every_ || eunomia_)
         a.ack = r.out.head_advanced || c.announce_cached;
       else
         a.ack = v.bth.ack_req || complete || c.announce_cached;
