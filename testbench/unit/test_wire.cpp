@@ -1046,7 +1046,9 @@ TEST(WireEunomiaMeta, RoundTripTruncatedAndIgnoredOffData) {
     EXPECT_TRUE(v.flags & kHasEunomiaMeta);
     EXPECT_EQ(v.eunomia.head, 0xDEADBEEFu);
     EXPECT_EQ(v.eunomia.last, op == kSendOnly);
-    if (v.flags & (kHasReth | kHasOooAddr)) EXPECT_EQ(v.reth.va, 0xABCD000u) << int(op);
+    if (v.flags & (kHasReth | kHasOooAddr)) {
+      EXPECT_EQ(v.reth.va, 0xABCD000u) << int(op);
+    }
     ASSERT_EQ(v.payload_len, 100u);
     EXPECT_EQ(v.payload[0], 0x5A);
   }
