@@ -291,10 +291,10 @@ int sc_main(int argc, char* argv[]) {
         b2b.run.describe(t);
         std::fputs(oonic::params_listing(t, md).c_str(), stdout);
       } else {
-        std::fputs((run ? oonic::b2b::stats_listing(md, sets)
-                        : oonic::replay::stats_listing(md, sets))
-                       .c_str(),
-                   stdout);
+        std::fputs(
+            (run ? oonic::b2b::stats_listing(md, sets) : oonic::replay::stats_listing(md, sets))
+                .c_str(),
+            stdout);
       }
       return 0;
     }
