@@ -55,6 +55,7 @@
 #include "model/ordering/eunomia_hd_bitmap.h"
 #include "model/ordering/eunomia_memory_controller.h"
 #include "model/wire/roce.h"
+#include "testbench/common/arrival_orders.h"
 
 [[maybe_unused]] static const bool kNoBanner = [] {
   return setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0;
@@ -137,26 +138,6 @@ std::vector<uint32_t> parse_list(const std::string& opt, const std::string& v, u
   return out;
 }
 
-// Windowed shuffle with OOO distance d (see the header comment).
-std::vector<uint32_t> window_shuffle(uint32_t count, uint32_t d, std::mt19937_64& rng) {
-  std::vector<uint32_t> out;
-  out.reserve(count);
-  std::vector<uint32_t> win;
-  std::vector<uint8_t> sent(count, 0);
-  uint32_t next = 0, lo = 0;
-  while (out.size() < count) {
-    while (next < count && next <= lo + d) win.push_back(next++);
-    const size_t i = static_cast<size_t>(rng() % win.size());
-    const uint32_t y = win[i];
-    win[i] = win.back();
-    win.pop_back();
-    out.push_back(y);
-    sent[y] = 1;
-    while (lo < count && sent[lo]) ++lo;
-  }
-  return out;
-}
-
 struct RunResult {
   uint32_t bitmap_bytes = 0, metadata_bytes = 0, total_bytes = 0, index_bytes = 0;
   uint64_t deliveries = 0, ooo_first = 0, first = 0, nacks = 0;
@@ -183,7 +164,7 @@ RunResult run_once(const Options& o, uint32_t reordered, uint32_t dist, uint64_t
     Conn& k = conns[c];
     k.start = static_cast<uint32_t>(rng() & oonic::wire::kPsnMask);
     if (c < reordered) {
-      k.queue = window_shuffle(o.packets, dist, rng);
+      k.queue = oonic::test::WindowShuffle(o.packets, dist, rng);  // the property tests' shuffle
     } else {
       k.queue.resize(o.packets);
       for (uint32_t i = 0; i < o.packets; ++i) k.queue[i] = i;
