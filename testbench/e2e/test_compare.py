@@ -24,6 +24,18 @@ def rows(path):
 
 
 class Compare(e2e.OonicTestCase):
+    def eunomia_run(self, *sets):
+        """A two-NIC run with nic.ordering=eunomia and `sets` (KEY=VALUE); asserts exit 0 and
+        a clean scoreboard; returns (stats.json, results directory)."""
+        out = os.path.join(self.mkdtemp(), "r")
+        args = ["run", "-", "--out", out, "--quiet", "--set", "nic.ordering=eunomia"]
+        for kv in sets:
+            args += ["--set", kv]
+        self.assertOk(e2e.run_oonic(args))
+        j = e2e.load_json(os.path.join(out, "stats.json"))
+        self.assertTrue(j["scoreboard"]["ok"], j["scoreboard"]["text"])
+        return j, out
+
     def test_default_trace_every_scheme(self):
         out = os.path.join(self.mkdtemp(), "cmp")
         r = e2e.run_oonic(["compare", e2e.trace_path("default.txt"), "--out", out], timeout=120)
@@ -112,13 +124,8 @@ class Compare(e2e.OonicTestCase):
         # The last packet of the first 256 KB OOO WRITE (PSN 63) and three before it are
         # lost: nothing follows while Eunomia's sender holds the next WQE, so the timeout
         # resends them; Eunomia's metadata (Head, last) rides on every data packet.
-        out = os.path.join(self.mkdtemp(), "r")
-        r = e2e.run_oonic(["run", "-", "--out", out, "--quiet", "--set", "nic.ordering=eunomia",
-                           "--set", "workload.wqe_bytes=256K", "--set", "network.ooo_distance=8",
-                           "--set", "network.drop_psns=ab:60-63@0x2000"])
-        self.assertOk(r)
-        j = e2e.load_json(os.path.join(out, "stats.json"))
-        self.assertTrue(j["scoreboard"]["ok"], j["scoreboard"]["text"])
+        j, out = self.eunomia_run("workload.wqe_bytes=256K", "network.ooo_distance=8",
+                                  "network.drop_psns=ab:60-63@0x2000")
         st = j["stats"]
         self.assertEqual(st["network.ab.dropped_listed"]["value"], 4)
         self.assertGreaterEqual(st["a.nic.control.rsp_manager.timeouts"]["value"], 1)
@@ -135,14 +142,8 @@ class Compare(e2e.OonicTestCase):
         # the message at Last Seq. Under reordering alone nothing is resent (a SACK starts
         # no recovery, READ responses included); under 1 % loss the timeouts recover.
         for net, clean in (("network.ooo_distance=63", True), ("network.loss_rate=0.01", False)):
-            out = os.path.join(self.mkdtemp(), "r")
-            r = e2e.run_oonic(["run", "-", "--out", out, "--quiet", "--set", "nic.ordering=eunomia",
-                               "--set", "workload.mix=write:1,read:1,send:1", "--set", "workload.qps=4",
-                               "--set", "workload.wqes_per_qp=6", "--set", "workload.wqe_bytes=256K",
-                               "--set", net])
-            self.assertOk(r)
-            j = e2e.load_json(os.path.join(out, "stats.json"))
-            self.assertTrue(j["scoreboard"]["ok"], j["scoreboard"]["text"])
+            j, out = self.eunomia_run("workload.mix=write:1,read:1,send:1", "workload.qps=4",
+                                      "workload.wqes_per_qp=6", "workload.wqe_bytes=256K", net)
             with open(os.path.join(out, "wqes.csv")) as f:
                 sends = [w for w in csv.DictReader(f) if w["opcode"] == "SEND"]
             self.assertGreater(len(sends), 0)
@@ -157,13 +158,8 @@ class Compare(e2e.OonicTestCase):
     def test_eunomia_acks_every_in_order_packet_under_ackreq(self):
         # The sender agent's last-packet hold waits for the cumulative ACK: Eunomia's
         # receiver ACKs in-order packets under any ack_policy, so no WQE waits for a timeout.
-        out = os.path.join(self.mkdtemp(), "r")
-        r = e2e.run_oonic(["run", "-", "--out", out, "--quiet", "--set", "nic.ordering=eunomia",
-                           "--set", "rx.req_processor.ack_policy=ackreq",
-                           "--set", "workload.wqe_bytes=256K", "--set", "network.ooo_distance=8"])
-        self.assertOk(r)
-        j = e2e.load_json(os.path.join(out, "stats.json"))
-        self.assertTrue(j["scoreboard"]["ok"], j["scoreboard"]["text"])
+        j, out = self.eunomia_run("rx.req_processor.ack_policy=ackreq", "workload.wqe_bytes=256K",
+                                  "network.ooo_distance=8")
         self.assertEqual(j["stats"]["a.nic.control.rsp_manager.timeouts"]["value"], 0)
         self.assertGreater(j["stats"]["a.nic.tx.sender_agent.last_packet_holds"]["value"], 0)
 
@@ -195,13 +191,8 @@ class Compare(e2e.OonicTestCase):
         # PSN 30 of the first WQE is lost. Eunomia's receiver SACKs everything after it and
         # sends no NAK, so the timeout recovers: the sender agent resends PSN 30 alone and
         # skips the 32 PSNs its SACK scoreboard marked (go-back-N would resend 33).
-        out = os.path.join(self.mkdtemp(), "r")
-        r = e2e.run_oonic(["run", "-", "--out", out, "--quiet", "--set", "nic.ordering=eunomia",
-                           "--set", "workload.wqe_bytes=256K", "--set", "network.ooo_distance=8",
-                           "--set", "network.drop_psns=ab:30@0x2000"])
-        self.assertOk(r)
-        j = e2e.load_json(os.path.join(out, "stats.json"))
-        self.assertTrue(j["scoreboard"]["ok"], j["scoreboard"]["text"])
+        j, out = self.eunomia_run("workload.wqe_bytes=256K", "network.ooo_distance=8",
+                                  "network.drop_psns=ab:30@0x2000")
         st = j["stats"]
         self.assertEqual(st["a.nic.control.rsp_manager.timeouts"]["value"], 1)
         self.assertEqual(st["a.nic.control.rsp_manager.go_backs"]["value"], 0)
