@@ -11,11 +11,8 @@ namespace oonic::test {
 std::string source_dir() {
   return OONIC_SOURCE_DIR;
 }
-std::string shared_dir() {
-  return std::string(OONIC_SOURCE_DIR) + "/../shared";
-}
 std::string captures_dir() {
-  return shared_dir() + "/captures";
+  return std::string(OONIC_SOURCE_DIR) + "/traces/captures";
 }
 std::string oonic_bin() {
   return std::string(OONIC_BINARY_DIR) + "/oonic";

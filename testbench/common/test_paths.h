@@ -1,5 +1,5 @@
-// Paths tests use: the source tree, the build tree, the shared captures, and a
-// fresh scratch directory per test.
+// Paths tests use: the source tree, the build tree, the bundled real captures
+// (traces/captures), and a fresh scratch directory per test.
 #pragma once
 
 #include <string>
@@ -7,7 +7,6 @@
 namespace oonic::test {
 
 std::string source_dir();
-std::string shared_dir();
 std::string captures_dir();
 std::string oonic_bin();
 // A new empty directory under the build tree named after the running test.

@@ -6,7 +6,6 @@ lazily by the functions that need it, tshark is run as a program.
 Environment (set by CTest, see testbench/CMakeLists.txt):
   OONIC_BIN         the oonic binary (default: <source>/build-e2e/oonic)
   OONIC_SOURCE_DIR  the repository root (default: two levels above this file)
-  OONIC_SHARED_DIR  ../shared next to the repository (captures, spec)
 """
 
 import csv
@@ -22,10 +21,8 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_DIR = os.environ.get("OONIC_SOURCE_DIR") or os.path.normpath(os.path.join(HERE, "..", ".."))
-SHARED_DIR = os.environ.get("OONIC_SHARED_DIR") or os.path.normpath(
-    os.path.join(SOURCE_DIR, "..", "shared"))
-CAPTURES_DIR = os.path.join(SHARED_DIR, "captures")
 TRACES_DIR = os.path.join(SOURCE_DIR, "traces")
+CAPTURES_DIR = os.path.join(TRACES_DIR, "captures")
 FIXTURES_DIR = os.path.join(HERE, "fixtures")
 
 # Every oonic / tshark run is bounded: a hang is a failure, not a stuck CTest.
@@ -53,9 +50,11 @@ def capture_path(name):
 
 
 def all_captures():
-    """Every capture in $OONIC_SHARED_DIR/captures (pcap and pcapng)."""
+    """Every real capture bundled in traces/captures (pcap and pcapng); never empty."""
     files = glob.glob(os.path.join(CAPTURES_DIR, "*.pcap")) + glob.glob(
         os.path.join(CAPTURES_DIR, "*.pcapng"))
+    if not files:
+        raise AssertionError("no captures in %s" % CAPTURES_DIR)
     return sorted(files)
 
 

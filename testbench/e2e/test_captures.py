@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Replays of the real RoCEv2 captures in $OONIC_SHARED_DIR/captures.
+"""Replays of the real RoCEv2 captures in traces/captures.
 
 Expected values are derived from the captures themselves (decoded here with
 oonic_e2e.decode_roce over scapy-read frames), not from earlier model runs.

@@ -627,7 +627,7 @@ TEST_F(TracePcap, PcapNg) {
 }
 
 TEST(TraceCaptures, RealCapturesLoad) {
-  const std::string dir = OONIC_SOURCE_DIR "/../shared/captures/";
+  const std::string dir = OONIC_SOURCE_DIR "/traces/captures/";
   struct {
     const char* name;
     size_t frames;

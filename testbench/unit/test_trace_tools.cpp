@@ -463,7 +463,7 @@ void expect_same_frames(const Frames& a, const Frames& b, const std::string& wha
 }
 
 TEST_F(TraceToolsConvert, CapturesRoundTripByteIdentical) {
-  const std::string dir = OONIC_SOURCE_DIR "/../shared/captures/";
+  const std::string dir = OONIC_SOURCE_DIR "/traces/captures/";
   const char* caps[] = {"connectx4lx-cnp.pcap", "huawei-rc-send-1k.pcap",
                         "softroce-read-request.pcap", "softroce-write-read-cm.pcap",
                         "softroce-write-read.pcap"};

@@ -1,6 +1,6 @@
 // RoCEv2 codec tests: round trips for every opcode, IPv6/VLAN, bitmap extension,
 // truncation and byte-flip robustness, ICRC masking, and two outside oracles:
-// real NIC captures (/work/shared/captures) and frames built by scapy.
+// real NIC captures (traces/captures) and frames built by scapy.
 #include "model/wire/roce.h"
 
 #include <gtest/gtest.h>
@@ -814,7 +814,7 @@ TEST(WireFormat, MacIpAndStatusStrings) {
   EXPECT_STREQ(w::to_string(ParseStatus::kOk), "ok");
 }
 
-// Real captures from real NICs (see /work/shared/captures/README.md): every
+// Real captures from real NICs (see traces/captures/README.md): every
 // RoCEv2 frame parses and its ICRC verifies.
 TEST(WireCaptures, RealNicFramesParseAndIcrcVerifies) {
   struct Expect {
@@ -830,7 +830,7 @@ TEST(WireCaptures, RealNicFramesParseAndIcrcVerifies) {
   std::map<std::string, std::map<uint8_t, int>> opcodes;
   for (const auto& e : files) {
     SCOPED_TRACE(e.file);
-    const Capture c = read_capture(std::string(OONIC_SOURCE_DIR "/../shared/captures/") + e.file);
+    const Capture c = read_capture(std::string(OONIC_SOURCE_DIR "/traces/captures/") + e.file);
     ASSERT_TRUE(c.ok) << c.error;
     EXPECT_EQ(c.frames.size(), e.frames);
     size_t roce = 0;
