@@ -178,35 +178,36 @@ const char* to_string(ParseStatus s) {
 // ---- ICRC ----
 
 uint32_t compute_icrc(const uint8_t* frame, size_t len, size_t l3_offset) {
-  // Masked copy of IP + UDP + BTH (+ the 8-byte all-ones prefix for IPv4).
+  // Masked copy of the 8-byte all-ones prefix (RoCEv2 has no LRH: the IBA annex and
+  // Linux rxe stand in 8 bytes of 0xFF for the masked LRH, for IPv4 and IPv6 alike),
+  // then IP + UDP + BTH with the variant fields set to ones.
   uint8_t buf[8 + 60 + kUdpHeaderBytes + kBthBytes];
   if (frame == nullptr || l3_offset >= len) return 0;
   const uint8_t* ip = frame + l3_offset;
   size_t avail = len - l3_offset;
-  size_t n = 0;
+  std::memset(buf, 0xFF, 8);
+  uint8_t* h = buf + 8;
   size_t ip_len = 0;
   if ((ip[0] >> 4) == 4) {
     ip_len = static_cast<size_t>(ip[0] & 0x0F) * 4;
     if (ip_len < kIpv4HeaderBytes) return 0;
     if (avail < ip_len + kUdpHeaderBytes + kBthBytes + kIcrcBytes) return 0;
-    std::memset(buf, 0xFF, 8);
-    std::memcpy(buf + 8, ip, ip_len);
-    buf[8 + 1] = 0xFF;   // TOS
-    buf[8 + 8] = 0xFF;   // TTL
-    buf[8 + 10] = 0xFF;  // header checksum
-    buf[8 + 11] = 0xFF;
-    n = 8 + ip_len;
+    std::memcpy(h, ip, ip_len);
+    h[1] = 0xFF;   // TOS
+    h[8] = 0xFF;   // TTL
+    h[10] = 0xFF;  // header checksum
+    h[11] = 0xFF;
   } else {
     ip_len = kIpv6HeaderBytes;
     if (avail < ip_len + kUdpHeaderBytes + kBthBytes + kIcrcBytes) return 0;
-    std::memcpy(buf, ip, ip_len);
-    buf[0] |= 0x0F;  // traffic class (low nibble of byte 0, high of byte 1) + flow label
-    buf[1] = 0xFF;
-    buf[2] = 0xFF;
-    buf[3] = 0xFF;
-    buf[7] = 0xFF;  // hop limit
-    n = ip_len;
+    std::memcpy(h, ip, ip_len);
+    h[0] |= 0x0F;  // traffic class (low nibble of byte 0, high of byte 1) + flow label
+    h[1] = 0xFF;
+    h[2] = 0xFF;
+    h[3] = 0xFF;
+    h[7] = 0xFF;  // hop limit
   }
+  size_t n = 8 + ip_len;
   std::memcpy(buf + n, ip + ip_len, kUdpHeaderBytes + kBthBytes);
   buf[n + 6] = 0xFF;  // UDP checksum
   buf[n + 7] = 0xFF;
@@ -427,6 +428,22 @@ size_t header_size(const FrameSpec& spec) {
   return frame_size(spec) - spec.payload_len - pad_for(spec.payload_len) - kIcrcBytes;
 }
 
+uint16_t udp6_checksum(const uint8_t* ip6, size_t udp_len) {
+  // One's-complement sum of the pseudo header (addresses, length, next header 17) and
+  // the UDP datagram with its checksum field taken as 0.
+  uint64_t sum = 0;
+  for (size_t i = 8; i < 40; i += 2) sum += rd16(ip6 + i);
+  sum += static_cast<uint32_t>(udp_len >> 16) + (udp_len & 0xFFFF) + 17;
+  const uint8_t* u = ip6 + kIpv6HeaderBytes;
+  for (size_t i = 0; i + 1 < udp_len; i += 2) {
+    if (i != 6) sum += rd16(u + i);
+  }
+  if (udp_len & 1) sum += static_cast<uint32_t>(u[udp_len - 1]) << 8;
+  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+  const uint16_t c = static_cast<uint16_t>(~sum);
+  return c == 0 ? 0xFFFF : c;
+}
+
 size_t build(const FrameSpec& spec, uint8_t* out, size_t cap) {
   const size_t size = frame_size(spec);
   if (out == nullptr || cap < size) return 0;
@@ -549,6 +566,9 @@ size_t build(const FrameSpec& spec, uint8_t* out, size_t cap) {
   p[1] = static_cast<uint8_t>(icrc >> 8);
   p[2] = static_cast<uint8_t>(icrc >> 16);
   p[3] = static_cast<uint8_t>(icrc >> 24);
+  // IPv6 forbids a zero UDP checksum (RFC 8200 8.1); the ICRC masks the field, so it is
+  // filled last, over the ICRC too. IPv4 keeps 0 ("no checksum"), as RoCEv2 NICs send.
+  if (v6) wr16(out + l3 + ip_hdr + 6, udp6_checksum(out + l3, udp_len));
   return size;
 }
 

@@ -270,6 +270,10 @@ std::vector<uint8_t> build(const FrameSpec& spec);
 // read). l3_offset is the offset of the IP header. CRC-32 via ISA-L.
 uint32_t compute_icrc(const uint8_t* frame, size_t len, size_t l3_offset);
 
+// UDP checksum of an IPv6 packet (ip6 = its header; udp_len = the UDP length),
+// the field itself read as 0; never 0 (RFC 8200 8.1). build() fills it for IPv6.
+uint16_t udp6_checksum(const uint8_t* ip6, size_t udp_len);
+
 // Wire time helpers: bytes a frame occupies on an Ethernet link (adds FCS +
 // preamble + IFG; frames shorter than 60 B are padded to 60 B first).
 inline uint64_t wire_bytes(size_t frame_len_no_fcs) {

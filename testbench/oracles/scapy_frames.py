@@ -13,14 +13,18 @@ scapy 2.5 (scapy.contrib.roce) has BTH, AETH (bound for Acknowledge only) and
 computes the ICRC for IPv4 (CRC-32 over the masked pseudo header, placed in the
 frame low byte first). It has no RETH / ImmDt layers: those headers are put in
 as Raw bytes after the BTH; scapy's ICRC still covers them. It has no IPv6 ICRC
-(it warns and writes 0): for IPv6 the ICRC is computed here from the IBTA
-Annex A17 rules, and the same function is checked against scapy's ICRC for every
-IPv4 frame first.
+(it warns and writes 0): for IPv6 the ICRC comes from icrc_rxe.py beside this
+file, an independent implementation of Linux soft-RoCE's rules (the 8-byte
+all-ones prefix for IPv4 and IPv6 alike). That function is first held against
+scapy's ICRC for every IPv4 frame, VLAN-tagged or not.
 """
 
+import os
 import struct
 import sys
-import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import icrc_rxe  # noqa: E402
 
 from scapy.all import Ether, Dot1Q, IP, IPv6, UDP, Raw, wrpcap
 from scapy.contrib.roce import BTH, AETH, opcode, cnp
@@ -46,29 +50,6 @@ def payload(n, seed):
 
 def pad_of(n):
     return (4 - n % 4) % 4
-
-
-def icrc_by_hand(frame):
-    """ICRC per IBTA Annex A17 for an Ethernet frame (optionally VLAN-tagged)."""
-    l3 = 14
-    if frame[12:14] == b"\x81\x00":
-        l3 = 18
-    ip = bytearray(frame[l3:-4])
-    if ip[0] >> 4 == 4:
-        ihl = (ip[0] & 0x0F) * 4
-        ip[1] = 0xFF  # TOS
-        ip[8] = 0xFF  # TTL
-        ip[10:12] = b"\xff\xff"  # header checksum
-        prefix = b"\xff" * 8
-    else:
-        ihl = 40
-        ip[0] |= 0x0F  # traffic class + flow label
-        ip[1:4] = b"\xff\xff\xff"
-        ip[7] = 0xFF  # hop limit
-        prefix = b""
-    ip[ihl + 6 : ihl + 8] = b"\xff\xff"  # UDP checksum
-    ip[ihl + 8 + 4] = 0xFF  # BTH FECN | BECN | Resv6
-    return zlib.crc32(prefix + bytes(ip)) & 0xFFFFFFFF
 
 
 def main():
@@ -143,21 +124,41 @@ def main():
     for pkt, op, psn, plen in frames:
         raw = bytes(pkt)
         carried = struct.unpack("<I", raw[-4:])[0]
-        mine = icrc_by_hand(raw)
+        mine = icrc_rxe.icrc(raw)
         if carried != mine:
-            sys.exit("ICRC mismatch for opcode 0x%02x: scapy %08x, by hand %08x"
+            sys.exit("ICRC mismatch for opcode 0x%02x: scapy %08x, rxe rules %08x"
                      % (op, carried, mine))
         built.append((Ether(raw), op, psn, plen))
 
-    # IPv6 RoCEv2 SEND Only, 100 B (ICRC by hand: scapy 2.5 has no IPv6 ICRC).
+    # IPv6 (scapy 2.5 has no IPv6 ICRC: icrc_rxe's), with traffic class, flow label and
+    # hop limit set to values the ICRC must mask, with and without a VLAN tag.
+    def ip6(tc, fl, hlim):
+        return IPv6(src="fd00::1", dst="fd00::2", tc=tc, fl=fl, hlim=hlim)
+
+    v6 = []
     op = rc("SEND_ONLY")
-    pkt = (eth / IPv6(src="fd00::1", dst="fd00::2", tc=0x02, fl=0x12345, hlim=64)
-           / UDP(sport=50006, dport=ROCE_PORT)
-           / BTH(opcode=op, dqpn=0x000BBB, psn=4242, ackreq=1, icrc=0)
-           / Raw(payload(100, 8)))
-    raw = bytearray(bytes(pkt))
-    raw[-4:] = struct.pack("<I", icrc_by_hand(bytes(raw)))
-    built.append((Ether(bytes(raw)), op, 4242, 100))
+    v6.append((eth / ip6(0x02, 0x12345, 64) / UDP(sport=50006, dport=ROCE_PORT)
+               / BTH(opcode=op, dqpn=0x000BBB, psn=4242, ackreq=1, icrc=0)
+               / Raw(payload(100, 8)), op, 4242, 100))
+    op = rc("RDMA_WRITE_FIRST")
+    v6.append((eth / ip6(0xB9, 0xFEDCB, 3) / UDP(sport=50007, dport=ROCE_PORT)
+               / BTH(opcode=op, dqpn=0x000BBC, psn=0xFFFFFF, icrc=0)
+               / Raw(reth(0x7F0000001000, 0x4242, 2 * 4096) + payload(4096, 9)),
+               op, 0xFFFFFF, 4096))
+    op = rc("RDMA_WRITE_LAST")
+    v6.append((eth / Dot1Q(prio=5, vlan=7) / ip6(0x03, 0x00001, 255)
+               / UDP(sport=50007, dport=ROCE_PORT)
+               / BTH(opcode=op, dqpn=0x000BBC, psn=0, ackreq=1, padcount=pad_of(4093), icrc=0)
+               / Raw(payload(4093, 10) + b"\x00" * pad_of(4093)), op, 0, 4093))
+    op = rc("ACKNOWLEDGE")
+    v6.append((eth / Dot1Q(prio=6, vlan=4000) / ip6(0xFF, 0xFFFFF, 1)
+               / UDP(sport=50008, dport=ROCE_PORT)
+               / BTH(opcode=op, becn=1, dqpn=0x000BBB, psn=4242, icrc=0)
+               / AETH(syndrome=0x1F, msn=0x000007), op, 4242, 0))
+    for pkt, op, psn, plen in v6:
+        raw = bytearray(bytes(pkt))
+        raw[-4:] = struct.pack("<I", icrc_rxe.icrc(bytes(raw)))
+        built.append((Ether(bytes(raw)), op, psn, plen))
 
     wrpcap(out, [p for p, _, _, _ in built])
     with open(out + ".txt", "w") as f:
