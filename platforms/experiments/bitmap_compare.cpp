@@ -33,6 +33,7 @@
 #include "model/ordering/ornic_bitmap.h"
 #include "model/ordering/static_bitmap.h"
 #include "model/wire/roce.h"
+#include "platforms/common/arrival_order.h"
 
 namespace oonic::experiments {
 
@@ -52,22 +53,29 @@ const char* kBitmapCompareUsage = R"(usage: oonic experiment bitmap-compare [opt
 
 ORNIC §4.3's bitmap comparison on the ordering cores (model/ordering/), no SystemC:
 one QP, M-bit blocks, a B-bit QP bitmap, P packets per run reordered by a windowed
-shuffle with OOO distance D; every scheme sees the same arrival orders.
+shuffle with OOO distance D or in aligned groups (--arrival); every scheme sees the
+same arrival orders.
   scenario no-loss    every packet arrives once
   scenario head-loss  one random packet of the first bitmap block (PSN start..start+M-1)
                       is lost; its retransmission arrives after the last packet
 Per run: mean locate cycles of the out-of-order packets (verdict kOutOfOrder) and
 the maximum number of bitmap blocks the QP held; over the seeds: mean, std, min,
-p5, p95, max. Shuffle: the window holds the not-yet-sent packets at most D
-positions after the first not-yet-sent one; each step sends one of them chosen
-uniformly (std::mt19937_64 seeded with the seed). See
-docs/experiments/bitmap-compare.md.
+p5, p95, max. Arrival models (std::mt19937_64 seeded with the seed):
+  window          the window holds the not-yet-sent packets at most D positions after
+                  the first not-yet-sent one; each step sends one of them chosen
+                  uniformly (OOD <= D; the outstanding PSNs may span D + 1)
+  aligned-groups  consecutive groups of G positions from the first PSN, each a
+                  uniformly random permutation, groups in order (OOD <= G - 1; with
+                  G = 64 and M = 16 a group touches exactly 4 blocks: ORNIC §4.3)
+See docs/experiments/bitmap-compare.md.
 
 options:
   --seeds N          runs per scheme and scenario (default 1000)
   --first-seed S     seeds S .. S+N-1 (default 1)
   --packets N        packets per run (default 10 x --qp-bits = 3200)
+  --arrival MODE     window (default) or aligned-groups
   --ooo-distance D   shuffle distance, also the OTD of ORNIC (default 64)
+  --group G          aligned-groups: positions per group (default D)
   --block-bits M     bits per bitmap block (default 16)
   --qp-bits B        QP bitmap bits, a multiple of M (default 320)
   --start-psn PSN    first PSN of a run (default 0; 24 bits, wraps)
@@ -313,6 +321,17 @@ std::vector<uint32_t> windowed_shuffle(uint32_t n, uint32_t d, std::mt19937_64& 
   return out;
 }
 
+const char* arrival_name(Arrival a) {
+  return a == Arrival::kWindow ? "window" : "aligned-groups";
+}
+
+std::vector<uint32_t> arrival_order(const BitmapCompareOptions& o, uint32_t n,
+                                    std::mt19937_64& rng) {
+  if (o.arrival == Arrival::kWindow) return windowed_shuffle(n, o.ooo_distance, rng);
+  return arrival::aligned_groups(n, o.group_size(),
+                                 [&](uint64_t m) { return uniform_below(rng, m); });
+}
+
 Spread spread(std::vector<double> v) {
   Spread s;
   s.n = static_cast<uint32_t>(v.size());
@@ -382,8 +401,8 @@ BitmapCompareResult run_bitmap_compare(const BitmapCompareOptions& o) {
   for (uint32_t i = 0; i < o.seeds; ++i) {
     const uint64_t seed = o.first_seed + i;
     std::mt19937_64 rng(seed);
-    const std::vector<uint32_t> order = windowed_shuffle(P, o.ooo_distance, rng);
-    check_shuffle(order, o.ooo_distance, seed, &max_ood, &max_disp);
+    const std::vector<uint32_t> order = arrival_order(o, P, rng);
+    check_shuffle(order, o.arrival_bound(), seed, &max_ood, &max_disp);
     const uint32_t lost = static_cast<uint32_t>(uniform_below(rng, std::min(o.block_bits, P)));
     psns[1].clear();
     for (uint32_t k = 0; k < P; ++k) {
@@ -434,7 +453,7 @@ std::string bitmap_compare_csv(const BitmapCompareOptions& o, const BitmapCompar
        "locate_runs,locate_mean,locate_std,locate_min,locate_p5,locate_p95,locate_max,"
        "blocks_mean,blocks_std,blocks_min,blocks_p5,blocks_p95,blocks_max,"
        "ooo_packets_mean,dropped_mean,duplicates_mean,complete_runs,"
-       "measured_ooo_distance_max,measured_displacement_max\n";
+       "measured_ooo_distance_max,measured_displacement_max,arrival,group\n";
   for (const BitmapCompareRow& r : res.rows) {
     s << r.scheme << ',' << r.scenario << ',' << o.seeds << ',' << o.first_seed << ','
       << o.packets_per_run() << ',' << o.ooo_distance << ',' << o.block_bits << ',' << o.qp_bits
@@ -443,10 +462,19 @@ std::string bitmap_compare_csv(const BitmapCompareOptions& o, const BitmapCompar
       for (double x : {sp->mean, sp->std, sp->min, sp->p5, sp->p95, sp->max})
         s << ',' << fmt_csv(x);
     s << ',' << fmt_csv(r.ooo_packets) << ',' << fmt_csv(r.dropped) << ',' << fmt_csv(r.duplicates)
-      << ',' << r.complete_runs << ',' << res.max_ooo_distance << ',' << res.max_displacement
-      << '\n';
+      << ',' << r.complete_runs << ',' << res.max_ooo_distance << ',' << res.max_displacement << ','
+      << arrival_name(o.arrival) << ','
+      << (o.arrival == Arrival::kAlignedGroups ? o.group_size() : 0) << '\n';
   }
   return s.str();
+}
+
+static std::string arrival_text(const BitmapCompareOptions& o) {
+  if (o.arrival == Arrival::kWindow)
+    return "windowed shuffle with OOO distance " + std::to_string(o.ooo_distance);
+  return "aligned groups of " + std::to_string(o.group_size()) +
+         " (each a random permutation, groups in order; OTD " + std::to_string(o.ooo_distance) +
+         ")";
 }
 
 std::string bitmap_compare_markdown(const BitmapCompareOptions& o, const BitmapCompareResult& res) {
@@ -454,11 +482,10 @@ std::string bitmap_compare_markdown(const BitmapCompareOptions& o, const BitmapC
   const uint32_t P = o.packets_per_run();
   s << "Bitmap comparison (ORNIC §4.3): 1 QP, " << o.block_bits << "-bit blocks, " << o.qp_bits
     << "-bit QP bitmap (" << o.qp_bits / o.block_bits << " blocks), " << P
-    << " packets per run (PSN " << o.start_psn << ".." << wire::psn_add(o.start_psn, P - 1)
-    << "), windowed shuffle with OOO distance " << o.ooo_distance << ", " << o.seeds << " seeds ("
-    << o.first_seed << ".." << o.first_seed + o.seeds - 1
-    << ", std::mt19937_64; measured max OOO distance " << res.max_ooo_distance
-    << ", max displacement " << res.max_displacement
+    << " packets per run (PSN " << o.start_psn << ".." << wire::psn_add(o.start_psn, P - 1) << "), "
+    << arrival_text(o) << ", " << o.seeds << " seeds (" << o.first_seed << ".."
+    << o.first_seed + o.seeds - 1 << ", std::mt19937_64; measured max OOO distance "
+    << res.max_ooo_distance << ", max displacement " << res.max_displacement
     << "). A: no loss. B: one random packet of the first block lost, retransmitted after "
        "the last packet; packets a scheme cannot track meanwhile are dropped.\n\n";
   s << "| Scheme | Scenario | Locate cycles per OOO packet, mean ± std | p5 – p95 | min – max "
@@ -511,6 +538,18 @@ int bitmap_compare_command(const std::vector<std::string>& args) {
       if (o.packets == 0) throw Error(msg::kCli, "bitmap-compare: --packets must be at least 1");
     } else if (s == "--ooo-distance") {
       o.ooo_distance = parse_u32(s, val(), (1u << 22) - 1);
+    } else if (s == "--arrival") {
+      const std::string a = val();
+      if (a == "window")
+        o.arrival = Arrival::kWindow;
+      else if (a == "aligned-groups")
+        o.arrival = Arrival::kAlignedGroups;
+      else
+        throw Error(msg::kCli,
+                    "bitmap-compare: --arrival '" + a + "': expected window or aligned-groups");
+    } else if (s == "--group") {
+      o.group = parse_u32(s, val(), (1u << 22) - 1);
+      if (o.group == 0) throw Error(msg::kCli, "bitmap-compare: --group must be at least 1");
     } else if (s == "--block-bits") {
       o.block_bits = parse_u32(s, val(), wire::kMaxBitmapBlockBits);
     } else if (s == "--qp-bits") {

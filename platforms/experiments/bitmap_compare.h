@@ -19,6 +19,9 @@
 // rows, Scheme::bitmap_blocks). Over the seeds:
 // mean, sample std, min, p5, p95, max.
 //
+// Arrival (--arrival): the windowed shuffle (default) or aligned groups of G (ORNIC
+// §4.3's "OOO distance did not exceed 64": groups of 64 positions, each a random
+// permutation, in order; at most four 16-bit blocks are touched at once).
 // Shuffle (as scripts/gen-trace's windowed shuffle, with a different RNG): the
 // window holds the not-yet-sent packets whose in-order position is at most (first
 // not-yet-sent position) + D, in ascending order; each step sends the window entry
@@ -53,6 +56,14 @@ uint64_t uniform_below(std::mt19937_64& rng, uint64_t n);
 // The windowed shuffle of positions 0..n-1 with OOO distance d (see above).
 std::vector<uint32_t> windowed_shuffle(uint32_t n, uint32_t d, std::mt19937_64& rng);
 
+// How one seed's arrival order is made.
+enum class Arrival {
+  kWindow,         // windowed shuffle with OOO distance D (above)
+  kAlignedGroups,  // consecutive groups of G positions, each a random permutation, groups
+                   // in order (platforms/common/arrival_order.h): ORNIC §4.3's model
+};
+const char* arrival_name(Arrival a);  // "window", "aligned-groups"
+
 struct BitmapCompareOptions {
   uint32_t seeds = 1000;  // runs per scheme and scenario, seeds first_seed..
   uint64_t first_seed = 1;
@@ -62,8 +73,19 @@ struct BitmapCompareOptions {
   uint32_t qp_bits = 320;            // B, a multiple of M
   uint32_t start_psn = 0;            // first PSN of the run (24 bits)
   std::vector<std::string> schemes;  // ids to run; empty = every available one
+  Arrival arrival = Arrival::kWindow;
+  uint32_t group = 0;  // kAlignedGroups: G positions per group; 0 = D
   uint32_t packets_per_run() const { return packets ? packets : 10 * qp_bits; }
+  uint32_t group_size() const { return group ? group : ooo_distance; }
+  // Bound the arrival order keeps on OOO distance and displacement: D, or G - 1.
+  uint32_t arrival_bound() const {
+    return arrival == Arrival::kWindow ? ooo_distance : (group_size() ? group_size() - 1 : 0);
+  }
 };
+
+// The arrival order of positions 0..n-1 the options ask for, drawn from rng.
+std::vector<uint32_t> arrival_order(const BitmapCompareOptions& o, uint32_t n,
+                                    std::mt19937_64& rng);
 
 // A scheme as the experiment builds it: one QP (qp 0), geometry from the options.
 struct Scheme {

@@ -24,6 +24,7 @@
 
 #include "model/core/error.h"
 #include "model/wire/roce.h"
+#include "platforms/common/arrival_order.h"
 #include "platforms/trace/text_writer.h"
 
 namespace oonic::trace {
@@ -966,7 +967,8 @@ PerturbResult perturb(const Frames& in, const PerturbOptions& o, const std::opti
   PerturbResult res;
   res.out = in.derived();
   res.streams = c.streams.size();
-  const uint32_t retx_after = o.retx_after.value_or(o.ooo_distance + 1);
+  const uint32_t retx_after =
+      o.retx_after.value_or(o.aligned_group ? o.aligned_group : o.ooo_distance + 1);
   const std::set<uint32_t> drop(o.drop_psns.begin(), o.drop_psns.end());
 
   std::vector<uint32_t> psn_of(n, 0);
@@ -1066,7 +1068,10 @@ PerturbResult perturb(const Frames& in, const PerturbOptions& o, const std::opti
     for (const auto& [a, b] : units) {
       const uint32_t m = static_cast<uint32_t>(b - a);
       std::vector<uint32_t> perm =
-          o.multipath ? windowed_shuffle(m, 0, rng) : windowed_shuffle(m, o.ooo_distance, rng);
+          o.multipath       ? windowed_shuffle(m, 0, rng)
+          : o.aligned_group ? arrival::aligned_groups(m, o.aligned_group,
+                                                      [&](uint64_t k) { return rng.randrange(k); })
+                            : windowed_shuffle(m, o.ooo_distance, rng);
       std::deque<std::pair<uint64_t, uint32_t>> due;  // (position after which, record)
       for (uint32_t i = 0; i < m; ++i) {
         const uint32_t slot = sl[a + i];
@@ -1418,6 +1423,11 @@ reordering (one of):
                         arrived (OOD <= D) nor more than D places from its own.
                         The shuffled packets fill the stream's places in order;
                         each keeps the time of its place.
+  --aligned-groups G    ORNIC 4.3's arrival model, per unit: consecutive groups of
+                        G packets from the unit's first one, each a uniformly
+                        random permutation (Fisher-Yates), groups in order. OOD
+                        <= G - 1; with G = 64 and 16-bit bitmap blocks a group
+                        touches exactly 4 blocks.
   --unit auto|qp|message
                         shuffle unit, as gen-trace: qp = the whole stream;
                         message = one message (up to its Last / Only packet);
@@ -1434,7 +1444,7 @@ loss and duplicates (after reordering, in arrival order, per stream):
   --drop-psn PSN,...    these PSNs' first transmissions are lost (in every stream)
   --retx-after K        the retransmission (the identical frame) arrives right
                         after the packet K places later (places counted before
-                        removal), or after the unit's last packet (default D+1)
+                        removal), or after the unit's last packet (default D+1; G)
   --no-retx             lost packets are not retransmitted
   --duplicate-rate P    a copy of the packet arrives right after it
   --seed S              (default 1): the random stream of gen-trace (Python's
@@ -1723,6 +1733,9 @@ int cmd_perturb(const std::vector<std::string>& args) {
     if (a.is("--ooo-distance")) {
       o.ooo_distance = static_cast<uint32_t>(a.number(1u << 23));
       shuffle = true;
+    } else if (a.is("--aligned-groups")) {
+      o.aligned_group = static_cast<uint32_t>(a.number(1u << 23));
+      if (o.aligned_group == 0) a.bad("at least 1");
     } else if (a.is("--unit")) {
       if (a.val == "auto")
         o.unit = PerturbOptions::Unit::kAuto;
@@ -1783,9 +1796,14 @@ int cmd_perturb(const std::vector<std::string>& args) {
     }
   }
   if (pos.size() != 2) fail_cli("trace perturb: expected IN OUT (see oonic trace perturb --help)");
+  if (shuffle && o.aligned_group)
+    fail_cli("trace perturb: give either --ooo-distance or --aligned-groups, not both");
   if (o.multipath) {
-    if (shuffle) fail_cli("trace perturb: give either --ooo-distance or --multipath, not both");
-    if (unit) fail_cli("trace perturb: --unit goes with --ooo-distance, not --multipath");
+    if (shuffle || o.aligned_group)
+      fail_cli("trace perturb: give one of --ooo-distance, --aligned-groups or --multipath");
+    if (unit)
+      fail_cli(
+          "trace perturb: --unit goes with --ooo-distance or --aligned-groups, not --multipath");
     if (o.path_delays_ps.size() != o.multipath)
       fail_cli("trace perturb: --multipath " + std::to_string(o.multipath) + " needs " +
                std::to_string(o.multipath) + " --path-delays-ns values, got " +

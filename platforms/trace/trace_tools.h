@@ -175,7 +175,8 @@ std::string stats_text(const TraceStats& s);  // human summary
 // ----------------------------------------------------------------- perturb ---
 
 struct PerturbOptions {
-  uint32_t ooo_distance = 0;  // windowed shuffle D
+  uint32_t ooo_distance = 0;   // windowed shuffle D
+  uint32_t aligned_group = 0;  // > 0: aligned groups of this many packets instead
   // Shuffle unit (as scripts/gen-trace): kAuto = a message (up to its Last /
   // Only packet) in a stream that carries ORNIC OOO WRITEs (one OOO WQE is
   // outstanding at a time), else the whole stream.

@@ -167,7 +167,7 @@ class BitmapCompare(unittest.TestCase):
 
     def test_usage_errors(self):
         for args in (["--qp-bits", "100"], ["--seeds", "0"], ["--bogus"], ["--packets", "x"],
-                     ["--schemes", "nope"]):
+                     ["--schemes", "nope"], ["--arrival", "groups"], ["--group", "0"]):
             r = run([OONIC_BIN, "experiment", "bitmap-compare"] + args)
             self.assertEqual(r.returncode, 2, describe(r))
             self.assertIn("oonic: error:", r.stderr)
@@ -176,6 +176,71 @@ class BitmapCompare(unittest.TestCase):
         r = run([OONIC_BIN, "experiment", "--help"])
         self.assertEqual(r.returncode, 0, describe(r))
         self.assertIn("bitmap-compare", r.stdout)
+
+
+class AlignedGroups(unittest.TestCase):
+    """ORNIC §4.3's arrival model: groups of 64 PSNs, each a random permutation, in order.
+    Without loss no scheme but the static bitmap holds more than the 4 blocks a group
+    spans, and ORNIC holds exactly 4 (the windowed shuffle's 65-PSN span gives 5)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="oonic-bitmap-compare-ag-")
+        cls.out = os.path.join(cls.tmp, "out")
+        cls.proc = run([SCRIPT, "--quick", "--arrival", "both", "--out", cls.out], cwd=SOURCE_DIR)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def rows(self, arrival):
+        self.assertEqual(self.proc.returncode, 0, describe(self.proc))
+        return read_csv(os.path.join(self.out, arrival, "results.csv"))
+
+    def test_both_tables_printed(self):
+        self.assertEqual(self.proc.returncode, 0, describe(self.proc))
+        self.assertIn("windowed shuffle with OOO distance 64", self.proc.stdout)
+        self.assertIn("aligned groups of 64", self.proc.stdout)
+        for arrival in ("window", "aligned-groups"):
+            self.assertEqual({r["arrival"] for r in self.rows(arrival)}, {arrival})
+
+    def test_at_most_four_blocks_without_loss(self):
+        rows = self.rows("aligned-groups")
+        self.assertTrue(rows)
+        for r in rows:
+            self.assertEqual(r["group"], "64", r)
+            self.assertEqual(r["measured_ooo_distance_max"], "63", r)
+            if r["scenario"] != "no-loss":
+                continue
+            if r["scheme"] == "static-bitmap":
+                self.assertEqual(float(r["blocks_max"]), STATIC_BLOCKS, r)
+            else:
+                self.assertLessEqual(float(r["blocks_max"]), 4.0, r)
+                self.assertEqual(float(r["dropped_mean"]), 0.0, r)
+        ornic = [r for r in rows if r["scheme"] == "ornic" and r["scenario"] == "no-loss"][0]
+        self.assertEqual(float(ornic["blocks_min"]), 4.0, ornic)
+        window = [r for r in self.rows("window") if r["scheme"] == "ornic"
+                  and r["scenario"] == "no-loss"][0]
+        self.assertEqual(float(window["blocks_max"]), 5.0, window)
+
+    def test_trace_perturb_aligned_groups(self):
+        """`oonic trace perturb --aligned-groups 16`: each group of 16 packets is a
+        permutation of its own PSNs, groups in order; OOD <= 15."""
+        d = self.tmp
+        src, dst = os.path.join(d, "s.txt"), os.path.join(d, "p.txt")
+        r = run([OONIC_BIN, "trace", "synth", "--out", src, "--wqe-bytes", "400K"])
+        self.assertEqual(r.returncode, 0, describe(r))
+        r = run([OONIC_BIN, "trace", "perturb", src, dst, "--aligned-groups", "16", "--seed", "3"])
+        self.assertEqual(r.returncode, 0, describe(r))
+        psns = [int(re.search(r"psn=(\S+)", l).group(1), 0) for l in read(dst).splitlines()
+                if "psn=" in l and not l.startswith("#")]
+        self.assertEqual(len(psns), 100)
+        self.assertNotEqual(psns, sorted(psns))
+        for g in range(0, 100, 16):
+            self.assertEqual(sorted(psns[g:g + 16]), list(range(g, min(g + 16, 100))))
+        r = run([OONIC_BIN, "trace", "perturb", src, dst, "--aligned-groups", "16",
+                 "--ooo-distance", "4"])
+        self.assertEqual(r.returncode, 2, describe(r))
 
 
 if __name__ == "__main__":
