@@ -16,6 +16,9 @@
 //   per allocation word marked);
 //   context write-back: 1 (the packet is "processed").
 // bitmap_cycles in a packet's record is 1 + c_m.
+#include <map>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "testbench/common/nic_bench.h"
@@ -33,9 +36,23 @@ ornic::OrnicParams eunomia_params() {
 
 // An OOO WRITE FSpot (LastFSpot when last) of PSN psn of a WQE starting at PSN 0, with
 // Eunomia's metadata: Head 0 and the last bit.
+// Payload bytes distinct per PSN and offset, so a placement test sees a packet written
+// to the wrong place.
+uint8_t psn_byte(uint32_t psn, size_t i) {
+  return static_cast<uint8_t>(psn * 53 + i * 7 + 1 + (i >> 8));
+}
+const uint8_t* psn_payload(uint32_t psn) {
+  static std::map<uint32_t, std::vector<uint8_t>> bufs;
+  std::vector<uint8_t>& b = bufs[psn];
+  if (b.empty())
+    for (size_t i = 0; i < 8192; ++i) b.push_back(psn_byte(psn, i));
+  return b.data();
+}
+
 wire::FrameSpec eunomia_packet(uint32_t psn, uint32_t npsn, bool last = false) {
   wire::FrameSpec s = request(last ? wire::kOooWriteLastFSpot : wire::kOooWriteFSpot, psn, kPmtu,
                               0x10000 + uint64_t{psn} * kPmtu, npsn * kPmtu);
+  s.payload = psn_payload(psn);
   s.bth.resv7 |= wire::kBthEunomiaMetaBit;
   s.eunomia.head = 0;
   s.eunomia.last = last;
@@ -217,10 +234,10 @@ TEST(EunomiaRx, GarbageCollectionAtLastSeq) {
     ASSERT_FALSE(s->occupancy().points().empty());
     EXPECT_EQ(s->occupancy().points().back(), (std::pair<Cycle, int64_t>{1031, 0}));
   }
-  // Host memory holds the whole WQE: 4 x 256 B at 0x10000.
+  // Host memory holds the whole WQE: 4 x 256 B at 0x10000, each packet at its PSN's place.
   std::vector<uint8_t> got(4 * kPmtu);
   b.host.memory().read(0x10000, got.data(), got.size());
-  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], 0xA5) << i;
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], psn_byte(i / kPmtu, i % kPmtu)) << i;
 }
 
 // A packet past the cap (320 bits from Head) is dropped and NACKed: PSN 5 creates the
@@ -262,6 +279,7 @@ TEST(EunomiaRx, SendCompletionHeldUntilLastSeq) {
   const uint32_t psns[] = {2, 1, 0};
   for (int i = 0; i < 3; ++i) {
     wire::FrameSpec s = request(ops[i], psns[i], kPmtu);
+    s.payload = psn_payload(psns[i]);
     s.bth.resv7 |= wire::kBthEunomiaMetaBit;
     s.eunomia.head = 0;
     s.eunomia.last = psns[i] == 2;
@@ -288,10 +306,11 @@ TEST(EunomiaRx, SendCompletionHeldUntilLastSeq) {
     }
   }
   EXPECT_EQ(complete_acks, 1);
-  // The data sits in the first receive buffer, in PSN order; the second is untouched.
+  // The data sits in the first receive buffer, in PSN order (PSN p at p x PMTU although
+  // PSN 2 arrived first and took the buffer); the second buffer is untouched.
   std::vector<uint8_t> got(3 * kPmtu + 1);
   b.host.memory().read(0x40000, got.data(), got.size());
-  for (size_t i = 0; i < 3 * kPmtu; ++i) ASSERT_EQ(got[i], 0xA5) << i;
+  for (size_t i = 0; i < 3 * kPmtu; ++i) ASSERT_EQ(got[i], psn_byte(i / kPmtu, i % kPmtu)) << i;
   EXPECT_EQ(got[3 * kPmtu], 0);
 }
 

@@ -10,18 +10,58 @@
 namespace oonic {
 namespace {
 
+// Every scheme the factory builds tracks the NIC's QP window of 20 x 16 = 320 PSNs: with
+// PSN 101 missing, the packets 102 .. 100 + 319 arrive in order of PSN (always at the end
+// of what is held, so MELO's no-middle rule does not bite) and are tracked out of order
+// (go-back-N, the in-order NIC, drops them); a packet one window past ePSN is not taken;
+// the missing PSN then moves ePSN over everything held, and the QP holds what it held
+// idle again at most (0 for the pooled schemes; the static bitmaps and MP-RDMA's slots keep their
+// fixed size; Eunomia frees its bitmap at the message's last packet).
 TEST(OrderingFactory, EverySchemeBuildsAndTracksTheWindow) {
   ordering::SchemeGeometry g;  // 20 x 16 = 320 PSNs per QP
+  const uint32_t w = g.nodes_per_qp * g.block_bits;
+  ASSERT_EQ(w, 320u);
   for (const auto& name : ordering::scheme_names()) {
     SCOPED_TRACE(name);
     auto u = ordering::make_unit(name, g);
     EXPECT_EQ(std::string(u->name()), name);
+    const bool gbn = name == "gbn";
     u->open(3, 100, 64);
     EXPECT_TRUE(u->is_open(3));
+    EXPECT_FALSE(u->is_open(4));
     EXPECT_EQ(u->epsn(3), 100u);
     auto in = u->receive(3, 100);
     EXPECT_EQ(in.verdict, ordering::Verdict::kInOrder);
     EXPECT_EQ(u->epsn(3), 101u);
+    const uint32_t idle = u->blocks_held(3);
+    ordering::PacketMeta meta;
+    meta.has_head = true, meta.head = 100;  // Eunomia's metadata; the others ignore it
+    for (uint32_t psn = 102; psn < 100 + w; ++psn) {
+      meta.last = psn == 100 + w - 1;
+      const auto o = u->receive(3, psn, meta);
+      ASSERT_EQ(o.verdict, gbn ? ordering::Verdict::kUntrackable : ordering::Verdict::kOutOfOrder)
+          << "PSN " << psn << ": " << ordering::to_string(o.verdict);
+      ASSERT_EQ(u->epsn(3), 101u) << psn;
+    }
+    if (!gbn) {
+      EXPECT_GE(u->blocks_held(3), idle);
+      if (idle == 0) {
+        EXPECT_GT(u->blocks_held(3), 0u);
+      }
+    }
+    meta.last = false;
+    // One window past ePSN 101 is beyond every scheme's reach.
+    const auto far = u->receive(3, 101 + w, meta);
+    EXPECT_NE(far.verdict, ordering::Verdict::kInOrder);
+    EXPECT_NE(far.verdict, ordering::Verdict::kOutOfOrder);
+    EXPECT_EQ(u->epsn(3), 101u);
+    // The hole fills: ePSN jumps past the window's packets (go-back-N: one step).
+    const auto fill = u->receive(3, 101, meta);
+    EXPECT_EQ(fill.verdict, ordering::Verdict::kInOrder);
+    EXPECT_EQ(u->epsn(3), gbn ? 102u : 100u + w);
+    EXPECT_EQ(u->receive(3, 101, meta).verdict, ordering::Verdict::kDuplicate);
+    // ePSN 420 sits on a block boundary: ORNIC's partly filled head block (idle 1) is gone.
+    EXPECT_LE(u->blocks_held(3), idle);
     std::string why;
     EXPECT_TRUE(u->check_invariants(&why)) << why;
     EXPECT_GT(ordering::qp_state_bits(name, g), 0u);
