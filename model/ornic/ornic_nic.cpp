@@ -71,7 +71,8 @@ OrnicNic::OrnicNic(sc_core::sc_module_name name, const OrnicParams& p, Stats& st
   register_manager_.on_write([this](Cycle t, uint32_t addr, uint32_t value) {
     if (addr < kQpBase) return;
     uint32_t qi = (addr - kQpBase) / kQpStride;
-    if ((addr - kQpBase) % kQpStride == kSqDoorbellOffset) tx_.qp_manager.doorbell(t, qi, value);
+    if ((addr - kQpBase) % kQpStride == def(QpReg::kSqDoorbell).offset)
+      tx_.qp_manager.doorbell(t, qi, value);
   });
   tx_.hdr_generator.set_sink(
       [this](Cycle start, const uint8_t* f, size_t len) { send_frame(start, f, len); });

@@ -16,8 +16,8 @@ RegisterManager::RegisterManager(sc_core::sc_module_name name, const BlockEnv& e
                                 "register writes through reg_socket")),
       errors_(env.stats.counter(std::string(this->name()) + ".errors", "access",
                                 "register accesses answered with a TLM error response")) {
-  regs_.set_reset("PMTU", env.p.nic.pmtu_bytes);
-  regs_.set_reset("DEFAULT_OTD", env.p.nic.otd);
+  regs_.set_reset(GlobalReg::kPmtu, env.p.nic.pmtu_bytes);
+  regs_.set_reset(GlobalReg::kDefaultOtd, env.p.nic.otd);
   regs_.reset();
   regs_.on_write([this](uint32_t addr, uint32_t v) {
     if (on_write_) on_write_(access_cycle_, addr, v);

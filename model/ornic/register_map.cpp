@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "model/core/error.h"
+
 namespace oonic::ornic {
 
 const char* to_string(Access a) {
@@ -71,6 +73,27 @@ const std::vector<RegisterDef>& qp_registers() {
   return t;
 }
 
+const RegisterDef& def(GlobalReg r) {
+  return global_registers()[static_cast<size_t>(r)];
+}
+const RegisterDef& def(QpReg r) {
+  return qp_registers()[static_cast<size_t>(r)];
+}
+
+QpReg qp_register(const std::string& name) {
+  const auto& t = qp_registers();
+  for (size_t i = 0; i < t.size(); ++i)
+    if (name == t[i].name) return static_cast<QpReg>(i);
+  throw Error(msg::kModel, "no QP register named '" + name + "'");
+}
+
+GlobalReg global_register(const std::string& name) {
+  const auto& t = global_registers();
+  for (size_t i = 0; i < t.size(); ++i)
+    if (name == t[i].name) return static_cast<GlobalReg>(i);
+  throw Error(msg::kModel, "no global register named '" + name + "'");
+}
+
 std::string register_table_markdown(uint32_t max_qps) {
   std::ostringstream os;
   os << "| offset | register | reset | access | writable mask | description |\n"
@@ -100,23 +123,28 @@ RegisterFile::RegisterFile(uint32_t max_qps)
       qp_(size_t{max_qps} * qp_registers().size()),
       global_reset_(global_registers().size()) {
   for (size_t i = 0; i < global_reset_.size(); ++i) global_reset_[i] = global_registers()[i].reset;
-  set_reset("MAX_QPS", max_qps);
-  for (size_t i = 0; i < global_registers().size(); ++i) {
-    if (std::string(global_registers()[i].name) == "STATUS") status_idx_ = i;
-    if (std::string(global_registers()[i].name) == "BAD_ACCESSES") bad_idx_ = i;
-  }
+  set_reset(GlobalReg::kMaxQps, max_qps);
   reset();
 }
 
 void RegisterFile::count_error() {
   ++errors_;
-  global_[status_idx_] |= 1;  // STATUS bit 0: a bad access happened
-  global_[bad_idx_] = static_cast<uint32_t>(errors_);
+  global_[static_cast<size_t>(GlobalReg::kStatus)] |= 1;  // bit 0: a bad access happened
+  global_[static_cast<size_t>(GlobalReg::kBadAccesses)] = static_cast<uint32_t>(errors_);
 }
 
-void RegisterFile::set_reset(const std::string& name, uint32_t value) {
-  for (size_t i = 0; i < global_registers().size(); ++i)
-    if (name == global_registers()[i].name) global_reset_[i] = value;
+void RegisterFile::set_reset(GlobalReg r, uint32_t value) {
+  global_reset_[static_cast<size_t>(r)] = value;
+}
+
+uint32_t RegisterFile::peek(uint32_t qp, QpReg r) const {
+  if (qp >= max_qps_) return 0;
+  return qp_[size_t{qp} * qp_registers().size() + static_cast<size_t>(r)];
+}
+
+void RegisterFile::poke(uint32_t qp, QpReg r, uint32_t value) {
+  if (qp >= max_qps_) return;
+  qp_[size_t{qp} * qp_registers().size() + static_cast<size_t>(r)] = value;
 }
 
 void RegisterFile::reset() {

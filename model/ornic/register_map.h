@@ -30,11 +30,49 @@ struct RegisterDef {
 
 constexpr uint32_t kQpBase = 0x1000;
 constexpr uint32_t kQpStride = 0x40;
-constexpr uint32_t kSqDoorbellOffset = 0x34;  // SQ_DOORBELL within a QP block
 
-// The tables (offsets, names, resets, accesses, masks, descriptions).
+// Typed handles: register k of a table is table()[k]; the enum order is the table's
+// (checked by the unit tests), so code names a register by a compile-checked
+// enumerator, never by a string.
+enum class GlobalReg : uint8_t {
+  kId,
+  kVersion,
+  kControl,
+  kStatus,
+  kMaxQps,
+  kPmtu,
+  kDefaultOtd,
+  kBadAccesses,
+  kCount
+};
+enum class QpReg : uint8_t {
+  kQpn,
+  kState,
+  kPeerQpn,
+  kSqPsn,
+  kRqEpsn,
+  kOtd,
+  kTimeoutCycles,
+  kSqBaseLo,
+  kSqBaseHi,
+  kSqSize,
+  kCqBaseLo,
+  kCqBaseHi,
+  kCqSize,
+  kSqDoorbell,
+  kCqConsumer,
+  kPmtu,
+  kCount
+};
+
+// The tables (offsets, names, resets, accesses, masks, descriptions), in enum order.
 const std::vector<RegisterDef>& global_registers();
 const std::vector<RegisterDef>& qp_registers();
+const RegisterDef& def(GlobalReg r);
+const RegisterDef& def(QpReg r);
+// By name (text interfaces and tests): throws oonic::Error naming the register when unknown.
+QpReg qp_register(const std::string& name);
+GlobalReg global_register(const std::string& name);
 // Markdown table of both, for docs.
 std::string register_table_markdown(uint32_t max_qps);
 
@@ -46,7 +84,7 @@ class RegisterFile {
   // max_qps: number of QP blocks; `reset_overrides` let the NIC put its
   // configuration (e.g. MAX_QPS, PMTU) in the reset values.
   explicit RegisterFile(uint32_t max_qps);
-  void set_reset(const std::string& name, uint32_t value);  // global register by name
+  void set_reset(GlobalReg r, uint32_t value);
   void reset();
 
   RegStatus read(uint32_t addr, uint32_t* value);
@@ -58,13 +96,18 @@ class RegisterFile {
   uint32_t peek(uint32_t addr) const;
   void poke(uint32_t addr, uint32_t value);
   static uint32_t qp_reg(uint32_t qp, uint32_t offset) { return kQpBase + qp * kQpStride + offset; }
+  // Address of a register (the bus view) and the backdoor by handle.
+  static uint32_t address(GlobalReg r) { return def(r).offset; }
+  static uint32_t address(uint32_t qp, QpReg r) { return qp_reg(qp, def(r).offset); }
+  uint32_t peek(GlobalReg r) const { return global_[static_cast<size_t>(r)]; }
+  uint32_t peek(uint32_t qp, QpReg r) const;
+  void poke(uint32_t qp, QpReg r, uint32_t value);
   uint32_t max_qps() const { return max_qps_; }
   uint64_t errors() const { return errors_; }
 
  private:
   const RegisterDef* lookup(uint32_t addr, uint32_t* index) const;
   void count_error();
-  size_t status_idx_ = 0, bad_idx_ = 0;
   uint32_t max_qps_;
   std::vector<uint32_t> global_;
   std::vector<uint32_t> qp_;  // max_qps * qp_registers().size()

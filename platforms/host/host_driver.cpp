@@ -7,11 +7,6 @@
 namespace oonic::host {
 
 namespace {
-uint32_t qp_offset(const char* name) {
-  for (const auto& d : ornic::qp_registers())
-    if (std::string(d.name) == name) return d.offset;
-  return 0;
-}
 uint64_t now_ps() {
   return ClockDomain::ps_of(sc_core::sc_time_stamp());
 }
@@ -110,7 +105,7 @@ void HostDriver::post(uint32_t slot) {
   wqes_posted_.inc(n);
   doorbells_.inc();
   sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-  reg_write(ornic::RegisterFile::qp_reg(q.s.qi, ornic::kSqDoorbellOffset),
+  reg_write(ornic::RegisterFile::address(q.s.qi, ornic::QpReg::kSqDoorbell),
             static_cast<uint32_t>(q.posted & 0xFFFF), d);
 }
 
@@ -118,19 +113,19 @@ void HostDriver::run() {
   // QP setup through the register bus (the accesses' latencies add up).
   sc_core::sc_time d = sc_core::SC_ZERO_TIME;
   for (const Qp& q : qps_) {
-    auto w = [&](const char* reg, uint32_t v) {
-      reg_write(ornic::RegisterFile::qp_reg(q.s.qi, qp_offset(reg)), v, d);
+    auto w = [&](ornic::QpReg reg, uint32_t v) {
+      reg_write(ornic::RegisterFile::address(q.s.qi, reg), v, d);
     };
-    w("QPN", q.s.qpn);
-    w("PEER_QPN", q.s.peer_qpn);
-    w("SQ_PSN", q.s.sq_psn);
-    w("SQ_BASE_LO", static_cast<uint32_t>(q.s.sq_base));
-    w("SQ_BASE_HI", static_cast<uint32_t>(q.s.sq_base >> 32));
-    w("SQ_SIZE", q.s.sq_entries);
-    w("CQ_BASE_LO", static_cast<uint32_t>(q.s.cq_base));
-    w("CQ_BASE_HI", static_cast<uint32_t>(q.s.cq_base >> 32));
-    w("CQ_SIZE", q.s.cq_entries);
-    w("STATE", 3);  // RTS
+    w(ornic::QpReg::kQpn, q.s.qpn);
+    w(ornic::QpReg::kPeerQpn, q.s.peer_qpn);
+    w(ornic::QpReg::kSqPsn, q.s.sq_psn);
+    w(ornic::QpReg::kSqBaseLo, static_cast<uint32_t>(q.s.sq_base));
+    w(ornic::QpReg::kSqBaseHi, static_cast<uint32_t>(q.s.sq_base >> 32));
+    w(ornic::QpReg::kSqSize, q.s.sq_entries);
+    w(ornic::QpReg::kCqBaseLo, static_cast<uint32_t>(q.s.cq_base));
+    w(ornic::QpReg::kCqBaseHi, static_cast<uint32_t>(q.s.cq_base >> 32));
+    w(ornic::QpReg::kCqSize, q.s.cq_entries);
+    w(ornic::QpReg::kState, 3);  // RTS
   }
   sc_core::wait(d);
   for (uint32_t i = 0; i < qps_.size(); ++i) post(i);

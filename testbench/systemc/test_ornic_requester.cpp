@@ -62,21 +62,16 @@ struct Requester {
       if (a >= kCq && a < kCq + 0x1000) cq_writes.push_back({ps, a});
     });
   }
-  uint32_t reg(const char* name) {
-    for (const auto& d : ornic::qp_registers())
-      if (std::string(d.name) == name) return ornic::RegisterFile::qp_reg(0, d.offset);
-    ADD_FAILURE() << name;
-    return 0;
-  }
+  static uint32_t reg(ornic::QpReg r) { return ornic::RegisterFile::address(0, r); }
   // QP 0x11 (peer 0x22) with the given PMTU, its SQ at kSq (16 entries), CQ at kCq.
   void setup(uint32_t pmtu, uint32_t timeout_cycles = 0) {
     b.nic.add_qp(NicBench::qp(0, pmtu, 64));
     auto& rf = b.nic.register_manager().registers();
-    rf.poke(reg("SQ_BASE_LO"), static_cast<uint32_t>(kSq));
-    rf.poke(reg("SQ_SIZE"), 16);
-    rf.poke(reg("CQ_BASE_LO"), static_cast<uint32_t>(kCq));
-    rf.poke(reg("CQ_SIZE"), 16);
-    rf.poke(reg("TIMEOUT_CYCLES"), timeout_cycles);
+    rf.poke(reg(ornic::QpReg::kSqBaseLo), static_cast<uint32_t>(kSq));
+    rf.poke(reg(ornic::QpReg::kSqSize), 16);
+    rf.poke(reg(ornic::QpReg::kCqBaseLo), static_cast<uint32_t>(kCq));
+    rf.poke(reg(ornic::QpReg::kCqSize), 16);
+    rf.poke(reg(ornic::QpReg::kTimeoutCycles), timeout_cycles);
   }
   // WQE k of the SQ; the source bytes at kSrc are a pattern.
   void post(uint32_t k, ornic::WqeOp op, bool ooo, uint32_t len) {
@@ -95,7 +90,9 @@ struct Requester {
     for (uint32_t i = 0; i < len; ++i) src[i] = static_cast<uint8_t>(i * 7 + 3);
     b.host.memory().write(kSrc, src.data(), len);
   }
-  void doorbell(Cycle c, uint32_t pi) { drv.script.push_back({c, reg("SQ_DOORBELL"), pi}); }
+  void doorbell(Cycle c, uint32_t pi) {
+    drv.script.push_back({c, reg(ornic::QpReg::kSqDoorbell), pi});
+  }
   wire::FrameSpec ack(uint32_t psn, bool cached) {
     wire::FrameSpec s = request(wire::kAcknowledge, psn, 0);
     s.aeth.syndrome = wire::kAethAckNoCredit;

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "model/core/error.h"
 #include "model/ornic/register_map.h"
 
 namespace oonic::ornic {
@@ -16,6 +17,37 @@ uint32_t addr_of(const char* name) {
     if (std::string(r.name) == name) return kQpBase + r.offset;
   ADD_FAILURE() << name;
   return 0;
+}
+
+// The typed handles index the tables: every enumerator names its own row, and a name
+// that is not in the map is an error, never offset 0.
+TEST(RegisterMap, TypedHandlesMatchTheTables) {
+  ASSERT_EQ(global_registers().size(), static_cast<size_t>(GlobalReg::kCount));
+  ASSERT_EQ(qp_registers().size(), static_cast<size_t>(QpReg::kCount));
+  const char* globals[] = {"ID",      "VERSION", "CONTROL",     "STATUS",
+                           "MAX_QPS", "PMTU",    "DEFAULT_OTD", "BAD_ACCESSES"};
+  for (size_t i = 0; i < std::size(globals); ++i) {
+    EXPECT_STREQ(def(static_cast<GlobalReg>(i)).name, globals[i]);
+    EXPECT_EQ(global_register(globals[i]), static_cast<GlobalReg>(i));
+  }
+  const char* qps[] = {"QPN",        "STATE",       "PEER_QPN",       "SQ_PSN",
+                       "RQ_EPSN",    "OTD",         "TIMEOUT_CYCLES", "SQ_BASE_LO",
+                       "SQ_BASE_HI", "SQ_SIZE",     "CQ_BASE_LO",     "CQ_BASE_HI",
+                       "CQ_SIZE",    "SQ_DOORBELL", "CQ_CONSUMER",    "PMTU"};
+  for (size_t i = 0; i < std::size(qps); ++i) {
+    EXPECT_STREQ(def(static_cast<QpReg>(i)).name, qps[i]);
+    EXPECT_EQ(qp_register(qps[i]), static_cast<QpReg>(i));
+  }
+  EXPECT_EQ(RegisterFile::address(3, QpReg::kSqDoorbell), kQpBase + 3 * kQpStride + 0x34);
+  EXPECT_THROW(qp_register("SQ_DORBELL"), Error);
+  EXPECT_THROW(global_register("nope"), Error);
+  RegisterFile f(4);
+  ASSERT_EQ(f.write(RegisterFile::address(2, QpReg::kSqSize), 77), RegStatus::kOk);
+  EXPECT_EQ(f.peek(2, QpReg::kSqSize), 77u);
+  EXPECT_EQ(f.peek(1, QpReg::kSqSize), 0u);
+  f.poke(2, QpReg::kOtd, 9);
+  EXPECT_EQ(f.peek(RegisterFile::address(2, QpReg::kOtd)), 9u);
+  EXPECT_EQ(f.peek(GlobalReg::kMaxQps), 4u);
 }
 
 TEST(RegisterMap, ResetValuesAndReadOnly) {

@@ -14,11 +14,6 @@ namespace {
 // 4096), pad and ICRC; the Hdr Generator builds the frame around the payload.
 constexpr uint32_t kHeadroom = 128;
 constexpr uint32_t kSlotBytes = kHeadroom + 4096 + 8;
-uint32_t reg(const RegisterFile& r, uint32_t qi, const char* name) {
-  for (const RegisterDef& d : qp_registers())
-    if (std::string(d.name) == name) return r.peek(RegisterFile::qp_reg(qi, d.offset));
-  return 0;
-}
 }  // namespace
 
 QpManager::QpManager(sc_core::sc_module_name name, const BlockEnv& env, QpContextTable& qps,
@@ -55,7 +50,7 @@ QpManager::QpManager(sc_core::sc_module_name name, const BlockEnv& env, QpContex
                                        "times a QP had data but its PSN window was full")) {}
 
 Cycle QpManager::timeout_cycles(uint32_t qi) const {
-  uint32_t r = reg(regs_, qi, "TIMEOUT_CYCLES");
+  uint32_t r = regs_.peek(qi, QpReg::kTimeoutCycles);
   if (r) return r;
   const QpContext& c = qps_.at(qi);
   CycleClock clk(p_.nic.clock_mhz);
@@ -73,15 +68,17 @@ void QpManager::doorbell(Cycle t, uint32_t qi, uint32_t pi) {
     SqState& s = sq_[qi];
     if (!s.configured) {
       // The ring registers are latched at the QP's first doorbell.
-      s.sq_base = uint64_t{reg(regs_, qi, "SQ_BASE_HI")} << 32 | reg(regs_, qi, "SQ_BASE_LO");
-      s.cq_base = uint64_t{reg(regs_, qi, "CQ_BASE_HI")} << 32 | reg(regs_, qi, "CQ_BASE_LO");
-      s.sq_size = reg(regs_, qi, "SQ_SIZE");
-      s.cq_size = reg(regs_, qi, "CQ_SIZE");
+      s.sq_base =
+          uint64_t{regs_.peek(qi, QpReg::kSqBaseHi)} << 32 | regs_.peek(qi, QpReg::kSqBaseLo);
+      s.cq_base =
+          uint64_t{regs_.peek(qi, QpReg::kCqBaseHi)} << 32 | regs_.peek(qi, QpReg::kCqBaseLo);
+      s.sq_size = regs_.peek(qi, QpReg::kSqSize);
+      s.cq_size = regs_.peek(qi, QpReg::kCqSize);
       if (!s.sq_size || !s.cq_size) {
         bad_wqes_.inc();
         return;
       }
-      s.next_psn = s.send_psn = s.high_psn = s.una = reg(regs_, qi, "SQ_PSN") & wire::kPsnMask;
+      s.next_psn = s.send_psn = s.high_psn = s.una = regs_.peek(qi, QpReg::kSqPsn) & wire::kPsnMask;
       s.timeout_cycles = timeout_cycles(qi);
       s.configured = true;
     }
