@@ -165,6 +165,13 @@ void ParamTable::set(const std::string& key, const std::string& text, const std:
       break;
     }
     case Type::kString: {
+      // Names, lists and rules only: printable ASCII, so the resolved config.yaml
+      // reads back to the same value and nothing invisible ends up in a result.
+      for (unsigned char ch : text)
+        if (ch < 0x20 || ch > 0x7e)
+          throw bad("the value has a non-printable or non-ASCII character (byte 0x" +
+                    std::string(1, "0123456789abcdef"[ch >> 4]) +
+                    std::string(1, "0123456789abcdef"[ch & 15]) + ")");
       if (!e->choices.empty() &&
           std::find(e->choices.begin(), e->choices.end(), text) == e->choices.end()) {
         std::string all;

@@ -166,7 +166,8 @@ void Trace::load_pcap() {
   }
 
   bool have_t0 = false;
-  int64_t t0_ns = 0;
+  __int128 t0_ns = 0;
+  constexpr uint64_t kMaxTimePs = uint64_t{1} << 62;
   for (;;) {
     struct pcap_pkthdr* h = nullptr;
     const u_char* bytes = nullptr;
@@ -179,13 +180,18 @@ void Trace::load_pcap() {
       issues.push_back({index, 0, (truncated ? "truncated record: " : "read error: ") + m});
       break;
     }
-    int64_t t_ns = static_cast<int64_t>(h->ts.tv_sec) * 1000000000 + h->ts.tv_usec;
+    // 128-bit: a damaged header can hold any tv_sec; times are kept up to kMaxTimePs
+    // after the first record, a later one is clamped and reported.
+    const __int128 t_ns = static_cast<__int128>(h->ts.tv_sec) * 1000000000 + h->ts.tv_usec;
     if (!have_t0) {
       have_t0 = true;
       t0_ns = t_ns;
     }
     Record r;
-    r.time_ps = t_ns > t0_ns ? static_cast<uint64_t>(t_ns - t0_ns) * 1000 : 0;
+    const __int128 rel_ps = t_ns > t0_ns ? (t_ns - t0_ns) * 1000 : 0;
+    r.time_ps = rel_ps > kMaxTimePs ? kMaxTimePs : static_cast<uint64_t>(rel_ps);
+    if (rel_ps > kMaxTimePs)
+      issues.push_back({index, 0, "timestamp more than 2^62 ps after the first record: clamped"});
     r.has_time = true;
     r.offset = arena_.size();
     r.len = h->caplen;
