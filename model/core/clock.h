@@ -1,6 +1,6 @@
 // The SystemC side of a clock domain: converts cycles to sc_time and lets a
 // process wait whole cycles. No clock signal toggles: processes wake only when
-// they have work (ARCHITECTURE.md "Timing model").
+// they have work (docs/DESIGN.md "Timing model").
 #pragma once
 
 #include <systemc>

@@ -1,4 +1,4 @@
-// Eunomia's hybrid-dynamic bitmap module (MECHANISMS.md §2, Figure 6) as a SystemC
+// Eunomia's hybrid-dynamic bitmap module (docs/DESIGN.md M2, Figure 6) as a SystemC
 // block: stateless logic over one bank of the memory controller. The behaviour and
 // the exact access sequence of every path are in the plain C++ core
 // (model/ordering/eunomia_hd_bitmap.h); this shell counts what each call did into

@@ -1,4 +1,4 @@
-// Eunomia's memory controller (MECHANISMS.md §2 "Receiver-side agent") as a SystemC
+// Eunomia's memory controller (docs/DESIGN.md M2) as a SystemC
 // block: the SRAMs that hold every connection's ordering state, over the plain C++
 // banks of ordering::EunomiaMemoryController (one bank per HD bitmap module; the
 // reference build has one).

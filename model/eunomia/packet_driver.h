@@ -1,4 +1,4 @@
-// Eunomia's packet driver (MECHANISMS.md §2) as a SystemC block: the entry point of
+// Eunomia's packet driver (docs/DESIGN.md M2) as a SystemC block: the entry point of
 // every data packet of an Eunomia connection. It reads the connection's
 // conn_to_module_map entry (1 cycle) and hands the packet to that HD bitmap module,
 // or, with conn_module_valid clear and the packet in order, takes it without one.

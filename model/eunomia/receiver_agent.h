@@ -1,4 +1,4 @@
-// Eunomia's receiver-side agent (MECHANISMS.md §2) as a SystemC block: the ordering
+// Eunomia's receiver-side agent (docs/DESIGN.md M2) as a SystemC block: the ordering
 // layer the RX plane reaches through the Bitmap Manager's seam when
 // `nic.ordering: eunomia`. It contains
 //   packet_driver      conn_to_module_map / conn_module_valid (model/eunomia/packet_driver.h)

@@ -1,7 +1,8 @@
-// Eunomia's sender-side agent (MECHANISMS.md §2) as a SystemC block, used by the QP
+// Eunomia's sender-side agent (docs/DESIGN.md M2) as a SystemC block, used by the QP
 // Manager (transmit) and the Rsp Manager (feedback) when `nic.ordering: eunomia`:
 //  * appends Head (the message's first PSN) and the last bit to every data packet of
-//    an OOO WRITE (the metadata extension of WIRE.md: BTH byte 8 bit 5 + 8 bytes);
+//    an OOO WRITE (the metadata extension of docs/DESIGN.md "Wire format": BTH byte 8 bit 5 + 8
+//    bytes);
 //  * holds a WRITE's last packet until everything before it is acknowledged in order
 //    (costs about one RTT: the receiver's application synchronises on it);
 //  * takes a SACK as information only: the SACKed PSN is marked received in a per-QP

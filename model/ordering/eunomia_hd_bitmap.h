@@ -1,4 +1,4 @@
-// Eunomia's hybrid-dynamic (HD) bitmap module (MECHANISMS.md §2, Eunomia Figure 6) as an
+// Eunomia's hybrid-dynamic (HD) bitmap module (docs/DESIGN.md M2, Eunomia Figure 6) as an
 // OrderingUnit ("eunomia"). The module is stateless logic: every connection's bitmap and
 // its metadata live in an EunomiaMemoryController (master_array, Figure 7 layout); per
 // connection the unit keeps only transport state (open, ePSN, whether the first packet

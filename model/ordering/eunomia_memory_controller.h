@@ -1,4 +1,4 @@
-// Eunomia's memory controller (MECHANISMS.md §2 "Receiver-side agent"): the one
+// Eunomia's memory controller (docs/DESIGN.md M2): the one
 // place that stores every connection's ordering state. Plain C++, no SystemC.
 //
 // Storage (what the hardware has, and all the model keeps besides bookkeeping):

@@ -1,4 +1,4 @@
-// Eunomia's receiver-side packet driver (MECHANISMS.md §2) as an OrderingUnit
+// Eunomia's receiver-side packet driver (docs/DESIGN.md M2) as an OrderingUnit
 // ("eunomia"), for `nic.ordering: eunomia`: it maps each connection to one of
 // `modules` HD bitmap modules (conn_to_module_map: connection c goes to module
 // c / connections_per_module, local id c % connections_per_module). Each module is

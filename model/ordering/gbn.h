@@ -1,5 +1,5 @@
-// Go-back-N receiver of a standard RoCEv2 NIC (MECHANISMS.md §1 "Reference evaluation":
-// the in-order NIC ORNIC is compared against; ARCHITECTURE.md "Ordering layers as seams",
+// Go-back-N receiver of a standard RoCEv2 NIC (docs/DESIGN.md M1:
+// the in-order NIC ORNIC is compared against; docs/DESIGN.md "Seams",
 // row `gbn`) as a plain C++ core behind the ordering seam.
 //
 // The receiver accepts only the expected PSN. Per QP it keeps ePSN and one flag, "a NAK

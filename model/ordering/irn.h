@@ -1,7 +1,7 @@
-// IRN's receiver (MECHANISMS.md §5, IRN SIGCOMM'18; ARCHITECTURE.md "Ordering layers as
-// seams", row `irn`) as a plain C++ core: selective repeat over a static per-QP bitmap one
-// BDP wide; every out-of-order packet is answered with a SACK, which IRN's sender treats
-// as a loss signal (it retransmits the holes below the SACKed PSN).
+// IRN's receiver (docs/DESIGN.md M5, IRN SIGCOMM'18; docs/DESIGN.md "Seams", row `irn`) as a plain
+// C++ core: selective repeat over a static per-QP bitmap one BDP wide; every out-of-order packet is
+// answered with a SACK, which IRN's sender treats as a loss signal (it retransmits the holes below
+// the SACKed PSN).
 //
 // Structure and cost model: the per-QP cyclic bitmap of static_bitmap.h
 // (detail::CyclicBitmap), W = bitmap_bits. Summary, one cycle per word access:

@@ -1,4 +1,4 @@
-// LEFT and LEFT+ (MECHANISMS.md §4) as plain C++ cores on the shared linked-list bitmap
+// LEFT and LEFT+ (docs/DESIGN.md M4) as plain C++ cores on the shared linked-list bitmap
 // (linked_list_bitmap.h holds the structure, the cost model and every documented choice).
 //
 // MELO's linked list plus, per QP, a cache pointer to the last-hit block (QP register:

@@ -7,7 +7,8 @@
 namespace oonic::ordering {
 
 namespace {
-constexpr uint32_t kMaxHoleLen = 255;  // Hole::length is 8 bits (WIRE.md: MELO NACK)
+constexpr uint32_t kMaxHoleLen =
+    255;  // Hole::length is 8 bits (docs/DESIGN.md "Wire format": MELO NACK)
 }  // namespace
 
 LinkedListBitmap::LinkedListBitmap(const Params& p) : p_(p) {

@@ -1,4 +1,4 @@
-// The linked-list bitmap shared by MELO, MELO+, LEFT and LEFT+ (MECHANISMS.md §3, §4) as a
+// The linked-list bitmap shared by MELO, MELO+, LEFT and LEFT+ (docs/DESIGN.md M3, M4) as a
 // plain C++ core. Structure (MELO, APNet'17):
 //
 //   bits pool       pool_bits bits split into pool_blocks = pool_bits / block_bits equal

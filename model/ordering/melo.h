@@ -1,4 +1,4 @@
-// MELO and MELO+ (MECHANISMS.md §3) as plain C++ cores on the shared linked-list bitmap
+// MELO and MELO+ (docs/DESIGN.md M3) as plain C++ cores on the shared linked-list bitmap
 // (linked_list_bitmap.h holds the structure, the cost model and every documented choice).
 //
 //   Melo ("melo")       only the front (the block at start_ptr: retransmissions filling the

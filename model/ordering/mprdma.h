@@ -1,4 +1,4 @@
-// MP-RDMA's receiver (MECHANISMS.md §6, MP-RDMA NSDI'18) as a plain C++ core: per QP a
+// MP-RDMA's receiver (docs/DESIGN.md M6, MP-RDMA NSDI'18) as a plain C++ core: per QP a
 // cyclic tracking bitmap of L two-bit slots {Empty, Received, Tail, Tail-with-completion},
 // head = rcv_nxt. A packet is marked in its slot; then the head-of-line (HoL) scan walks
 // from the head, clears fully received HoL messages, moves the head past them and counts
@@ -27,7 +27,7 @@
 //   duplicate in window 1 cycle   the locate read finds the slot non-Empty
 //   QP closed           0 cycles
 //
-// Choices where MECHANISMS.md §6 / WIRE.md leave room (all asserted in the unit tests):
+// Choices where docs/DESIGN.md M6 / "Wire format" leave room (all asserted in the unit tests):
 //
 //  * Head granularity (Params::head_advance). kPerMessage (default, §6 literally: "scans
 //    for a fully received head-of-line message, clears it, moves the head"): the head, and
@@ -95,7 +95,7 @@ class MpRdma : public OrderingUnit {
  public:
   // How far the HoL scan moves the head (see the file comment).
   enum class HeadAdvance : uint8_t {
-    kPerMessage,  // past whole messages only (MECHANISMS.md §6)
+    kPerMessage,  // past whole messages only (docs/DESIGN.md M6)
     kPerPacket,   // over every contiguous received slot
   };
 

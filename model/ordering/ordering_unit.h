@@ -1,4 +1,4 @@
-// The ordering seam (ARCHITECTURE.md "Ordering layers as seams"): the RX plane
+// The ordering seam (docs/DESIGN.md "Seams"): the RX plane
 // asks an ordering unit about every data packet of a QP. Each scheme (ornic,
 // gbn, irn, melo, melo+, left, left+, mprdma, eunomia) is a plain C++ core
 // behind this interface; its SystemC shell owns the SRAM and turns the

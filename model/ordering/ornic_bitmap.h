@@ -1,4 +1,4 @@
-// ORNIC's bitmap (MECHANISMS.md §1 "Bitmap", ORNIC Figure 7) as a plain C++ core:
+// ORNIC's bitmap (docs/DESIGN.md M1, ORNIC Figure 7) as a plain C++ core:
 // per QP a cyclic array of N bitmap block nodes {block_id, valid, all_1_flag},
 // block contents in one shared pool of M-bit blocks, header_ptr at the node that
 // holds the expected PSN (ePSN), OTD loss detection and the NAK block.

@@ -1,6 +1,6 @@
-// The "static bitmap" baseline of ORNIC's bitmap comparison (MECHANISMS.md §1 "Reference
-// evaluation", ORNIC §4.3) as a plain C++ core, and the per-QP cyclic bitmap it shares
-// with IRN (irn.h: same structure and cost model, different width and feedback).
+// The "static bitmap" baseline of ORNIC's bitmap comparison (docs/DESIGN.md M1, ORNIC §4.3) as a
+// plain C++ core, and the per-QP cyclic bitmap it shares with IRN (irn.h: same structure and cost
+// model, different width and feedback).
 //
 // Structure: every QP slot owns a fixed cyclic bitmap of W bits (StaticBitmap:
 // window_bits; IRN: bitmap_bits) in a memory of word_bits-bit words, ceil(W / word_bits)

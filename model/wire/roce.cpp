@@ -1,4 +1,4 @@
-// RoCEv2 codec (see roce.h and WIRE.md).
+// RoCEv2 codec (see roce.h and docs/DESIGN.md "Wire format").
 #include "model/wire/roce.h"
 
 #include <arpa/inet.h>

@@ -31,8 +31,8 @@ constexpr size_t kPreambleIfgBytes = 20;
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 
 // BTH opcodes. Standard RC opcodes (IBTA) plus oonic's extensions in the RC
-// reserved range 0x18-0x1F (WIRE.md). The table in roce.cpp (opcode_info) is the
-// one place that says which headers each opcode carries.
+// reserved range 0x18-0x1F (docs/DESIGN.md "Wire format"). The table in roce.cpp (opcode_info) is
+// the one place that says which headers each opcode carries.
 enum Opcode : uint8_t {
   kSendFirst = 0x00,
   kSendMiddle = 0x01,
@@ -52,7 +52,7 @@ enum Opcode : uint8_t {
   kReadResponseLast = 0x0F,
   kReadResponseOnly = 0x10,
   kAcknowledge = 0x11,
-  // ORNIC extensions (WIRE.md "Extensions").
+  // ORNIC extensions (docs/DESIGN.md "Wire format").
   kOooWriteFSpot = 0x18,      // BTH + OooAddr ext + payload
   kOooWriteSpot = 0x19,       // BTH + payload
   kOooWriteLast = 0x1A,       // BTH + payload (last packet of the WQE)
@@ -159,7 +159,7 @@ struct BitmapBlock {
   void set(uint32_t i) { words[i / 32] |= (1u << (i % 32)); }
 };
 
-// The baselines' receiver feedback (WIRE.md "Extensions"), one 16-byte
+// The baselines' receiver feedback (docs/DESIGN.md "Wire format"), one 16-byte
 // extension header after the BTH of opcode kSchemeFeedback; the BTH PSN carries
 // the receiver's ePSN (cumulative ACK). Wire layout: type 8 | info 8 | vp 16 |
 // three entries of (PSN 24 | length 8).

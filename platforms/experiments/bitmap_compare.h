@@ -1,5 +1,5 @@
 // `oonic experiment bitmap-compare`: ORNIC §4.3's bitmap comparison
-// (MECHANISMS.md §1 "Reference evaluation", §3, §4; docs/experiments/bitmap-compare.md).
+// (docs/DESIGN.md M1, M3, M4; docs/experiments/bitmap-compare.md).
 //
 // One QP, M-bit blocks (default 16), a B-bit QP bitmap (default 320 = N 20 blocks),
 // packets start..start+P-1 reordered by a windowed shuffle with OOO distance D

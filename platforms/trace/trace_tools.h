@@ -162,7 +162,7 @@ struct TraceStats {
   bool timed = false;
   int64_t first_ps = 0, last_ps = 0;
 };
-// Out-of-order degree (MP-RDMA, MECHANISMS.md §6): for each data packet of a
+// Out-of-order degree (MP-RDMA, docs/DESIGN.md M6): for each data packet of a
 // stream, OOD = max(0, PSN - rcv_nxt), rcv_nxt being the lowest PSN of the
 // stream not received before this packet (from the stream's start PSN: the
 // sidecar's start_psn, else the lowest PSN in the trace). Lateness = max(0,

@@ -1,4 +1,4 @@
-// ornic_node: RTL oracle of ONE ORNIC bitmap block node (MECHANISMS.md §1
+// ornic_node: RTL oracle of ONE ORNIC bitmap block node (docs/DESIGN.md M1
 // "Bitmap", ORNIC Figure 7) for one QP, held against oonic's Bitmap Manager
 // (model/ornic/rx/bitmap_manager.cpp over model/ordering/ornic_bitmap.cpp) by
 // scripts/vcd-compare. See testbench/rtl/README.md and docs/VCD.md.

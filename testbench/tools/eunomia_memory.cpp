@@ -1,4 +1,4 @@
-// eunomia_memory: Eunomia's memory comparison (MECHANISMS.md §2, "Memory comparison the
+// eunomia_memory: Eunomia's memory comparison (docs/DESIGN.md M2, "Memory comparison the
 // paper runs"), driven by scripts/experiments/eunomia-memory. Plain C++ (the Eunomia
 // cores); no SystemC kernel is started.
 //

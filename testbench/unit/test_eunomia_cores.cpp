@@ -793,7 +793,7 @@ using oonic::test::WindowShuffle;  // testbench/common/arrival_orders.h
 
 // Logical reference of one connection (offsets from its start PSN): received flags, and
 // the HD bitmap's shape (Head, Tail, C, L, Head's ring position, Last Seq) from the rules
-// in MECHANISMS.md §2, without master_array.
+// in docs/DESIGN.md M2, without master_array.
 struct RefConn {
   uint32_t qp = 0, start = 0, count = 0, b = 16, r = 16;
   std::vector<uint8_t> got, is_last;

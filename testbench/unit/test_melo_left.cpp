@@ -1277,7 +1277,7 @@ SCHEME_PROPERTY_TESTS(MeloPlusProperty, Scheme::kMeloPlus, 100000)
 SCHEME_PROPERTY_TESTS(LeftProperty, Scheme::kLeft, 200000)
 SCHEME_PROPERTY_TESTS(LeftPlusProperty, Scheme::kLeftPlus, 300000)
 
-// The bitmap comparison of ORNIC §4.3 (MECHANISMS.md §1): one QP, 16-bit blocks, a 320-bit
+// The bitmap comparison of ORNIC §4.3 (docs/DESIGN.md M1): one QP, 16-bit blocks, a 320-bit
 // pool, packets shuffled with OOO distance <= 64; no loss, or one random packet of the
 // first block lost and retransmitted ~1-3 windows later. MELO+, LEFT and LEFT+ see the same
 // arrivals and build the same lists (none of them drops a middle access), so their verdicts
