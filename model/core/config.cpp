@@ -29,7 +29,11 @@ void walk(ParamTable& t, const YAML::Node& node, const std::string& prefix, cons
   std::string where = file + ":" + std::to_string(line);
   if (node.IsMap()) {
     for (const auto& kv : node) {
-      std::string k = kv.first.as<std::string>();
+      if (!kv.first.IsScalar())  // a complex key (`? [a, b]`): no parameter is named so
+        throw Error(msg::kConfig, file + ":" + std::to_string(kv.first.Mark().line + 1) +
+                                      ": a key must be a plain name" +
+                                      (prefix.empty() ? "" : " (under '" + prefix + "')"));
+      std::string k = kv.first.Scalar();
       walk(t, kv.second, prefix.empty() ? k : prefix + "." + k, file, kv.first.Mark().line + 1);
     }
   } else if (node.IsScalar()) {
@@ -75,7 +79,11 @@ void apply_config_file(ParamTable& table, const std::string& path) {
   }
   if (root.IsNull()) return;  // empty file: all defaults
   if (!root.IsMap()) throw Error(msg::kConfig, path + ":1: top level must be a map");
-  walk(table, root, "", path, 1);
+  try {
+    walk(table, root, "", path, 1);
+  } catch (const YAML::Exception& e) {  // anything yaml-cpp refuses while walking
+    throw Error(msg::kConfig, path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
 }
 
 void apply_override(ParamTable& table, const std::string& assignment) {

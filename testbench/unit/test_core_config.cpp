@@ -128,6 +128,24 @@ TEST_F(CoreConfig, UnknownKeyOnLine3NamesFileLineKeyAndSuggestion) {
                    "'rx.parser.latency'?); `oonic params` lists them all");
 }
 
+// Found by the config fuzzer: a complex key (`? [a, b]`) used to escape as a yaml-cpp
+// exception; a string value with a control byte used to be written to config.yaml in a
+// form that did not read back. Both are now errors naming file, line and key.
+TEST_F(CoreConfig, ComplexKeysAndNonPrintableStringsAreRejectedWithTheirPlace) {
+  Params p;
+  std::string f = write("complex.yaml",
+                        "sram:\n"
+                        "  ? [a, b]\n"  // line 2
+                        "  : 3\n");
+  std::string m = config_error([&] { oonic::apply_config_file(p.t, f); });
+  EXPECT_EQ(m, f + ":2: a key must be a plain name (under 'sram')");
+  std::string g = write("ctl.yaml", std::string("sram:\n  ports: \"2R\x01W\"\n"));
+  m = config_error([&] { oonic::apply_config_file(p.t, g); });
+  EXPECT_TRUE(contains(m, g + ":2: parameter 'sram.ports': the value has a non-printable")) << m;
+  EXPECT_TRUE(contains(m, "0x01")) << m;
+  EXPECT_EQ(p.ports, "1R1W");
+}
+
 TEST_F(CoreConfig, UnknownKeyFarFromAnyHasNoSuggestion) {
   Params p;
   std::string f = write("far.yaml",
