@@ -109,4 +109,34 @@ class Stats {
 
 const char* to_string(Stats::Kind k);
 
+// A block's stats under the block's own name (gem5's statistics::Group): the block
+// registers "acks" and the registry holds "nic0.control.rsp_manager.acks". Groups nest
+// (group("hd_bitmap")); names, units and descriptions are what docs/STATS*.md list.
+class StatGroup {
+ public:
+  StatGroup(Stats& registry, std::string path) : r_(&registry), path_(std::move(path)) {}
+  StatGroup group(const std::string& sub) const { return StatGroup(*r_, full(sub)); }
+  Counter& counter(const std::string& name, const char* unit, const char* desc) const {
+    return r_->counter(full(name), unit, desc);
+  }
+  Histogram& histogram(const std::string& name, const char* unit, const char* desc,
+                       double bucket_width, uint32_t nbuckets) const {
+    return r_->histogram(full(name), unit, desc, bucket_width, nbuckets);
+  }
+  TimeWeighted& gauge(const std::string& name, const char* unit, const char* desc) const {
+    return r_->gauge(full(name), unit, desc);
+  }
+  void derived(const std::string& name, const char* unit, const char* desc,
+               std::function<double()> f) const {
+    r_->derived(full(name), unit, desc, std::move(f));
+  }
+  const std::string& path() const { return path_; }
+  Stats& registry() const { return *r_; }
+
+ private:
+  std::string full(const std::string& n) const { return path_.empty() ? n : path_ + "." + n; }
+  Stats* r_;
+  std::string path_;
+};
+
 }  // namespace oonic

@@ -1,5 +1,7 @@
 #include "model/eunomia/sender_agent.h"
 
+#include <algorithm>
+
 namespace oonic::eunomia {
 
 namespace {
@@ -12,24 +14,20 @@ uint32_t ring_size(uint32_t w) {
 }
 }  // namespace
 
-SenderAgent::SenderAgent(sc_core::sc_module_name name, const ornic::BlockEnv& env,
-                         uint32_t window_psns)
-    : sc_module(name),
-      window_(ring_size(window_psns)),
-      board_(env.p.nic.max_qps),
-      held_psn_(env.p.nic.max_qps, 0),
-      tagged_(env.stats.counter(std::string(this->name()) + ".metadata_packets", "packet",
-                                "data packets sent with Head + last metadata")),
-      holds_(env.stats.counter(std::string(this->name()) + ".last_packet_holds", "event",
-                               "WRITE last packets held until all before them was ACKed")),
-      sacks_(env.stats.counter(std::string(this->name()) + ".sacks", "frame",
-                               "SACKs received (marked, no recovery)")),
-      nacks_(env.stats.counter(std::string(this->name()) + ".nacks", "frame",
-                               "NACKs received (that PSN resent)")),
-      timeout_resends_(env.stats.counter(std::string(this->name()) + ".timeout_resends", "packet",
-                                         "PSNs resent on a timeout (not SACKed)")),
-      timeout_skipped_(env.stats.counter(std::string(this->name()) + ".timeout_skipped", "packet",
-                                         "PSNs a timeout did not resend because SACKed")) {}
+SenderAgent::SenderAgent(const StatGroup& st, uint32_t max_qps, uint32_t window_psns)
+    : window_(ring_size(window_psns)),
+      board_(max_qps),
+      held_psn_(max_qps, 0),
+      tagged_(
+          st.counter("metadata_packets", "packet", "data packets sent with Head + last metadata")),
+      holds_(st.counter("last_packet_holds", "event",
+                        "WRITE last packets held until all before them was ACKed")),
+      sacks_(st.counter("sacks", "frame", "SACKs received (marked, no recovery)")),
+      nacks_(st.counter("nacks", "frame", "NACKs received (that PSN resent)")),
+      timeout_resends_(
+          st.counter("timeout_resends", "packet", "PSNs resent on a timeout (not SACKed)")),
+      timeout_skipped_(st.counter("timeout_skipped", "packet",
+                                  "PSNs a timeout did not resend because SACKed")) {}
 
 void SenderAgent::tag(wire::FrameSpec& f, uint32_t head, bool last) {
   f.bth.resv7 |= wire::kBthEunomiaMetaBit;
@@ -38,8 +36,8 @@ void SenderAgent::tag(wire::FrameSpec& f, uint32_t head, bool last) {
   tagged_.inc();
 }
 
-bool SenderAgent::holds_last(uint32_t qi, bool is_last_of_write, uint32_t send_psn, uint32_t una) {
-  if (!is_last_of_write || send_psn == una) return false;
+bool SenderAgent::holds(uint32_t qi, bool last_of_ooo_write, uint32_t send_psn, uint32_t una) {
+  if (!last_of_ooo_write || send_psn == una) return false;
   const uint32_t key = send_psn + 1;  // 0: none counted yet
   if (qi < held_psn_.size() && held_psn_[qi] != key) {
     held_psn_[qi] = key;
@@ -63,6 +61,22 @@ void SenderAgent::on_sack(uint32_t qi, uint32_t psn, uint32_t una) {
   row(qi)[i / 64] |= uint64_t{1} << (i % 64);
 }
 
+void SenderAgent::on_feedback(sender::SendState& s, uint32_t qi, const wire::SchemeFeedback& fb) {
+  using F = wire::SchemeFeedback;
+  switch (fb.type) {
+    case F::kSack:
+    case F::kMpAck:
+      on_sack(qi, fb.psn[0], s.una(qi));
+      break;
+    case F::kNack:
+      nacks_.inc();
+      s.resend(qi, fb.psn[0]);
+      break;
+    default:
+      break;  // another scheme's feedback: the timeout recovers
+  }
+}
+
 void SenderAgent::advanced(uint32_t qi, uint32_t from, uint32_t to) {
   if (qi >= board_.size() || board_[qi].empty()) return;
   const int32_t n = wire::psn_diff(to, from);
@@ -82,6 +96,25 @@ bool SenderAgent::sacked(uint32_t qi, uint32_t psn) const {
   if (qi >= board_.size() || board_[qi].empty()) return false;
   const uint32_t i = psn % window_;
   return (board_[qi][i / 64] >> (i % 64)) & 1u;
+}
+
+void SenderAgent::on_timeout(sender::SendState& s, uint32_t qi) {
+  const uint32_t una = s.una(qi), high = s.high(qi);
+  // Selective repeat of what no SACK marked when every outstanding PSN belongs to a
+  // WRITE or SEND; READ spans go back N.
+  for (uint32_t psn = una; psn != high; psn = wire::psn_add(psn, 1))
+    if (!s.in_write_or_send(qi, psn)) return s.go_back(qi, una);
+  // PSNs from send_psn on are sent again anyway (an earlier go-back-N moved it).
+  const uint32_t end = wire::psn_diff(s.send_psn(qi), high) < 0 ? s.send_psn(qi) : high;
+  uint64_t sent = 0, skipped = 0;
+  for (uint32_t psn = una; psn != end; psn = wire::psn_add(psn, 1)) {
+    if (sacked(qi, psn))
+      ++skipped;
+    else if (s.resend(qi, psn))
+      ++sent;
+  }
+  timeout_resends_.inc(sent);
+  timeout_skipped_.inc(skipped);
 }
 
 }  // namespace oonic::eunomia

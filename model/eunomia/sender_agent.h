@@ -1,56 +1,48 @@
-// Eunomia's sender-side agent (docs/DESIGN.md M2) as a SystemC block, used by the QP
-// Manager (transmit) and the Rsp Manager (feedback) when `nic.ordering: eunomia`:
-//  * appends Head (the message's first PSN) and the last bit to every data packet of
-//    an OOO WRITE (the metadata extension of docs/DESIGN.md "Wire format": BTH byte 8 bit 5 + 8
-//    bytes);
+// Eunomia's sender-side agent (docs/DESIGN.md M2) as a loss-recovery core of the
+// transmit seam (model/sender/loss_recovery.h; `tx.recovery: eunomia`, the pair of
+// `nic.ordering: eunomia`). The TX plane's sender-policy block holds it as
+// `nic0.tx.sender_agent`.
+//  * tag: Head (the message's first PSN) and the last bit on every data packet of an
+//    OOO WRITE or SEND (the metadata extension of docs/DESIGN.md "Wire format");
 //  * holds a WRITE's last packet until everything before it is acknowledged in order
-//    (costs about one RTT: the receiver's application synchronises on it);
-//  * takes a SACK as information only: the SACKed PSN is marked received in a per-QP
-//    SACK scoreboard (a ring of window_psns bits rounded up to a power of two, indexed
-//    by PSN), no recovery starts;
-//  * a NACK (the receiver could not track the packet and dropped it) resends that PSN
-//    (selective repeat);
-//  * on a timeout, resends only the PSNs in [first unacknowledged, first never sent)
-//    that the scoreboard does not mark (selective repeat, as IRN), instead of going
-//    back N.
-// State: the scoreboard's bits per QP (the scoreboard); no SRAM instance of its own (it is
-// kept with the QP's send state).
+//    (about one RTT: the receiver's application synchronises on that packet);
+//  * a SACK is information only: the SACKed PSN is marked in a per-QP SACK scoreboard (a
+//    ring of window_psns bits rounded up to a power of two, indexed by PSN);
+//  * a NACK (the receiver could not track the packet and dropped it) resends that PSN;
+//  * a timeout resends only the PSNs in [first unacknowledged, first never sent) that
+//    the scoreboard does not mark (selective repeat, as IRN), when every outstanding PSN
+//    belongs to a WRITE or SEND; outstanding READ spans go back N as ORNIC's do.
+// Plain C++. State: the scoreboard's bits per QP, kept with the QP's send state.
 #pragma once
 
 #include <cstdint>
-#include <string>
-#include <systemc>
 #include <vector>
 
 #include "model/core/stats.h"
-#include "model/ornic/block_env.h"
-#include "model/wire/roce.h"
+#include "model/sender/loss_recovery.h"
 
 namespace oonic::eunomia {
 
-class SenderAgent : public sc_core::sc_module {
+class SenderAgent final : public sender::LossRecovery {
  public:
-  SenderAgent(sc_core::sc_module_name name, const ornic::BlockEnv& env, uint32_t window_psns);
+  SenderAgent(const StatGroup& stats, uint32_t max_qps, uint32_t window_psns);
+  const char* name() const override { return "eunomia"; }
 
-  // Puts Head and last on a data packet of an OOO WRITE.
-  void tag(wire::FrameSpec& f, uint32_t head, bool last);
-  // The hold rule: true when the packet about to be sent (send_psn) is a WRITE's last
-  // packet and PSNs before it are unacknowledged (una != send_psn). Counts each hold
-  // once per (QP, PSN).
-  bool holds_last(uint32_t qi, bool is_last_of_write, uint32_t send_psn, uint32_t una);
-  // SACK of psn (una: the receiver's cumulative PSN after the SACK was applied).
+  void advanced(uint32_t qi, uint32_t from, uint32_t to) override;
+  void on_feedback(sender::SendState& s, uint32_t qi, const wire::SchemeFeedback& fb) override;
+  void on_timeout(sender::SendState& s, uint32_t qi) override;
+  bool holds(uint32_t qi, bool last_of_ooo_write, uint32_t send_psn, uint32_t una) override;
+  void tag(wire::FrameSpec& f, uint32_t head, bool last) override;
+  bool rerequest_on_read_sack() const override { return false; }
+
+  // SACK of psn (una: the cumulative PSN after the SACK was applied).
   void on_sack(uint32_t qi, uint32_t psn, uint32_t una);
-  void on_nack() { nacks_.inc(); }
-  // The first unacknowledged PSN moved from `from` to `to`: forget their marks.
-  void advanced(uint32_t qi, uint32_t from, uint32_t to);
   // Whether psn was SACKed (and not yet passed by the cumulative ACK).
   bool sacked(uint32_t qi, uint32_t psn) const;
-  void on_timeout_resend(uint64_t psns, uint64_t skipped) {
-    timeout_resends_.inc(psns);
-    timeout_skipped_.inc(skipped);
-  }
+  uint32_t ring_psns() const { return window_; }
 
  private:
+  std::vector<uint64_t>& row(uint32_t qi);
   uint32_t window_;
   std::vector<std::vector<uint64_t>> board_;  // per QP, window_ bits (lazily sized)
   std::vector<uint32_t> held_psn_;            // per QP: last PSN counted as held (+1)
@@ -60,7 +52,6 @@ class SenderAgent : public sc_core::sc_module {
   Counter& nacks_;
   Counter& timeout_resends_;
   Counter& timeout_skipped_;
-  std::vector<uint64_t>& row(uint32_t qi);
 };
 
 }  // namespace oonic::eunomia

@@ -1,7 +1,8 @@
-// Builds the receive-order core a NIC's Bitmap Manager runs (`nic.ordering`)
-// from the NIC's bitmap geometry, so every scheme gets the same budget: a QP
-// window of W = nodes_per_qp x block_bits PSNs (ORNIC: OTD + BDP, Eq. 5) and a
-// shared pool of pool_blocks blocks of block_bits bits.
+// The receive-order schemes as data: one table row per `nic.ordering` value, with the
+// core it builds from the NIC's bitmap geometry, the SRAM instances it needs, and the
+// traits the rest of the NIC reads instead of comparing scheme names. Every scheme gets
+// the same budget: a QP window of W = nodes_per_qp x block_bits PSNs (ORNIC: OTD + BDP,
+// Eq. 5) and a shared pool of pool_blocks blocks of block_bits bits.
 //   ornic        cyclic node array of nodes_per_qp nodes, shared pool
 //   gbn          ePSN only (in order; a gap is NAKed, the sender goes back N)
 //   irn          static per-QP bitmap of W bits (one BDP), SACK per OOO packet
@@ -11,9 +12,11 @@
 //   mprdma       L = W two-bit slots, head moved per packet (WQEs are longer than L)
 //   eunomia      packet driver over HD bitmap modules (rows of block_bits, cap W bits,
 //                metadata 8 + W/block_bits blocks), eunomia_* geometry below
-// Plain C++.
+// Adding a scheme is one core (an OrderingUnit) and one row in factory.cpp
+// (docs/DESIGN.md "Seams"). Plain C++.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,17 +36,6 @@ struct SchemeGeometry {
   uint32_t eunomia_connections = 256;     // connections per module
   uint32_t eunomia_alloc_bits_per_cycle = 64;
 };
-
-// The schemes make_unit() knows, in the order `oonic compare` lists them.
-const std::vector<std::string>& scheme_names();
-// Throws oonic::Error (msg::kConfig) for an unknown scheme.
-std::unique_ptr<OrderingUnit> make_unit(const std::string& scheme, const SchemeGeometry& g);
-// Eunomia's core parameters from the geometry (what make_unit("eunomia") builds).
-EunomiaPacketDriver::Params eunomia_params(const SchemeGeometry& g);
-// Bits of per-QP state the scheme keeps outside its store while a QP is open
-// (ORNIC: its node array; lists: head/tail pointers and RCV.NXT/HIGH; static
-// bitmaps: ePSN), for SRAM occupancy.
-uint64_t qp_state_bits(const std::string& scheme, const SchemeGeometry& g);
 
 // The on-chip memories a scheme needs, each an SRAM instance of the Bitmap
 // Manager (`bitmap.<name>`), and what each holds:
@@ -65,9 +57,45 @@ struct SramSpec {
   uint32_t width_bits;
   uint32_t depth;
 };
+
+// What the receive side and the sender need to know of a scheme besides its core.
+struct SchemeTraits {
+  // The receiver's loss/out-of-order feedback travels as ORNIC's OOO NAK with a bitmap
+  // block (0x1F); otherwise as a Scheme Feedback frame (0x1E) or a standard NAK.
+  bool bitmap_nak = false;
+  bool sack_as_mp_ack = false;      // a SACK goes out as an MP-RDMA ACK (AACK, SACK, VP)
+  bool reorder_buffer = false;      // MELO: out-of-order payload parks in host memory first
+  bool receiver_agent = false;      // Eunomia: the Bitmap Manager holds the receiver agent
+  bool ooo_send = false;            // a SEND carrying Head metadata is received out of order
+  bool ack_every_in_order = false;  // every packet that moves ePSN is ACKed (Eunomia's hold)
+  const char* recovery = "";        // the sender's loss recovery paired with it (tx.recovery auto)
+};
+
+struct Scheme {
+  const char* name;
+  SchemeTraits traits;
+  std::unique_ptr<OrderingUnit> (*make)(const SchemeGeometry& g);
+  std::vector<SramSpec> (*layout)(const SchemeGeometry& g);
+  // Bits of per-QP state kept outside the store while a QP is open (ORNIC: its node
+  // array; lists: head/tail pointers and RCV.NXT/HIGH; static bitmaps: ePSN).
+  uint64_t (*qp_state_bits)(const SchemeGeometry& g);
+  // Bits one held block occupies in the store (Eunomia: a 2-byte master_array block).
+  uint32_t (*store_unit_bits)(const SchemeGeometry& g);
+};
+
+// Every scheme, in the order `oonic compare` lists them.
+const std::vector<Scheme>& schemes();
+// The row of `name`; throws oonic::Error (msg::kConfig) listing the known ones.
+const Scheme& find_scheme(const std::string& name);
+std::vector<std::string> scheme_names();
+
+// Shorthands over the table.
+std::unique_ptr<OrderingUnit> make_unit(const std::string& scheme, const SchemeGeometry& g);
+uint64_t qp_state_bits(const std::string& scheme, const SchemeGeometry& g);
 std::vector<SramSpec> sram_layout(const std::string& scheme, const SchemeGeometry& g);
-uint32_t block_id_bits(const SchemeGeometry& g);
-// Bits one held block occupies in the store (Eunomia: a 2-byte master_array block).
 uint32_t store_unit_bits(const std::string& scheme, const SchemeGeometry& g);
+uint32_t block_id_bits(const SchemeGeometry& g);
+// Eunomia's core parameters from the geometry (what make_unit("eunomia") builds).
+EunomiaPacketDriver::Params eunomia_params(const SchemeGeometry& g);
 
 }  // namespace oonic::ordering

@@ -11,16 +11,21 @@
 #include <vector>
 
 #include "model/core/cycles.h"
+#include "model/core/link.h"
+#include "model/ornic/wake.h"
 
 namespace oonic::ornic {
 
 class Agenda {
  public:
   using Fn = std::function<void(Cycle)>;
+  // The TX arbiter's process, roused for every entry added (bound where the NIC is
+  // assembled).
+  Link<WakeUp> wake_port{"agenda.wake_port"};
   // Run f(t) at cycle t (not before the current cycle of the caller).
   void at(Cycle t, Fn f) {
     q_.push(Entry{t, seq_++, std::move(f)});
-    if (kick_) kick_(t);
+    wake_port->wake(t);
   }
   // Run every entry due at or before now, including ones they add for now.
   void run_due(Cycle now) {
@@ -32,8 +37,6 @@ class Agenda {
   }
   Cycle next() const { return q_.empty() ? kNever : q_.top().t; }
   bool empty() const { return q_.empty(); }
-  // Called with t whenever an entry is added (the process's wake-up).
-  void set_kick(std::function<void(Cycle)> k) { kick_ = std::move(k); }
 
  private:
   struct Entry {
@@ -44,7 +47,6 @@ class Agenda {
   };
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> q_;
   uint64_t seq_ = 0;
-  std::function<void(Cycle)> kick_;
 };
 
 }  // namespace oonic::ornic

@@ -2,6 +2,7 @@
 
 #include "model/core/error.h"
 #include "model/ordering/factory.h"
+#include "model/sender/sender_policy.h"
 #include "model/wire/roce.h"
 
 namespace oonic::ornic {
@@ -91,6 +92,14 @@ void OrnicParams::describe(ParamTable& t) {
         "send window: no new packet at or past first unacknowledged PSN + this (keeps data inside "
         "the receiver's bitmap, Eq. 5)",
         1, 1u << 22);
+  t.add("tx.recovery", &sender.recovery,
+        "loss-recovery core of the transmit seam (model/sender/): auto (the one nic.ordering "
+        "pairs with), go-back-n, ornic (bitmap NAK), selective-repeat (IRN SACK), hole-list "
+        "(MELO NACK), eunomia (sender agent)",
+        sender::recovery_choices());
+  t.add("tx.rate", &sender.rate,
+        "rate/pacing core of the transmit seam (model/sender/): none (line rate)",
+        sender::rate_choices());
   t.add("tx.arbiter.schedule_cycles", &arbiter.schedule_cycles, "cycle",
         "TX arbiter cycles to grant a data packet (then the WQE cache read)", 0, 1000);
   t.add("tx.arbiter.lookahead_cycles", &arbiter.lookahead_cycles, "cycle",
@@ -135,6 +144,11 @@ void OrnicParams::validate() const {
   uint32_t p = nic.pmtu_bytes;
   if (p != 256 && p != 512 && p != 1024 && p != 2048 && p != 4096)
     throw Error(msg::kConfig, "nic.pmtu_bytes must be 256, 512, 1024, 2048 or 4096");
+}
+
+std::string OrnicParams::recovery() const {
+  return sender.recovery == "auto" ? ordering::find_scheme(nic.ordering).traits.recovery
+                                   : sender.recovery;
 }
 
 }  // namespace oonic::ornic

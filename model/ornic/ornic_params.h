@@ -76,6 +76,11 @@ struct QpManagerParams {  // tx.qp_manager.*
   uint32_t max_inflight_psns = 320;
 };
 
+struct SenderPolicyParams {  // tx.* (the transmit seam, model/sender/)
+  std::string recovery = "auto";
+  std::string rate = "none";
+};
+
 struct TxArbiterParams {  // tx.arbiter.*
   uint32_t schedule_cycles = 1;
   uint32_t lookahead_cycles = 8;
@@ -115,6 +120,7 @@ struct OrnicParams {
   ReqManagerParams req_manager;
   HdrGeneratorParams hdr_generator;
   QpManagerParams qp_manager;
+  SenderPolicyParams sender;
   TxArbiterParams arbiter;
   RspManagerParams rsp_manager;
   CqeManagerParams cqe_manager;
@@ -126,6 +132,8 @@ struct OrnicParams {
   void describe(ParamTable& t);
   // Cross-parameter checks; throws oonic::Error naming the keys.
   void validate() const;
+  // tx.recovery with `auto` resolved to the recovery nic.ordering pairs with.
+  std::string recovery() const;
 };
 
 }  // namespace oonic::ornic

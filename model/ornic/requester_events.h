@@ -29,9 +29,10 @@ class RequesterEvents {
                             bool complete) = 0;
   // A standard READ response arrived past the expected PSN (a response was lost).
   virtual void on_read_gap(Cycle t, uint32_t qi, uint32_t read_psn, uint32_t expected_psn) = 0;
-  // The requester's bitmap declared a loss in an OOO READ's responses.
+  // The requester's bitmap asks for the PSNs of block (bit 0) in an OOO READ's responses;
+  // sack: it is a SACK's first hole (some schemes take that as information only).
   virtual void on_read_loss(Cycle t, uint32_t qi, uint32_t read_psn, const wire::BitmapBlock& block,
-                            uint32_t epsn) = 0;
+                            uint32_t epsn, bool sack) = 0;
 };
 
 }  // namespace oonic::ornic

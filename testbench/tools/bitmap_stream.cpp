@@ -150,7 +150,7 @@ struct Nic : sc_core::sc_module {
     bm.open(0, o_.qp, o_.base_psn, o_.otd);
     for (const Packet& k : pk_) {
       clk_.wait_until(k.cycle);
-      oonic::ornic::BitmapManager::Result r = bm.access(k.cycle, o_.qp, k.psn);
+      oonic::ornic::BitmapManager::Result r = bm.access(k.cycle, o_.qp, k.psn, {});
       if (log_)
         std::fprintf(log_, "%llu\t%u\t%s\t%llu\t%llu\t%u\t%u\n",
                      static_cast<unsigned long long>(k.cycle), k.psn,

@@ -5,7 +5,7 @@
 #include "model/core/error.h"
 #include "model/ordering/eunomia_packet_driver.h"
 #include "model/ordering/factory.h"
-#include "model/ornic/rx/bitmap_manager.h"
+#include "model/ornic/rx/feedback.h"
 
 namespace oonic {
 namespace {
@@ -95,30 +95,30 @@ TEST(OrderingFactory, EunomiaPacketDriverMapsQpsToModules) {
 TEST(OrderingFactory, SelectiveFeedbackBlocks) {
   wire::BitmapBlock b;
   ordering::Outcome o;
-  EXPECT_FALSE(ornic::BitmapManager::selective_feedback(o, 5, &b));
+  EXPECT_FALSE(ornic::selective_feedback(o, 5, &b));
   // SACK of an out-of-order packet: resend ePSN (the first hole) only.
   o.feedback = ordering::Feedback::kSack;
   o.verdict = ordering::Verdict::kOutOfOrder;
   o.epsn = 40;
-  ASSERT_TRUE(ornic::BitmapManager::selective_feedback(o, 45, &b));
+  ASSERT_TRUE(ornic::selective_feedback(o, 45, &b));
   EXPECT_EQ(b.base_psn, 40u);
   EXPECT_EQ(b.nbits, 1);
   EXPECT_FALSE(b.test(0));
   o.verdict = ordering::Verdict::kInOrder;  // an in-order SACK asks for nothing
-  EXPECT_FALSE(ornic::BitmapManager::selective_feedback(o, 40, &b));
+  EXPECT_FALSE(ornic::selective_feedback(o, 40, &b));
   // MELO's NACK: exactly its holes are 0.
   o = ordering::Outcome{};
   o.feedback = ordering::Feedback::kHoleNack;
   o.holes[0] = {20, 2};
   o.holes[1] = {10, 1};
   o.nholes = 2;
-  ASSERT_TRUE(ornic::BitmapManager::selective_feedback(o, 30, &b));
+  ASSERT_TRUE(ornic::selective_feedback(o, 30, &b));
   EXPECT_EQ(b.base_psn, 10u);
   for (uint32_t i = 0; i < b.nbits; ++i) EXPECT_EQ(b.test(i), !(i == 0 || i == 10 || i == 11)) << i;
   // NACK (beyond the window): that PSN.
   o = ordering::Outcome{};
   o.feedback = ordering::Feedback::kNack;
-  ASSERT_TRUE(ornic::BitmapManager::selective_feedback(o, 0xFFFFFF, &b));
+  ASSERT_TRUE(ornic::selective_feedback(o, 0xFFFFFF, &b));
   EXPECT_EQ(b.base_psn, 0xFFFFFFu);
   EXPECT_EQ(b.nbits, 1);
   // ORNIC's own NAK block passes through.
@@ -127,7 +127,7 @@ TEST(OrderingFactory, SelectiveFeedbackBlocks) {
   o.nak_block.base_psn = 7;
   o.nak_block.nbits = 16;
   o.nak_block.set(3);
-  ASSERT_TRUE(ornic::BitmapManager::selective_feedback(o, 9, &b));
+  ASSERT_TRUE(ornic::selective_feedback(o, 9, &b));
   EXPECT_EQ(b.base_psn, 7u);
   EXPECT_TRUE(b.test(3));
 }

@@ -845,7 +845,7 @@ TEST_F(TraceToolsCli, Errors) {
   EXPECT_NE(cli_error({"perturb", "a.txt", "b.txt", "--ooo-distance", "3", "--multipath", "2",
                        "--path-delays-ns", "0,1"},
                       msg::kCli)
-                .find("either --ooo-distance or --multipath"),
+                .find("give one of --ooo-distance, --aligned-groups or --multipath"),
             std::string::npos);
   EXPECT_NE(cli_error({"perturb", "a.txt", "b.txt", "--multipath", "2", "--path-delays-ns", "0"},
                       msg::kCli)

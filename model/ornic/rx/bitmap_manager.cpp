@@ -34,8 +34,9 @@ uint32_t id_bits(uint32_t blocks) {
 BitmapManager::BitmapManager(sc_core::sc_module_name name, const BlockEnv& env)
     : sc_module(name),
       scheme_(env.p.nic.ordering),
-      owned_(scheme_ == "eunomia" ? nullptr : ordering::make_unit(scheme_, geometry(env.p))),
-      agent_(scheme_ == "eunomia"
+      scheme_info_(ordering::find_scheme(scheme_)),
+      owned_(scheme_info_.traits.receiver_agent ? nullptr : scheme_info_.make(geometry(env.p))),
+      agent_(scheme_info_.traits.receiver_agent
                  ? std::make_unique<eunomia::ReceiverAgent>(
                        "receiver_agent", env, ordering::eunomia_params(geometry(env.p)))
                  : nullptr),
@@ -172,40 +173,6 @@ void BitmapManager::blocks(Cycle t, int64_t delta) {
   if (free_) free_->occupy(t, -delta * id_bits_);
 }
 
-bool BitmapManager::scheme_feedback(const ordering::Outcome& o, uint32_t psn, uint16_t udp_sport,
-                                    wire::SchemeFeedback* fb) const {
-  using F = wire::SchemeFeedback;
-  *fb = F{};
-  switch (o.feedback) {
-    case ordering::Feedback::kHoleNack:
-      if (!o.nholes) return false;
-      fb->type = F::kHoleNack;
-      fb->info = o.nholes;
-      for (uint8_t i = 0; i < o.nholes; ++i)
-        fb->psn[i] = o.holes[i].start_psn, fb->len[i] = o.holes[i].length;
-      return true;
-    case ordering::Feedback::kSack:
-      // In-order packets are ACKed as usual; a SACK reports an out-of-order one.
-      if (o.verdict != ordering::Verdict::kOutOfOrder) return false;
-      if (scheme_ == "mprdma") {
-        fb->type = F::kMpAck;
-        fb->psn[0] = o.epsn;  // AACK
-        fb->psn[1] = o.sack_psn ? o.sack_psn : psn & wire::kPsnMask;
-        fb->vp = udp_sport;
-      } else {
-        fb->type = F::kSack;
-        fb->psn[0] = psn & wire::kPsnMask;
-      }
-      return true;
-    case ordering::Feedback::kNack:
-      fb->type = F::kNack;
-      fb->psn[0] = psn & wire::kPsnMask;
-      return true;
-    default:
-      return false;
-  }
-}
-
 std::vector<Sram*> BitmapManager::srams() {
   if (agent_) return agent_->srams();
   std::vector<Sram*> v;
@@ -226,41 +193,6 @@ const ordering::OrnicBitmap& BitmapManager::core() const {
 
 bool BitmapManager::has_pending(uint32_t qp) const {
   return unit_->is_open(qp) && wire::psn_diff(high_[qp], unit_->epsn(qp)) > 0;
-}
-
-bool BitmapManager::selective_feedback(const ordering::Outcome& o, uint32_t psn,
-                                       wire::BitmapBlock* b) {
-  if (o.nak) {
-    *b = o.nak_block;
-    return true;
-  }
-  *b = wire::BitmapBlock{};
-  switch (o.feedback) {
-    case ordering::Feedback::kSack:
-      if (o.verdict != ordering::Verdict::kOutOfOrder) return false;
-      b->base_psn = o.epsn, b->nbits = 1;  // the first hole: ePSN
-      return true;
-    case ordering::Feedback::kNack:
-      b->base_psn = psn & wire::kPsnMask, b->nbits = 1;
-      return true;
-    case ordering::Feedback::kHoleNack: {
-      if (!o.nholes) return false;
-      uint32_t base = o.holes[0].start_psn;
-      for (uint8_t i = 1; i < o.nholes; ++i)
-        if (wire::psn_diff(o.holes[i].start_psn, base) < 0) base = o.holes[i].start_psn;
-      b->base_psn = base;
-      b->nbits = wire::kMaxBitmapBlockBits;
-      for (uint32_t i = 0; i < b->nbits; ++i) b->set(i);
-      for (uint8_t h = 0; h < o.nholes; ++h)
-        for (uint32_t k = 0; k < o.holes[h].length; ++k) {
-          int32_t d = wire::psn_diff(wire::psn_add(o.holes[h].start_psn, k), base);
-          if (d >= 0 && d < b->nbits) b->words[d / 32] &= ~(1u << (d % 32));
-        }
-      return true;
-    }
-    default:
-      return false;
-  }
 }
 
 BitmapManager::Result BitmapManager::access(Cycle t, uint32_t qp, uint32_t psn,

@@ -26,35 +26,23 @@
 #include "model/ordering/factory.h"
 #include "model/ordering/ornic_bitmap.h"
 #include "model/ornic/block_env.h"
+#include "model/ornic/block_interfaces.h"
 #include "model/sram/sram.h"
 
 namespace oonic::ornic {
 
-class BitmapManager : public sc_core::sc_module {
+class BitmapManager : public sc_core::sc_module, public BitmapPort {
  public:
   BitmapManager(sc_core::sc_module_name name, const BlockEnv& env);
 
-  struct Result {
-    ordering::Outcome out;
-    Cycle grant = 0, done = 0;
-  };
-  void open(Cycle t, uint32_t qp, uint32_t start_psn, uint32_t otd);
-  void close(Cycle t, uint32_t qp);
-  Result access(Cycle t, uint32_t qp, uint32_t psn, const ordering::PacketMeta& meta = {});
-  // Some PSN at or after the QP's ePSN was accepted (out-of-order data pending).
-  bool has_pending(uint32_t qp) const;
-  // The selective feedback a call asks the receiver to send, as the block of an
-  // OOO NAK (bit = 0: resend): ORNIC's NAK block; a SACK (IRN, MP-RDMA) asks for
-  // ePSN; MELO's NACK for its holes; a NACK (beyond the window) for that PSN.
-  // False when the call needs none (or a go-back-N NAK: Outcome::feedback kNak).
-  static bool selective_feedback(const ordering::Outcome& o, uint32_t psn,
-                                 wire::BitmapBlock* block);
-  // The same feedback in the scheme's own wire format (Scheme Feedback frame:
-  // MELO hole NACK, IRN SACK, NACK, MP-RDMA ACK), for every scheme but ornic
-  // (which sends its bitmap NAK). False when the call needs none.
-  bool scheme_feedback(const ordering::Outcome& o, uint32_t psn, uint16_t udp_sport,
-                       wire::SchemeFeedback* fb) const;
-  bool is_ornic() const { return ornic_ != nullptr; }
+  // BitmapPort
+  void open(Cycle t, uint32_t qp, uint32_t start_psn, uint32_t otd) override;
+  void close(Cycle t, uint32_t qp) override;
+  Result access(Cycle t, uint32_t qp, uint32_t psn, const ordering::PacketMeta& meta) override;
+  bool is_open(uint32_t qp) const override { return unit_->is_open(qp); }
+  uint32_t epsn(uint32_t qp) const override { return unit_->epsn(qp); }
+  bool has_pending(uint32_t qp) const override;
+  const ordering::SchemeTraits& traits() const override { return scheme_info_.traits; }
   // VCD only: which QP's node array the node<i> signals show (default 0). Call
   // before that QP's first open/access; the signals keep their names.
   void watch_qp(uint32_t qp);
@@ -72,6 +60,7 @@ class BitmapManager : public sc_core::sc_module {
 
  private:
   std::string scheme_;
+  const ordering::Scheme& scheme_info_;
   std::unique_ptr<ordering::OrderingUnit> owned_;
   std::unique_ptr<eunomia::ReceiverAgent> agent_;  // eunomia: owns the unit
   ordering::OrderingUnit* unit_ = nullptr;

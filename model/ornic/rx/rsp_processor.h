@@ -1,61 +1,20 @@
-// ORNIC RX plane: the Rsp Processor (Figure 1), as far as replaying a
-// requester's responses needs. ACK/NAK: advances the QP's acknowledged PSN
-// (a coalesced ACK covers every PSN up to its own) and counts NAKs (the
-// retransmission work they start belongs to the Rsp Manager). READ responses:
-// the requester knows each READ's Start_PSN and local Start_Addr, so a response
-// packet goes to Start_Addr + (PSN - Start_PSN) x PMTU (Eq. 1); standard READ
-// responses must come in order, OOO READ responses go through the Bitmap
-// Manager (shared with the Req Processor). Same pipeline shape as the Req
-// Processor: slot, Rsp Hdr Buffer read, QP context read, check, [bitmap],
-// context write, DMA.
+// ORNIC RX plane: the Rsp Processor block (shell). Its logic and timing are in
+// rsp_processor_core.h; the shell gives it its place in the NIC (`nic0.rx.rsp_processor`).
 #pragma once
 
 #include <systemc>
 
-#include "model/core/resource.h"
 #include "model/ornic/block_env.h"
-#include "model/ornic/dma_engine.h"
-#include "model/ornic/packet_log.h"
-#include "model/ornic/qp_context.h"
-#include "model/ornic/requester_events.h"
-#include "model/ornic/rx/bitmap_manager.h"
-#include "model/ornic/rx/pkt_buffer.h"
-#include "model/wire/roce.h"
+#include "model/ornic/rx/rsp_processor_core.h"
 
 namespace oonic::ornic {
 
 class RspProcessor : public sc_core::sc_module {
  public:
   RspProcessor(sc_core::sc_module_name name, const BlockEnv& env, QpContextTable& qps,
-               BitmapManager& bitmap, DmaEngine& dma, PktBuffer& hdr_buf, PktBuffer& pkt_buf);
-  void process(Cycle ready, const wire::PacketView& v, PacketRecord& rec);
-  uint64_t payload_bytes_accepted() const { return read_bytes_.value; }
-  Cycle last_dma_done() const { return last_dma_done_; }
-  // Where responses are reported for the requester (Rsp Manager); may be null.
-  void set_requester(RequesterEvents* r) { req_ = r; }
-
- private:
-  void drop(Cycle t, const wire::PacketView& v, PacketRecord& rec, Drop d);
-  const OrnicParams& p_;
-  QpContextTable& qps_;
-  BitmapManager& bitmap_;
-  DmaEngine& dma_;
-  PktBuffer& hdr_buf_;
-  PktBuffer& pkt_buf_;
-  Resource pipe_;
-  RequesterEvents* req_ = nullptr;
-  Cycle last_dma_done_ = 0;
-  Counter& packets_;
-  Counter& acks_;
-  Counter& psns_acked_;
-  Counter& coalesced_;
-  Counter& naks_;
-  Counter& bitmap_naks_;
-  Counter& feedback_;
-  Counter& cached_flags_;
-  Counter& read_packets_;
-  Counter& read_bytes_;
-  Counter& reads_done_;
+               RspProcessorCore::Links links)
+      : sc_module(name), core(core_env(env, this->name()), qps, links) {}
+  RspProcessorCore core;
 };
 
 }  // namespace oonic::ornic

@@ -1,51 +1,19 @@
-// ORNIC RX plane: the RX Parser. Takes a frame from the MAC once its last byte
-// has arrived (store and forward), holds the parser for one cycle per beat,
-// classifies it (request: WRITE/SEND data, READ request; response: ACK/NAK,
-// READ response), validates headers and the ICRC, and writes the header into
-// the Req/Rsp Hdr Buffer and the payload into the Req/Rsp Pkt Buffer as the
-// beats stream through. Header ready for the processor at
-//   g + beats(frame) + rx.parser.latency,   g = max(arrival, parser free).
+// ORNIC RX plane: the RX Parser block (shell). Its logic and timing are in
+// rx_parser_core.h; the shell gives it its place in the NIC (`nic0.rx.parser`).
 #pragma once
 
 #include <systemc>
 
-#include "model/core/resource.h"
 #include "model/ornic/block_env.h"
-#include "model/ornic/drop_reason.h"
-#include "model/ornic/rx/pkt_buffer.h"
-#include "model/wire/roce.h"
+#include "model/ornic/rx/rx_parser_core.h"
 
 namespace oonic::ornic {
 
-struct RxBuffers {
-  PktBuffer& req_pkt;
-  PktBuffer& req_hdr;
-  PktBuffer& rsp_pkt;
-  PktBuffer& rsp_hdr;
-};
-
 class RxParser : public sc_core::sc_module {
  public:
-  RxParser(sc_core::sc_module_name name, const BlockEnv& env, RxBuffers buffers);
-
-  struct Result {
-    Drop drop = Drop::kNone;
-    bool request = false;
-    Cycle ready = 0;  // header in its Hdr Buffer, ready for the processor
-  };
-  Result receive(Cycle arrival, const uint8_t* frame, uint32_t len, wire::PacketView& v);
-
- private:
-  const OrnicParams& p_;
-  RxBuffers buf_;
-  Resource parser_;
-  Counter& frames_;
-  Counter& bytes_;
-  Counter& requests_;
-  Counter& responses_;
-  Probe p_opcode_, p_psn_, p_qpn_, p_len_;
+  RxParser(sc_core::sc_module_name name, const BlockEnv& env, RxBuffers buffers)
+      : sc_module(name), core(core_env(env, this->name()), buffers) {}
+  RxParserCore core;
 };
-
-Drop drop_for(wire::ParseStatus s);
 
 }  // namespace oonic::ornic

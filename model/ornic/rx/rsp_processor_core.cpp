@@ -1,52 +1,46 @@
-#include "model/ornic/rx/rsp_processor.h"
+#include "model/ornic/rx/rsp_processor_core.h"
 
 #include <algorithm>
 
+#include "model/ornic/rx/feedback.h"
+
 namespace oonic::ornic {
 
-RspProcessor::RspProcessor(sc_core::sc_module_name name, const BlockEnv& env, QpContextTable& qps,
-                           BitmapManager& bitmap, DmaEngine& dma, PktBuffer& hdr_buf,
-                           PktBuffer& pkt_buf)
-    : sc_module(name),
-      p_(env.p),
+RspProcessorCore::RspProcessorCore(const CoreEnv& env, QpContextTable& qps, Links links)
+    : p_(env.p),
       qps_(qps),
-      bitmap_(bitmap),
-      dma_(dma),
-      hdr_buf_(hdr_buf),
-      pkt_buf_(pkt_buf),
-      packets_(env.stats.counter(std::string(this->name()) + ".packets", "packet",
+      l_(links),
+      packets_(env.stats.counter("packets", "packet",
                                  "response headers processed")),
-      acks_(env.stats.counter(std::string(this->name()) + ".acks", "frame", "ACKs received")),
-      psns_acked_(env.stats.counter(std::string(this->name()) + ".psns_acked", "PSN",
+      acks_(env.stats.counter("acks", "frame", "ACKs received")),
+      psns_acked_(env.stats.counter("psns_acked", "PSN",
                                     "PSNs newly acknowledged (a coalesced ACK covers several)")),
-      coalesced_(env.stats.counter(std::string(this->name()) + ".coalesced_acks", "frame",
+      coalesced_(env.stats.counter("coalesced_acks", "frame",
                                    "ACKs that acknowledged more than one new PSN")),
-      naks_(env.stats.counter(std::string(this->name()) + ".naks", "frame",
+      naks_(env.stats.counter("naks", "frame",
                               "NAKs received (PSN sequence, RNR, access, invalid)")),
-      bitmap_naks_(env.stats.counter(std::string(this->name()) + ".bitmap_naks", "frame",
+      bitmap_naks_(env.stats.counter("bitmap_naks", "frame",
                                      "OOO NAKs with a bitmap block received")),
-      feedback_(env.stats.counter(std::string(this->name()) + ".scheme_feedback", "frame",
+      feedback_(env.stats.counter("scheme_feedback", "frame",
                                   "Scheme Feedback frames received (MELO NACK, SACK, NACK, "
                                   "MP-RDMA ACK)")),
-      cached_flags_(env.stats.counter(std::string(this->name()) + ".start_addr_cached_acks",
-                                      "frame", "ACKs carrying the Start_Addr-cached flag")),
-      read_packets_(env.stats.counter(std::string(this->name()) + ".read_response_packets",
-                                      "packet", "READ response packets placed")),
-      read_bytes_(env.stats.counter(std::string(this->name()) + ".read_response_bytes", "byte",
+      cached_flags_(env.stats.counter("start_addr_cached_acks", "frame", "ACKs carrying the Start_Addr-cached flag")),
+      read_packets_(env.stats.counter("read_response_packets", "packet", "READ response packets placed")),
+      read_bytes_(env.stats.counter("read_response_bytes", "byte",
                                     "READ response payload bytes placed")),
-      reads_done_(env.stats.counter(std::string(this->name()) + ".reads_completed", "request",
+      reads_done_(env.stats.counter("reads_completed", "request",
                                     "READs whose every response packet is placed")) {}
 
-void RspProcessor::drop(Cycle t, const wire::PacketView& v, PacketRecord& rec, Drop d) {
+void RspProcessorCore::drop(Cycle t, const wire::PacketView& v, PacketRecord& rec, Drop d) {
   rec.drop = d;
   rec.verdict = d == Drop::kDuplicate ? "duplicate" : "dropped";
-  pkt_buf_.discard(t, v.payload_len);
+  l_.pkt_buf.discard(t, v.payload_len);
 }
 
-void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord& rec) {
+void RspProcessorCore::process(Cycle ready, const wire::PacketView& v, PacketRecord& rec) {
   packets_.inc();
   Cycle s = pipe_.acquire(ready, p_.rsp_processor.ii_cycles);
-  Cycle t1 = hdr_buf_.read_out(s, v.header_len);
+  Cycle t1 = l_.hdr_buf.read_out(s, v.header_len);
   rec.verdict = "accepted";
   int64_t qi = qps_.find(v.bth.dest_qp);
   if (qi < 0) {
@@ -107,9 +101,9 @@ void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
     } else {
       bool accept = false;
       if (rw->ooo) {
-        if (!bitmap_.unit().is_open(static_cast<uint32_t>(qi)))
-          bitmap_.open(t3, static_cast<uint32_t>(qi), rw->start_psn, c.otd);
-        BitmapManager::Result r = bitmap_.access(t3, static_cast<uint32_t>(qi), psn);
+        if (!l_.bitmap.is_open(static_cast<uint32_t>(qi)))
+          l_.bitmap.open(t3, static_cast<uint32_t>(qi), rw->start_psn, c.otd);
+        BitmapPort::Result r = l_.bitmap.access(t3, static_cast<uint32_t>(qi), psn, {});
         t4 = r.done;
         rec.bitmap = true;
         rec.locate_cycles = r.out.locate_cycles;
@@ -118,14 +112,12 @@ void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
         accept = r.out.verdict == ordering::Verdict::kInOrder ||
                  r.out.verdict == ordering::Verdict::kOutOfOrder;
         wire::BitmapBlock lost;
-        // Eunomia takes a SACK as information only (MECHANISMS §2): the requester
-        // re-requests on a NACK or its timeout, not on every out-of-order response.
-        const bool info_only =
-            bitmap_.scheme() == "eunomia" && r.out.feedback == ordering::Feedback::kSack;
-        if (req_ && !info_only && BitmapManager::selective_feedback(r.out, psn, &lost))
-          req_->on_read_loss(t4 + 1, static_cast<uint32_t>(qi), rw->start_psn, lost, r.out.epsn);
-        else if (req_ && r.out.feedback == ordering::Feedback::kNak)
-          req_->on_read_gap(t4 + 1, static_cast<uint32_t>(qi), rw->start_psn, r.out.epsn);
+        // Whether a SACK's hole is re-requested is the sender policy's (Eunomia: no).
+        if (selective_feedback(r.out, psn, &lost))
+          l_.requester.on_read_loss(t4 + 1, static_cast<uint32_t>(qi), rw->start_psn, lost,
+                                    r.out.epsn, r.out.feedback == ordering::Feedback::kSack);
+        else if (r.out.feedback == ordering::Feedback::kNak)
+          l_.requester.on_read_gap(t4 + 1, static_cast<uint32_t>(qi), rw->start_psn, r.out.epsn);
         if (!accept)
           drop(t4, v, rec,
                r.out.verdict == ordering::Verdict::kDuplicate       ? Drop::kDuplicate
@@ -142,8 +134,8 @@ void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
           rw->next_psn = wire::psn_add(psn, 1);
         } else {
           drop(t3, v, rec, d < 0 ? Drop::kDuplicate : Drop::kPsnSequenceError);
-          if (d > 0 && req_)
-            req_->on_read_gap(t3 + 1, static_cast<uint32_t>(qi), rw->start_psn, rw->next_psn);
+          if (d > 0)
+            l_.requester.on_read_gap(t3 + 1, static_cast<uint32_t>(qi), rw->start_psn, rw->next_psn);
         }
       }
       if (accept) {
@@ -154,37 +146,35 @@ void RspProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
         read_packets_.inc();
         read_bytes_.inc(v.payload_len);
         if (v.payload_len) {
-          rec.dma_done = dma_.write(t5, addr, v.payload, v.payload_len, &pkt_buf_);
+          rec.dma_done = l_.dma.write(t5, addr, v.payload, v.payload_len, &l_.pkt_buf);
           last_dma_done_ = std::max(last_dma_done_, rec.dma_done);
         }
         rw->last_done = std::max(rw->last_done, rec.dma_done ? rec.dma_done : t5);
         bool complete = ++rw->received == rw->packets;
         if (complete) {
           reads_done_.inc();
-          if (rw->ooo) bitmap_.close(t5, static_cast<uint32_t>(qi));
+          if (rw->ooo) l_.bitmap.close(t5, static_cast<uint32_t>(qi));
         }
-        if (req_)
-          req_->on_read_data(t5, static_cast<uint32_t>(qi), rw->start_psn, rw->last_done, complete);
+        l_.requester.on_read_data(t5, static_cast<uint32_t>(qi), rw->start_psn, rw->last_done, complete);
         return;
       }
     }
   }
   Cycle t5 = qps_.sram().write(t4, ctx_bits);
   rec.processed = t5;
-  pkt_buf_.discard(t5, rec.drop == Drop::kNone ? v.payload_len : 0);
-  if (!req_) return;
+  l_.pkt_buf.discard(t5, rec.drop == Drop::kNone ? v.payload_len : 0);
   switch (tell) {
     case Tell::kAck:
-      req_->on_ack(t5, static_cast<uint32_t>(qi), psn, v.bth.resv7 & wire::kBthStartAddrCachedBit);
+      l_.requester.on_ack(t5, static_cast<uint32_t>(qi), psn, v.bth.resv7 & wire::kBthStartAddrCachedBit);
       break;
     case Tell::kNak:
-      req_->on_nak(t5, static_cast<uint32_t>(qi), v.aeth.syndrome, psn);
+      l_.requester.on_nak(t5, static_cast<uint32_t>(qi), v.aeth.syndrome, psn);
       break;
     case Tell::kBitmapNak:
-      req_->on_bitmap_nak(t5, static_cast<uint32_t>(qi), psn, v.bitmap);
+      l_.requester.on_bitmap_nak(t5, static_cast<uint32_t>(qi), psn, v.bitmap);
       break;
     case Tell::kFeedback:
-      req_->on_feedback(t5, static_cast<uint32_t>(qi), psn, v.feedback);
+      l_.requester.on_feedback(t5, static_cast<uint32_t>(qi), psn, v.feedback);
       break;
     case Tell::kNone:
       break;

@@ -1,11 +1,6 @@
-#include "model/ornic/tx/qp_manager.h"
-
-#include "model/eunomia/sender_agent.h"
+#include "model/ornic/tx/qp_manager_core.h"
 
 #include <algorithm>
-
-#include "model/ornic/control/cqe_manager.h"
-#include "model/ornic/control/rsp_manager.h"
 
 namespace oonic::ornic {
 
@@ -16,49 +11,37 @@ constexpr uint32_t kHeadroom = 128;
 constexpr uint32_t kSlotBytes = kHeadroom + 4096 + 8;
 }  // namespace
 
-QpManager::QpManager(sc_core::sc_module_name name, const BlockEnv& env, QpContextTable& qps,
-                     RegisterFile& regs, DmaEngine& dma, HdrGenerator& hdr, Agenda& agenda)
-    : sc_module(name),
-      p_(env.p),
+QpManagerCore::QpManagerCore(const CoreEnv& env, QpContextTable& qps, const RegisterFile& regs,
+                             Agenda& agenda, Sram& wqe_cache, Links links)
+    : p_(env.p),
       qps_(qps),
       regs_(regs),
-      dma_(dma),
-      hdr_(hdr),
       agenda_(agenda),
-      cache_("tx.wqe_cache", env.p.sram.wqe_cache, env.stats, env.sram_stat("tx.wqe_cache")),
+      cache_(wqe_cache),
+      l_(links),
       sq_(env.p.nic.max_qps),
       slots_(size_t{env.p.qp_manager.prefetch_packets} * kSlotBytes),
-      doorbells_(env.stats.counter(std::string(this->name()) + ".doorbells", "write",
-                                   "SQ_DOORBELL writes taken")),
-      wqes_fetched_(env.stats.counter(std::string(this->name()) + ".wqes_fetched", "WQE",
+      doorbells_(env.stats.counter("doorbells", "write", "SQ_DOORBELL writes taken")),
+      wqes_fetched_(env.stats.counter("wqes_fetched", "WQE",
                                       "WQEs fetched from send queues into the WQE cache")),
-      bad_wqes_(env.stats.counter(std::string(this->name()) + ".bad_wqes", "WQE",
+      bad_wqes_(env.stats.counter("bad_wqes", "WQE",
                                   "malformed WQEs or doorbells of unconfigured QPs (error CQE or "
                                   "ignored)")),
-      packets_(env.stats.counter(std::string(this->name()) + ".packets", "packet",
+      packets_(env.stats.counter("packets", "packet",
                                  "request packets sent (WRITE/SEND data, READ requests), "
                                  "retransmissions included")),
-      retx_packets_(env.stats.counter(std::string(this->name()) + ".retransmitted", "packet",
+      retx_packets_(env.stats.counter("retransmitted", "packet",
                                       "request packets sent again (go-back-N, selective, "
                                       "timeout, READ re-request)")),
-      stale_(env.stats.counter(std::string(this->name()) + ".stale_prefetches", "packet",
+      stale_(env.stats.counter("stale_prefetches", "packet",
                                "prefetched packets dropped before sending (ACKed meanwhile or "
                                "superseded by go-back-N)")),
-      payload_bytes_(env.stats.counter(std::string(this->name()) + ".payload_bytes", "byte",
+      payload_bytes_(env.stats.counter("payload_bytes", "byte",
                                        "request payload bytes sent (retransmissions included)")),
-      window_stalls_(env.stats.counter(std::string(this->name()) + ".window_stalls", "event",
+      window_stalls_(env.stats.counter("window_stalls", "event",
                                        "times a QP had data but its PSN window was full")) {}
 
-Cycle QpManager::timeout_cycles(uint32_t qi) const {
-  uint32_t r = regs_.peek(qi, QpReg::kTimeoutCycles);
-  if (r) return r;
-  const QpContext& c = qps_.at(qi);
-  CycleClock clk(p_.nic.clock_mhz);
-  double ns = p_.rsp_manager.rtt_ns + double(c.otd) * c.pmtu * 8.0 / p_.mac.rate_gbps;
-  return std::max<Cycle>(1, clk.ceil_cycles(static_cast<uint64_t>(ns * 1000.0)));
-}
-
-void QpManager::doorbell(Cycle t, uint32_t qi, uint32_t pi) {
+void QpManagerCore::doorbell(Cycle t, uint32_t qi, uint32_t pi) {
   doorbells_.inc();
   agenda_.at(t, [this, qi, pi](Cycle x) {
     if (qi >= qps_.size()) {
@@ -68,10 +51,8 @@ void QpManager::doorbell(Cycle t, uint32_t qi, uint32_t pi) {
     SqState& s = sq_[qi];
     if (!s.configured) {
       // The ring registers are latched at the QP's first doorbell.
-      s.sq_base =
-          uint64_t{regs_.peek(qi, QpReg::kSqBaseHi)} << 32 | regs_.peek(qi, QpReg::kSqBaseLo);
-      s.cq_base =
-          uint64_t{regs_.peek(qi, QpReg::kCqBaseHi)} << 32 | regs_.peek(qi, QpReg::kCqBaseLo);
+      s.sq_base = uint64_t{regs_.peek(qi, QpReg::kSqBaseHi)} << 32 | regs_.peek(qi, QpReg::kSqBaseLo);
+      s.cq_base = uint64_t{regs_.peek(qi, QpReg::kCqBaseHi)} << 32 | regs_.peek(qi, QpReg::kCqBaseLo);
       s.sq_size = regs_.peek(qi, QpReg::kSqSize);
       s.cq_size = regs_.peek(qi, QpReg::kCqSize);
       if (!s.sq_size || !s.cq_size) {
@@ -79,7 +60,6 @@ void QpManager::doorbell(Cycle t, uint32_t qi, uint32_t pi) {
         return;
       }
       s.next_psn = s.send_psn = s.high_psn = s.una = regs_.peek(qi, QpReg::kSqPsn) & wire::kPsnMask;
-      s.timeout_cycles = timeout_cycles(qi);
       s.configured = true;
     }
     s.sq_pi = pi & 0xFFFF;
@@ -87,7 +67,7 @@ void QpManager::doorbell(Cycle t, uint32_t qi, uint32_t pi) {
   });
 }
 
-void QpManager::fetch(Cycle t, uint32_t qi) {
+void QpManagerCore::fetch(Cycle t, uint32_t qi) {
   SqState& s = sq_[qi];
   if (s.fetch_busy || !s.configured) return;
   uint32_t avail = (s.sq_pi - static_cast<uint32_t>(s.fetched)) & 0xFFFF;
@@ -102,7 +82,7 @@ void QpManager::fetch(Cycle t, uint32_t qi) {
   if (!n) return;
   fetch_buf_.resize(size_t{n} * kWqeBytes);
   Cycle done =
-      dma_.read(t, s.sq_base + uint64_t{pos} * kWqeBytes, fetch_buf_.data(), n * kWqeBytes);
+      l_.dma.read(t, s.sq_base + uint64_t{pos} * kWqeBytes, fetch_buf_.data(), n * kWqeBytes);
   Cycle last = done;
   const uint32_t bits = cache_.params().width_bits;
   for (uint32_t k = 0; k < n; ++k) {
@@ -113,7 +93,7 @@ void QpManager::fetch(Cycle t, uint32_t qi) {
     cache_.occupy(w.cached_at, bits);
     if (w.bad) bad_wqes_.inc();
     s.wqes.push_back(w);
-    if (cqe_) cqe_->registered();
+    l_.completions.registered();
   }
   wqes_fetched_.inc(n);
   cached_wqes_ += n;
@@ -125,7 +105,7 @@ void QpManager::fetch(Cycle t, uint32_t qi) {
   });
 }
 
-void QpManager::activate(Cycle t, uint32_t qi) {
+void QpManagerCore::activate(Cycle t, uint32_t qi) {
   SqState& s = sq_[qi];
   QpContext& c = qps_.at(qi);
   while (s.active < s.wqes.size()) {
@@ -138,7 +118,7 @@ void QpManager::activate(Cycle t, uint32_t qi) {
     w.active = true;
     ++s.active;
     if (w.bad) {
-      if (cqe_) cqe_->poll(t, qi);
+      l_.completions.poll(t, qi);
       continue;
     }
     w.start_psn = s.next_psn;
@@ -157,8 +137,30 @@ void QpManager::activate(Cycle t, uint32_t qi) {
   }
 }
 
-void QpManager::retire(Cycle t, uint32_t qi) {
+bool QpManagerCore::head_completed(uint32_t qi, CompletedWqe* out) const {
+  const SqState& s = sq_[qi];
+  if (s.active == 0) return false;
+  const TxWqe& w = s.wqes.front();
+  const bool complete = w.bad || (w.w.op == WqeOp::kRead ? w.data_done : w.acked);
+  if (!complete) return false;
+  out->wr_id = w.w.wr_id;
+  out->op = static_cast<uint8_t>(w.w.op);
+  out->bad = w.bad;
+  out->ooo = w.w.ooo;
+  out->length = w.w.length;
+  out->start_psn = w.start_psn;
+  out->data_done_at = w.data_done_at;
+  out->cq_addr = s.cq_base + (s.cq_pi % s.cq_size) * kCqeBytes;
+  return true;
+}
+
+Cycle QpManagerCore::read_wqe_cache(Cycle t) {
+  return cache_.read(t, cache_.params().width_bits);
+}
+
+void QpManagerCore::retire(Cycle t, uint32_t qi) {
   SqState& s = sq_[qi];
+  ++s.cq_pi;
   TxWqe& w = s.wqes.front();
   if (w.w.op == WqeOp::kRead && !w.bad) {
     auto& rs = qps_.at(qi).reads;
@@ -174,22 +176,26 @@ void QpManager::retire(Cycle t, uint32_t qi) {
   --cached_wqes_;
 }
 
-void QpManager::kick_qp(Cycle t, uint32_t qi) {
+void QpManagerCore::kick_qp(Cycle t, uint32_t qi) {
   activate(t, qi);
   fetch(t, qi);
   enqueue(qi);
 }
 
-void QpManager::enqueue(uint32_t qi) {
+void QpManagerCore::enqueue(uint32_t qi) {
   SqState& s = sq_[qi];
   if (s.queued || !sendable(qi)) return;
   s.queued = true;
   rr_.push_back(qi);  // always called from the arbiter's process: it looks at rr_ next
 }
 
-TxWqe* QpManager::wqe_of(SqState& s, uint32_t psn) {
+TxWqe* QpManagerCore::wqe_of(SqState& s, uint32_t psn) {
+  return const_cast<TxWqe*>(wqe_of(static_cast<const SqState&>(s), psn));
+}
+
+const TxWqe* QpManagerCore::wqe_of(const SqState& s, uint32_t psn) const {
   for (uint32_t i = 0; i < s.active; ++i) {
-    TxWqe& w = s.wqes[i];
+    const TxWqe& w = s.wqes[i];
     if (w.bad) continue;
     int32_t d = wire::psn_diff(psn, w.start_psn);
     if (d >= 0 && static_cast<uint32_t>(d) < w.npsn) return &w;
@@ -197,30 +203,138 @@ TxWqe* QpManager::wqe_of(SqState& s, uint32_t psn) {
   return nullptr;
 }
 
-bool QpManager::holds_last(uint32_t qi) const {
-  // Eunomia's sender agent holds an OOO WRITE's last packet until everything before
-  // it is acknowledged in order.
+bool QpManagerCore::in_write_or_send(uint32_t qi, uint32_t psn) const {
+  const TxWqe* w = wqe_of(sq_[qi], psn);
+  return w && w->w.op != WqeOp::kRead;
+}
+
+const TxWqe* QpManagerCore::read_wqe(uint32_t qi, uint32_t read_psn) const {
   const SqState& s = sq_[qi];
-  if (!sender_ || s.send_psn == s.una) return false;
+  for (uint32_t i = 0; i < s.active; ++i)
+    if (!s.wqes[i].bad && s.wqes[i].w.op == WqeOp::kRead && s.wqes[i].start_psn == read_psn)
+      return &s.wqes[i];
+  return nullptr;
+}
+
+TxWqe* QpManagerCore::read_wqe(uint32_t qi, uint32_t read_psn) {
+  return const_cast<TxWqe*>(static_cast<const QpManagerCore*>(this)->read_wqe(qi, read_psn));
+}
+
+bool QpManagerCore::read_active(uint32_t qi, uint32_t read_psn) const {
+  return read_wqe(qi, read_psn) != nullptr;
+}
+
+bool QpManagerCore::read_done(uint32_t qi, uint32_t read_psn) const {
+  const TxWqe* w = read_wqe(qi, read_psn);
+  return w && w->data_done;
+}
+
+uint32_t QpManagerCore::read_npsn(uint32_t qi, uint32_t read_psn) const {
+  const TxWqe* w = read_wqe(qi, read_psn);
+  return w ? w->npsn : 0;
+}
+
+void QpManagerCore::read_data(uint32_t qi, uint32_t read_psn, Cycle dma_done, bool complete) {
+  TxWqe* w = read_wqe(qi, read_psn);
+  if (!w) return;
+  if (complete && !w->data_done) w->data_done = true;
+  w->data_done_at = std::max(w->data_done_at, dma_done);
+}
+
+bool QpManagerCore::acknowledge(uint32_t qi, uint32_t una, uint32_t* from) {
+  SqState& s = sq_[qi];
+  if (wire::psn_diff(una, s.una) <= 0 || wire::psn_diff(una, s.high_psn) > 0) return false;
+  *from = s.una;
+  s.una = una;
+  for (uint32_t i = 0; i < s.active; ++i) {
+    TxWqe& w = s.wqes[i];
+    if (w.bad || w.w.op == WqeOp::kRead || w.acked) continue;
+    if (wire::psn_diff(s.una, wire::psn_add(w.start_psn, w.npsn)) >= 0) w.acked = true;
+  }
+  while (!s.retx.empty() && !s.retx.front().reread && wire::psn_diff(s.retx.front().psn, s.una) < 0)
+    s.retx.pop_front();
+  return true;
+}
+
+void QpManagerCore::start_addr_cached(uint32_t qi) {
+  // The responder cached Start_Addr of the QP's (single) OOO WRITE WQE.
+  SqState& s = sq_[qi];
+  for (uint32_t i = 0; i < s.active; ++i)
+    if (s.wqes[i].w.ooo && s.wqes[i].w.op == WqeOp::kWrite) s.wqes[i].start_addr_cached = true;
+}
+
+bool QpManagerCore::fail_wqe_at(uint32_t qi, uint32_t psn) {
+  TxWqe* w = wqe_of(sq_[qi], psn);
+  if (!w) return false;
+  w->bad = true;
+  return true;
+}
+
+bool QpManagerCore::resend(uint32_t qi, uint32_t psn) {
+  SqState& s = sq_[qi];
+  if (wire::psn_diff(psn, s.una) < 0 || wire::psn_diff(psn, s.high_psn) >= 0) return false;
+  for (const Retx& r : s.retx)
+    if (!r.reread && r.psn == psn) return false;
+  s.retx.push_back(Retx{psn, false, 0});
+  return true;
+}
+
+bool QpManagerCore::reread(uint32_t qi, uint32_t psn, uint32_t count) {
+  SqState& s = sq_[qi];
+  for (const Retx& r : s.retx)
+    if (r.reread && r.psn == psn) return false;
+  s.retx.push_back(Retx{psn, true, count});
+  return true;
+}
+
+void QpManagerCore::unfinished_reads(uint32_t qi, std::vector<uint32_t>& first_psns) const {
+  const SqState& s = sq_[qi];
+  first_psns.clear();
+  for (uint32_t i = 0; i < s.active; ++i) {
+    const TxWqe& w = s.wqes[i];
+    if (w.bad || w.w.op != WqeOp::kRead || w.data_done) continue;
+    if (wire::psn_diff(s.una, wire::psn_add(w.start_psn, w.npsn)) < 0) continue;  // resent anyway
+    first_psns.push_back(w.start_psn);
+  }
+}
+
+bool QpManagerCore::inflight(uint32_t qi) const {
+  // Only something sent and not yet answered can time out; WQEs still waiting for their
+  // turn to send re-arm the timer when they are sent.
+  const SqState& s = sq_[qi];
+  bool in = wire::psn_diff(s.high_psn, s.una) > 0;
+  for (uint32_t i = 0; i < s.active && !in; ++i) {
+    const TxWqe& w = s.wqes[i];
+    in = !w.bad && w.w.op == WqeOp::kRead && !w.data_done &&
+         wire::psn_diff(s.high_psn, w.start_psn) > 0;
+  }
+  return in;
+}
+
+bool QpManagerCore::holds_last(uint32_t qi) {
+  // A sender policy may hold an OOO WRITE's last packet (Eunomia: until everything
+  // before it is acknowledged in order).
+  const SqState& s = sq_[qi];
+  if (s.send_psn == s.una) return false;
   bool last = false;
   for (uint32_t i = 0; i < s.active && !last; ++i) {
     const TxWqe& w = s.wqes[i];
     if (w.bad || !w.w.ooo || w.w.op != WqeOp::kWrite) continue;
     last = wire::psn_add(w.start_psn, w.npsn - 1) == s.send_psn;
   }
-  return sender_->holds_last(qi, last, s.send_psn, s.una);
+  return l_.recovery.holds(qi, last, s.send_psn, s.una);
 }
 
-bool QpManager::sendable(uint32_t qi) const {
+bool QpManagerCore::sendable(uint32_t qi) const {
   const SqState& s = sq_[qi];
   if (!s.configured) return false;
   if (!s.retx.empty()) return true;
   if (wire::psn_diff(s.send_psn, s.next_psn) >= 0) return false;
-  if (holds_last(qi)) return false;
+  if (const_cast<QpManagerCore*>(this)->holds_last(qi)) return false;
   return wire::psn_diff(s.send_psn, s.una) < static_cast<int32_t>(p_.qp_manager.max_inflight_psns);
 }
 
-bool QpManager::pick(Cycle now, TxPacket& out) {
+bool QpManagerCore::pick(Cycle now, TxPacket& out) {
   (void)now;
   while (!rr_.empty()) {
     uint32_t qi = rr_.front();
@@ -286,7 +400,7 @@ bool QpManager::pick(Cycle now, TxPacket& out) {
   return false;
 }
 
-bool QpManager::stale(const TxPacket& k) const {
+bool QpManagerCore::stale(const TxPacket& k) const {
   const SqState& s = sq_[k.qi];
   if (k.epoch != s.epoch) return true;
   if (s.wqes.empty() || k.wqe_seq < s.wqes.front().seq) return true;
@@ -295,7 +409,7 @@ bool QpManager::stale(const TxPacket& k) const {
   return w.acked || wire::psn_diff(k.psn, s.una) < 0;
 }
 
-Cycle QpManager::head_ready(Cycle now) {
+Cycle QpManagerCore::head_ready(Cycle now) {
   while (!fifo_.empty() && stale(fifo_.front())) {
     stale_.inc();
     fifo_.pop_front();
@@ -307,15 +421,17 @@ Cycle QpManager::head_ready(Cycle now) {
     k.ready = now;
     if (!k.read_request && k.len) {
       const TxWqe& w = sq_[k.qi].wqes[k.wqe_seq - sq_[k.qi].wqes.front().seq];
-      k.ready = dma_.read(now, w.w.local_addr + k.offset,
-                          slots_.data() + size_t{k.slot} * kSlotBytes + kHeadroom, k.len);
+      k.ready = l_.dma.read(now, w.w.local_addr + k.offset,
+                            slots_.data() + size_t{k.slot} * kSlotBytes + kHeadroom, k.len);
     }
+    // The rate core may hold the packet back (pacing); `none` never does.
+    k.ready = std::max(k.ready, l_.rate.earliest(k.qi, now, k.len));
     fifo_.push_back(k);
   }
   return fifo_.empty() ? kNever : fifo_.front().ready;
 }
 
-bool QpManager::send_head(Cycle now) {
+bool QpManagerCore::send_head(Cycle now) {
   TxPacket k = fifo_.front();
   fifo_.pop_front();
   if (stale(k)) {
@@ -328,6 +444,7 @@ bool QpManager::send_head(Cycle now) {
   wire::FrameSpec f = c.tx_template;
   f.bth = wire::Bth{};
   f.bth.psn = k.psn & wire::kPsnMask;
+  f.udp_sport = l_.rate.source_port(k.qi, k.psn, f.udp_sport);
   const uint32_t idx = static_cast<uint32_t>(wire::psn_diff(k.psn, w.start_psn));
   const bool first = idx == 0, last = idx + 1 == w.npsn;
   if (k.read_request) {
@@ -366,22 +483,23 @@ bool QpManager::send_head(Cycle now) {
                                    : wire::kSendMiddle;
     }
     f.bth.ack_req = last;
-    // Eunomia's sender agent: Head (the message's first PSN) and last on every packet
-    // of an OOO WRITE or SEND (an OOO SEND keeps the standard SEND opcodes).
-    if (sender_ && w.w.ooo) sender_->tag(f, w.start_psn, last);
+    // The sender policy's headers on a data packet of an OOO WQE (Eunomia: Head and
+    // last on every packet of an OOO WRITE or SEND, which keeps the standard opcodes).
+    if (w.w.ooo) l_.recovery.tag(f, w.start_psn, last);
   }
   Cycle g = now + p_.arbiter.schedule_cycles;
   Cycle r = cache_.read(g, cache_.params().width_bits);
-  Cycle start = hdr_.send_data(r, c, f, /*in_place=*/f.payload_len > 0);
+  Cycle start = l_.hdr.send_data(r, c, f, /*in_place=*/f.payload_len > 0);
   packets_.inc();
   payload_bytes_.inc(f.payload_len);
   if (k.retx) retx_packets_.inc();
   last_activity_ = std::max(last_activity_, start);
-  if (rsp_) rsp_->sent(start, k.qi);
+  l_.rate.sent(k.qi, start, f.payload_len);
+  l_.timer.sent(start, k.qi);
   return true;
 }
 
-void QpManager::go_back(uint32_t qi, uint32_t psn) {
+void QpManagerCore::go_back(uint32_t qi, uint32_t psn) {
   SqState& s = sq_[qi];
   TxWqe* w = wqe_of(s, psn);
   if (w && w->w.op == WqeOp::kRead && psn != w->start_psn) {
@@ -397,7 +515,7 @@ void QpManager::go_back(uint32_t qi, uint32_t psn) {
   enqueue(qi);
 }
 
-bool QpManager::idle() const {
+bool QpManagerCore::idle() const {
   if (!fifo_.empty()) return false;
   for (const SqState& s : sq_)
     if (!s.wqes.empty()) return false;

@@ -1,6 +1,8 @@
-#include "model/ornic/rx/req_processor.h"
+#include "model/ornic/rx/req_processor_core.h"
 
 #include <algorithm>
+
+#include "model/ornic/rx/feedback.h"
 
 namespace oonic::ornic {
 
@@ -13,93 +15,62 @@ bool is_ooo_write(uint8_t op) {
 
 }  // namespace
 
-// What the processor decided for one packet; carried out when the QP context
-// has been written back (t5).
-struct ReqActions {
-  bool place = false;
-  uint64_t addr = 0;
-  bool ack = false;
-  bool nak = false;
-  uint8_t syndrome = 0;
-  uint32_t nak_psn = 0;
-  bool bitmap_nak = false;
-  wire::BitmapBlock block;
-  bool feedback = false;
-  wire::SchemeFeedback fb;
-  bool read = false;
-  bool read_ooo = false;
-  bool read_dup = false;
-  bool rob_flush = false;  // MELO: the head moved, copy what the re-order buffer now heads
-};
-ReqActions g_act;  // one NIC processes one packet at a time
-
-ReqProcessor::ReqProcessor(sc_core::sc_module_name name, const BlockEnv& env, QpContextTable& qps,
-                           BitmapManager& bitmap, DmaEngine& dma, ReqManager& req_manager,
-                           PktBuffer& hdr_buf, PktBuffer& pkt_buf)
-    : sc_module(name),
-      p_(env.p),
+ReqProcessorCore::ReqProcessorCore(const CoreEnv& env, QpContextTable& qps, Links links)
+    : p_(env.p),
       ack_every_(env.p.req_processor.ack_policy == "every"),
-      eunomia_(env.p.nic.ordering == "eunomia"),
+      traits_(links.bitmap.traits()),
       qps_(qps),
-      bitmap_(bitmap),
-      dma_(dma),
-      rm_(req_manager),
-      hdr_buf_(hdr_buf),
-      pkt_buf_(pkt_buf),
-      packets_(env.stats.counter(std::string(this->name()) + ".packets", "packet",
-                                 "request headers processed")),
-      accepted_(env.stats.counter(std::string(this->name()) + ".accepted", "packet",
+      l_(links),
+      packets_(env.stats.counter("packets", "packet", "request headers processed")),
+      accepted_(env.stats.counter("accepted", "packet",
                                   "request packets accepted (payload placed or READ served)")),
-      accepted_bytes_(env.stats.counter(std::string(this->name()) + ".accepted_bytes", "byte",
+      accepted_bytes_(env.stats.counter("accepted_bytes", "byte",
                                         "payload bytes of accepted WRITE/SEND packets")),
       ooo_packets_(
-          env.stats.counter(std::string(this->name()) + ".ooo_accepted", "packet",
+          env.stats.counter("ooo_accepted", "packet",
                             "OOO WRITE (and Eunomia OOO SEND) packets accepted ahead of ePSN")),
-      in_order_(env.stats.counter(std::string(this->name()) + ".in_order_accepted", "packet",
-                                  "packets accepted at ePSN")),
-      messages_(env.stats.counter(std::string(this->name()) + ".messages", "message",
+      in_order_(env.stats.counter("in_order_accepted", "packet", "packets accepted at ePSN")),
+      messages_(env.stats.counter("messages", "message",
                                   "complete requests received (MSN increments)")),
-      start_addr_cached_(env.stats.counter(std::string(this->name()) + ".start_addr_cached",
-                                           "event", "Start_Addr computed by Eq. 2 and cached")),
-      reads_(env.stats.counter(std::string(this->name()) + ".read_requests", "request",
-                               "READ requests accepted")) {
-  if (env.p.nic.ordering == "melo" || env.p.nic.ordering == "melo+") {
+      start_addr_cached_(env.stats.counter("start_addr_cached", "event",
+                                           "Start_Addr computed by Eq. 2 and cached")),
+      reads_(env.stats.counter("read_requests", "request", "READ requests accepted")) {
+  if (traits_.reorder_buffer) {
     rob_.resize(env.p.nic.max_qps);
-    rob_copies_ = &env.stats.counter(std::string(this->name()) + ".rob_copies", "packet",
+    rob_copies_ = &env.stats.counter("rob_copies", "packet",
                                      "MELO: packets copied from the re-order buffer in host "
                                      "memory to their destination (a second PCIe pass)");
-    rob_bytes_ = &env.stats.counter(std::string(this->name()) + ".rob_bytes", "byte",
+    rob_bytes_ = &env.stats.counter("rob_bytes", "byte",
                                     "MELO: bytes read back from the re-order buffer and written "
                                     "again");
   }
-  std::string n = this->name();
-  env.stats.derived(n + ".stall_cycles", "cycle", "cycles headers waited for a pipeline slot",
+  env.stats.derived("stall_cycles", "cycle", "cycles headers waited for a pipeline slot",
                     [this] { return static_cast<double>(pipe_.stall_cycles()); });
-  p_qpn_.bind(env.vcd, n + ".qpn", 24);
-  p_psn_.bind(env.vcd, n + ".psn", 24);
-  p_epsn_.bind(env.vcd, n + ".epsn", 24);
-  p_verdict_.bind(env.vcd, n + ".drop", 8);
+  env.probe(p_qpn_, "qpn", 24);
+  env.probe(p_psn_, "psn", 24);
+  env.probe(p_epsn_, "epsn", 24);
+  env.probe(p_verdict_, "drop", 8);
 }
 
-bool ReqProcessor::region_ok(const QpContext& c, uint32_t rkey, uint64_t va, uint64_t len) const {
+bool ReqProcessorCore::region_ok(const QpContext& c, uint32_t rkey, uint64_t va, uint64_t len) const {
   for (const MemoryRegion& r : c.regions)
     if (r.rkey == rkey && va >= r.base && va + len <= r.base + r.length && va + len >= va)
       return true;
   return false;
 }
 
-void ReqProcessor::drop(Cycle t, const wire::PacketView& v, PacketRecord& rec, Drop d) {
+void ReqProcessorCore::drop(Cycle t, const wire::PacketView& v, PacketRecord& rec, Drop d) {
   rec.drop = d;
   rec.verdict = d == Drop::kDuplicate ? "duplicate" : "dropped";
-  pkt_buf_.discard(t, v.payload_len);
+  l_.pkt_buf.discard(t, v.payload_len);
 }
 
-void ReqProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord& rec) {
+void ReqProcessorCore::process(Cycle ready, const wire::PacketView& v, PacketRecord& rec) {
   packets_.inc();
-  ReqActions& a = g_act;
-  a = ReqActions{};
+  Actions& a = act_;
+  a = Actions{};
   Cycle s = pipe_.acquire(ready, p_.req_processor.ii_cycles);
-  Cycle t1 = hdr_buf_.read_out(s, v.header_len);
+  Cycle t1 = l_.hdr_buf.read_out(s, v.header_len);
   uint8_t op = v.bth.opcode;
   int64_t qi = qps_.find(v.bth.dest_qp);
   if (qi < 0) {
@@ -115,12 +86,12 @@ void ReqProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
   rec.verdict = "accepted";
   if (is_ooo_write(op))
     ooo_write(t3, static_cast<uint32_t>(qi), c, v, rec, &t4);
-  else if (eunomia_ && op <= wire::kSendOnlyImm && (v.flags & wire::kHasEunomiaMeta))
-    eunomia_send(t3, static_cast<uint32_t>(qi), c, v, rec, &t4);
+  else if (traits_.ooo_send && op <= wire::kSendOnlyImm && (v.flags & wire::kHasEunomiaMeta))
+    ooo_send(t3, static_cast<uint32_t>(qi), c, v, rec, &t4);
   else if (op == wire::kReadRequest || op == wire::kOooReadRequest)
     read_request(t3, static_cast<uint32_t>(qi), c, v, rec);
   else
-    standard(t3, static_cast<uint32_t>(qi), c, v, rec, &t4);
+    standard(t3, static_cast<uint32_t>(qi), c, v, rec);
   Cycle t5 = qps_.sram().write(t4, ctx_bits);
   rec.processed = t5;
   if (p_qpn_.on()) {
@@ -134,24 +105,24 @@ void ReqProcessor::process(Cycle ready, const wire::PacketView& v, PacketRecord&
   if (a.rob_flush) rob_flush(t5, static_cast<uint32_t>(qi), c.epsn);
   if (a.read) {
     if (!a.read_dup) reads_.inc();
-    rm_.register_read(t5, static_cast<uint32_t>(qi), v.reth.va, v.reth.dma_len, v.bth.psn, c.msn,
+    l_.work.register_read(t5, static_cast<uint32_t>(qi), v.reth.va, v.reth.dma_len, v.bth.psn, c.msn,
                       a.read_ooo, a.read_dup);
   }
-  if (a.bitmap_nak) rm_.register_bitmap_nak(t5, static_cast<uint32_t>(qi), c.epsn, c.msn, a.block);
-  if (a.feedback) rm_.register_feedback(t5, static_cast<uint32_t>(qi), c.epsn, c.msn, a.fb);
-  if (a.nak) rm_.register_nak(t5, static_cast<uint32_t>(qi), a.syndrome, a.nak_psn, c.msn);
+  if (a.bitmap_nak) l_.work.register_bitmap_nak(t5, static_cast<uint32_t>(qi), c.epsn, c.msn, a.block);
+  if (a.feedback) l_.work.register_feedback(t5, static_cast<uint32_t>(qi), c.epsn, c.msn, a.fb);
+  if (a.nak) l_.work.register_nak(t5, static_cast<uint32_t>(qi), a.syndrome, a.nak_psn, c.msn);
   if (a.ack) ack(t5, static_cast<uint32_t>(qi), c);
 }
 
-void ReqProcessor::place(Cycle t, uint64_t addr, const wire::PacketView& v, PacketRecord& rec) {
+void ReqProcessorCore::place(Cycle t, uint64_t addr, const wire::PacketView& v, PacketRecord& rec) {
   accepted_bytes_.inc(v.payload_len);
   if (v.payload_len == 0) return;
-  Cycle done = dma_.write(t, addr, v.payload, v.payload_len, &pkt_buf_);
+  Cycle done = l_.dma.write(t, addr, v.payload, v.payload_len, &l_.pkt_buf);
   rec.dma_done = done;
   last_dma_done_ = std::max(last_dma_done_, done);
 }
 
-void ReqProcessor::rob_flush(Cycle t, uint32_t qi, uint32_t epsn) {
+void ReqProcessorCore::rob_flush(Cycle t, uint32_t qi, uint32_t epsn) {
   // The second pass MELO pays: every buffered packet now behind ePSN is read back
   // from the re-order buffer and written to the application's buffer.
   auto& q = rob_[qi];
@@ -162,8 +133,8 @@ void ReqProcessor::rob_flush(Cycle t, uint32_t qi, uint32_t epsn) {
     }
     if (it->len) {
       rob_buf_.resize(it->len);
-      Cycle rd = dma_.read(t, it->rob_addr, rob_buf_.data(), it->len);
-      Cycle wr = dma_.write(rd, it->final_addr, rob_buf_.data(), it->len, nullptr);
+      Cycle rd = l_.dma.read(t, it->rob_addr, rob_buf_.data(), it->len);
+      Cycle wr = l_.dma.write(rd, it->final_addr, rob_buf_.data(), it->len, nullptr);
       last_dma_done_ = std::max(last_dma_done_, wr);
       rob_bytes_->inc(it->len);
     }
@@ -172,24 +143,24 @@ void ReqProcessor::rob_flush(Cycle t, uint32_t qi, uint32_t epsn) {
   }
 }
 
-void ReqProcessor::ack(Cycle t, uint32_t qi, QpContext& c) {
-  rm_.register_ack(t, qi, wire::psn_add(c.epsn, -1), c.msn, c.announce_cached);
+void ReqProcessorCore::ack(Cycle t, uint32_t qi, QpContext& c) {
+  l_.work.register_ack(t, qi, wire::psn_add(c.epsn, -1), c.msn, c.announce_cached);
   c.announce_cached = false;
 }
 
-bool ReqProcessor::leave_ooo(Cycle t, uint32_t qi, QpContext& c, uint32_t psn) {
+bool ReqProcessorCore::leave_ooo(Cycle t, uint32_t qi, QpContext& c, uint32_t psn) {
   if (!c.ooo_active) return true;
   // A standard request may follow an OOO WQE once every OOO PSN is in.
-  if (bitmap_.has_pending(qi) || psn != c.epsn) return false;
-  bitmap_.close(t, qi);
+  if (l_.bitmap.has_pending(qi) || psn != c.epsn) return false;
+  l_.bitmap.close(t, qi);
   c.ooo_active = false;
   c.send_buf_valid = false;
   return true;
 }
 
-void ReqProcessor::standard(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
-                            PacketRecord& rec, Cycle*) {
-  ReqActions& a = g_act;
+void ReqProcessorCore::standard(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
+                                PacketRecord& rec) {
+  Actions& a = act_;
   const uint8_t op = v.bth.opcode;
   const uint32_t psn = v.bth.psn;
   if (!leave_ooo(t3, qi, c, psn)) {
@@ -252,9 +223,9 @@ void ReqProcessor::standard(Cycle t3, uint32_t qi, QpContext& c, const wire::Pac
   a.ack = ack_every_ || v.bth.ack_req || last;
 }
 
-void ReqProcessor::ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
+void ReqProcessorCore::ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
                              PacketRecord& rec, Cycle* t4) {
-  ReqActions& a = g_act;
+  Actions& a = act_;
   const uint8_t op = v.bth.opcode;
   const uint32_t psn = v.bth.psn;
   if (c.in_msg) {
@@ -262,7 +233,7 @@ void ReqProcessor::ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::Pa
     return;
   }
   if (!c.ooo_active) {
-    bitmap_.open(t3, qi, c.epsn, c.otd);
+    l_.bitmap.open(t3, qi, c.epsn, c.otd);
     c.ooo_active = true;
     c.wqe_start_psn = c.epsn;
     c.start_addr_cached = false;
@@ -310,9 +281,9 @@ void ReqProcessor::ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::Pa
   ordered(t3, qi, c, v, rec, t4, addr, last, false);
 }
 
-void ReqProcessor::eunomia_send(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
+void ReqProcessorCore::ooo_send(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
                                 PacketRecord& rec, Cycle* t4) {
-  ReqActions& a = g_act;
+  Actions& a = act_;
   const uint32_t psn = v.bth.psn;
   auto nak_and_drop = [&](uint8_t syndrome, Drop why) {
     a.nak = true, a.syndrome = syndrome, a.nak_psn = psn;
@@ -320,7 +291,7 @@ void ReqProcessor::eunomia_send(Cycle t3, uint32_t qi, QpContext& c, const wire:
   };
   if (c.in_msg) return nak_and_drop(wire::kAethNakInvalidReq, Drop::kInvalidRequest);
   if (!c.ooo_active) {
-    bitmap_.open(t3, qi, c.epsn, c.otd);
+    l_.bitmap.open(t3, qi, c.epsn, c.otd);
     c.ooo_active = true;
     c.wqe_start_psn = c.epsn;
     c.start_addr_cached = false;
@@ -347,23 +318,23 @@ void ReqProcessor::eunomia_send(Cycle t3, uint32_t qi, QpContext& c, const wire:
   ordered(t3, qi, c, v, rec, t4, c.send_buf + off, v.eunomia.last, true);
 }
 
-void ReqProcessor::ordered(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
+void ReqProcessorCore::ordered(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
                            PacketRecord& rec, Cycle* t4, uint64_t addr, bool last, bool send) {
-  ReqActions& a = g_act;
+  Actions& a = act_;
   const uint32_t psn = v.bth.psn;
   ordering::PacketMeta meta;  // Eunomia: Head / last from the data packet's metadata
   meta.last = last;
   if (v.flags & wire::kHasEunomiaMeta)
     meta.has_head = true, meta.head = v.eunomia.head, meta.last = v.eunomia.last;
-  BitmapManager::Result r = bitmap_.access(t3, qi, psn, meta);
+  BitmapPort::Result r = l_.bitmap.access(t3, qi, psn, meta);
   *t4 = r.done;
   rec.bitmap = true;
   rec.locate_cycles = r.out.locate_cycles;
   rec.bitmap_cycles = r.out.cycles;
   rec.blocks_held = r.out.blocks_held;
-  if (bitmap_.is_ornic()) {
-    if (BitmapManager::selective_feedback(r.out, psn, &a.block)) a.bitmap_nak = true;
-  } else if (bitmap_.scheme_feedback(r.out, psn, v.udp_sport, &a.fb)) {
+  if (traits_.bitmap_nak) {
+    if (selective_feedback(r.out, psn, &a.block)) a.bitmap_nak = true;
+  } else if (scheme_feedback(r.out, psn, v.udp_sport, traits_, &a.fb)) {
     a.feedback = true;
   }
   if (r.out.feedback == ordering::Feedback::kNak)  // go-back-N schemes: NAK ePSN
@@ -400,7 +371,7 @@ void ReqProcessor::ordered(Cycle t3, uint32_t qi, QpContext& c, const wire::Pack
       }
       // Eunomia's receiver ACKs every in-order packet (its sender's last-packet hold
       // waits for the cumulative ACK), whatever the ACK policy.
-      if (ack_every_ || eunomia_)
+      if (ack_every_ || traits_.ack_every_in_order)
         a.ack = r.out.head_advanced || c.announce_cached;
       else
         a.ack = v.bth.ack_req || complete || c.announce_cached;
@@ -424,9 +395,9 @@ void ReqProcessor::ordered(Cycle t3, uint32_t qi, QpContext& c, const wire::Pack
   }
 }
 
-void ReqProcessor::read_request(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
+void ReqProcessorCore::read_request(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
                                 PacketRecord& rec) {
-  ReqActions& a = g_act;
+  Actions& a = act_;
   const uint32_t psn = v.bth.psn;
   int32_t d = wire::psn_diff(psn, c.epsn);
   if (d < 0) {

@@ -1,50 +1,43 @@
-#include "model/ornic/tx/hdr_generator.h"
-
-#include <cmath>
+#include "model/ornic/tx/hdr_generator_core.h"
 
 namespace oonic::ornic {
 
-HdrGenerator::HdrGenerator(sc_core::sc_module_name name, const BlockEnv& env)
-    : sc_module(name),
-      p_(env.p),
-      clk_(env.p.nic.clock_mhz),
+HdrGeneratorCore::HdrGeneratorCore(const CoreEnv& env, MacPort& mac)
+    : p_(env.p),
+      mac_(mac),
       buf_(16384),
-      acks_(env.stats.counter(std::string(this->name()) + ".acks", "frame", "ACK frames sent")),
-      naks_(
-          env.stats.counter(std::string(this->name()) + ".naks", "frame",
-                            "NAK frames sent (PSN sequence, remote access, RNR, invalid request)")),
-      bitmap_naks_(env.stats.counter(std::string(this->name()) + ".bitmap_naks", "frame",
-                                     "OOO NAK frames carrying a bitmap block")),
-      feedback_(env.stats.counter(std::string(this->name()) + ".scheme_feedback", "frame",
+      acks_(env.stats.counter("acks", "frame", "ACK frames sent")),
+      naks_(env.stats.counter("naks", "frame",
+                              "NAK frames sent (PSN sequence, remote access, RNR, invalid request)")),
+      bitmap_naks_(
+          env.stats.counter("bitmap_naks", "frame", "OOO NAK frames carrying a bitmap block")),
+      feedback_(env.stats.counter("scheme_feedback", "frame",
                                   "Scheme Feedback frames sent (MELO NACK, SACK, NACK, MP-RDMA "
                                   "ACK: the baselines' selective feedback)")),
-      read_responses_(env.stats.counter(std::string(this->name()) + ".read_responses", "frame",
-                                        "READ response frames sent")),
-      requests_(env.stats.counter(std::string(this->name()) + ".requests", "frame",
+      read_responses_(env.stats.counter("read_responses", "frame", "READ response frames sent")),
+      requests_(env.stats.counter("requests", "frame",
                                   "request frames sent (WRITE/SEND data, READ requests)")),
-      frames_(env.stats.counter(std::string(this->name()) + ".frames", "frame", "frames sent")),
-      bytes_(env.stats.counter(std::string(this->name()) + ".bytes", "byte",
-                               "frame bytes sent (without FCS)")) {
-  std::string n = this->name();
+      frames_(env.stats.counter("frames", "frame", "frames sent")),
+      bytes_(env.stats.counter("bytes", "byte", "frame bytes sent (without FCS)")) {
   using F = wire::SchemeFeedback;
   feedback_type_[F::kHoleNack] = &env.stats.counter(
-      n + ".scheme_feedback_hole_nacks", "frame", "Scheme Feedback frames of type MELO hole NACK");
-  feedback_type_[F::kSack] = &env.stats.counter(n + ".scheme_feedback_sacks", "frame",
-                                                "Scheme Feedback frames of type SACK");
+      "scheme_feedback_hole_nacks", "frame", "Scheme Feedback frames of type MELO hole NACK");
+  feedback_type_[F::kSack] =
+      &env.stats.counter("scheme_feedback_sacks", "frame", "Scheme Feedback frames of type SACK");
   feedback_type_[F::kNack] = &env.stats.counter(
-      n + ".scheme_feedback_nacks", "frame", "Scheme Feedback frames of type NACK (not tracked)");
-  feedback_type_[F::kMpAck] = &env.stats.counter(n + ".scheme_feedback_mp_acks", "frame",
+      "scheme_feedback_nacks", "frame", "Scheme Feedback frames of type NACK (not tracked)");
+  feedback_type_[F::kMpAck] = &env.stats.counter("scheme_feedback_mp_acks", "frame",
                                                  "Scheme Feedback frames of type MP-RDMA ACK");
-  env.stats.derived(n + ".mac_busy_cycles", "cycle", "cycles the MAC was sending",
+  env.stats.derived("mac_busy_cycles", "cycle", "cycles the MAC was sending",
                     [this] { return static_cast<double>(mac_.busy_cycles()); });
-  env.stats.derived(n + ".stall_cycles", "cycle", "cycles work waited for the Hdr Generator",
+  env.stats.derived("stall_cycles", "cycle", "cycles work waited for the Hdr Generator",
                     [this] { return static_cast<double>(gen_.stall_cycles()); });
-  p_opcode_.bind(env.vcd, n + ".opcode", 8);
-  p_psn_.bind(env.vcd, n + ".psn", 24);
-  p_qpn_.bind(env.vcd, n + ".qpn", 24);
+  env.probe(p_opcode_, "opcode", 8);
+  env.probe(p_psn_, "psn", 24);
+  env.probe(p_qpn_, "qpn", 24);
 }
 
-Cycle HdrGenerator::emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec, const QpContext& qp,
+Cycle HdrGeneratorCore::emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec, const QpContext& qp,
                          bool in_place) {
   spec.bth.dest_qp = qp.peer_qpn;
   size_t need = wire::frame_size(spec);
@@ -58,9 +51,7 @@ Cycle HdrGenerator::emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec, co
   size_t len = wire::build(spec, out, need);
   Cycle g = gen_.acquire(t, gen_cycles);
   Cycle ready = g + gen_cycles;
-  double ps = static_cast<double>(wire::wire_bytes(len)) * 8000.0 / p_.mac.rate_gbps;
-  Cycle hold = static_cast<Cycle>(std::ceil(ps / clk_.period_ps()));
-  Cycle start = mac_.acquire(ready, hold ? hold : 1);
+  Cycle start = mac_.reserve(ready, len);
   frames_.inc();
   bytes_.inc(len);
   if (p_opcode_.on()) {
@@ -68,11 +59,11 @@ Cycle HdrGenerator::emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec, co
     p_psn_.set(start, spec.bth.psn);
     p_qpn_.set(start, spec.bth.dest_qp);
   }
-  if (sink_) sink_(start, out, len);
+  mac_.send(start, out, len);
   return start;
 }
 
-Cycle HdrGenerator::send_ack(Cycle t, const QpContext& qp, uint32_t psn, uint32_t msn,
+Cycle HdrGeneratorCore::send_ack(Cycle t, const QpContext& qp, uint32_t psn, uint32_t msn,
                              uint8_t syndrome, bool start_addr_cached) {
   wire::FrameSpec s = qp.tx_template;
   s.bth = wire::Bth{};
@@ -86,7 +77,7 @@ Cycle HdrGenerator::send_ack(Cycle t, const QpContext& qp, uint32_t psn, uint32_
   return emit(t, p_.hdr_generator.ack_cycles, s, qp);
 }
 
-Cycle HdrGenerator::send_bitmap_nak(Cycle t, const QpContext& qp, uint32_t epsn, uint32_t msn,
+Cycle HdrGeneratorCore::send_bitmap_nak(Cycle t, const QpContext& qp, uint32_t epsn, uint32_t msn,
                                     const wire::BitmapBlock& block) {
   wire::FrameSpec s = qp.tx_template;
   s.bth = wire::Bth{};
@@ -99,7 +90,7 @@ Cycle HdrGenerator::send_bitmap_nak(Cycle t, const QpContext& qp, uint32_t epsn,
   return emit(t, p_.hdr_generator.ack_cycles, s, qp);
 }
 
-Cycle HdrGenerator::send_feedback(Cycle t, const QpContext& qp, uint32_t epsn, uint32_t msn,
+Cycle HdrGeneratorCore::send_feedback(Cycle t, const QpContext& qp, uint32_t epsn, uint32_t msn,
                                   const wire::SchemeFeedback& fb) {
   wire::FrameSpec s = qp.tx_template;
   s.bth = wire::Bth{};
@@ -114,7 +105,7 @@ Cycle HdrGenerator::send_feedback(Cycle t, const QpContext& qp, uint32_t epsn, u
   return emit(t, p_.hdr_generator.ack_cycles, s, qp);
 }
 
-Cycle HdrGenerator::send_read_response(Cycle t, const QpContext& qp, uint8_t opcode, uint32_t psn,
+Cycle HdrGeneratorCore::send_read_response(Cycle t, const QpContext& qp, uint8_t opcode, uint32_t psn,
                                        uint32_t msn, const uint8_t* payload, uint32_t len) {
   wire::FrameSpec s = qp.tx_template;
   s.bth = wire::Bth{};
@@ -128,7 +119,8 @@ Cycle HdrGenerator::send_read_response(Cycle t, const QpContext& qp, uint8_t opc
   return emit(t, p_.hdr_generator.data_cycles, s, qp);
 }
 
-Cycle HdrGenerator::send_data(Cycle t, const QpContext& qp, wire::FrameSpec& spec, bool in_place) {
+Cycle HdrGeneratorCore::send_data(Cycle t, const QpContext& qp, wire::FrameSpec& spec,
+                                  bool in_place) {
   requests_.inc();
   return emit(t, p_.hdr_generator.data_cycles, spec, qp, in_place);
 }

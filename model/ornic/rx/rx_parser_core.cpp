@@ -1,4 +1,4 @@
-#include "model/ornic/rx/rx_parser.h"
+#include "model/ornic/rx/rx_parser_core.h"
 
 namespace oonic::ornic {
 
@@ -28,28 +28,24 @@ Drop drop_for(wire::ParseStatus s) {
   return Drop::kNotRoce;
 }
 
-RxParser::RxParser(sc_core::sc_module_name name, const BlockEnv& env, RxBuffers buffers)
-    : sc_module(name),
-      p_(env.p),
+RxParserCore::RxParserCore(const CoreEnv& env, RxBuffers buffers)
+    : p_(env.p),
       buf_(buffers),
-      frames_(env.stats.counter(std::string(this->name()) + ".frames", "frame",
-                                "frames the MAC delivered to the parser")),
-      bytes_(env.stats.counter(std::string(this->name()) + ".bytes", "byte",
-                               "frame bytes delivered to the parser")),
-      requests_(env.stats.counter(std::string(this->name()) + ".requests", "frame",
+      frames_(env.stats.counter("frames", "frame", "frames the MAC delivered to the parser")),
+      bytes_(env.stats.counter("bytes", "byte", "frame bytes delivered to the parser")),
+      requests_(env.stats.counter("requests", "frame",
                                   "frames classified as requests (to the Req Processor)")),
-      responses_(env.stats.counter(std::string(this->name()) + ".responses", "frame",
+      responses_(env.stats.counter("responses", "frame",
                                    "frames classified as responses (to the Rsp Processor)")) {
-  std::string n = this->name();
-  env.stats.derived(n + ".stall_cycles", "cycle", "cycles frames waited for the parser",
+  env.stats.derived("stall_cycles", "cycle", "cycles frames waited for the parser",
                     [this] { return static_cast<double>(parser_.stall_cycles()); });
-  p_opcode_.bind(env.vcd, n + ".opcode", 8);
-  p_psn_.bind(env.vcd, n + ".psn", 24);
-  p_qpn_.bind(env.vcd, n + ".qpn", 24);
-  p_len_.bind(env.vcd, n + ".frame_len", 16);
+  env.probe(p_opcode_, "opcode", 8);
+  env.probe(p_psn_, "psn", 24);
+  env.probe(p_qpn_, "qpn", 24);
+  env.probe(p_len_, "frame_len", 16);
 }
 
-RxParser::Result RxParser::receive(Cycle arrival, const uint8_t* frame, uint32_t len,
+RxParserCore::Result RxParserCore::receive(Cycle arrival, const uint8_t* frame, uint32_t len,
                                    wire::PacketView& v) {
   Result r;
   frames_.inc();

@@ -1,60 +1,52 @@
-#include "model/ornic/control/req_manager.h"
+#include "model/ornic/control/req_manager_core.h"
 
 #include <algorithm>
 
 namespace oonic::ornic {
 
-ReqManager::ReqManager(sc_core::sc_module_name name, const BlockEnv& env, QpContextTable& qps,
-                       DmaEngine& dma)
-    : sc_module(name),
-      p_(env.p),
-      clk_(env.p.nic.clock_mhz),
+ReqManagerCore::ReqManagerCore(const CoreEnv& env, const QpContextTable& qps, Sram& acked_psn_mem,
+                               DmaPort& dma)
+    : p_(env.p),
       qps_(qps),
+      mem_(acked_psn_mem),
       dma_(dma),
-      mem_("control.acked_psn_mem", env.p.sram.acked_psn_mem, env.stats,
-           env.sram_stat("control.acked_psn_mem")),
       slots_(env.p.nic.max_qps),
-      ack_regs_(env.stats.counter(std::string(this->name()) + ".ack_registrations", "registration",
+      ack_regs_(env.stats.counter("ack_registrations", "registration",
                                   "ACKed-PSN writes by the Req Processor")),
-      acks_sent_(env.stats.counter(std::string(this->name()) + ".acks_scheduled", "frame",
+      acks_sent_(env.stats.counter("acks_scheduled", "frame",
                                    "ACKs the scheduler handed to the Hdr Generator")),
-      nak_regs_(env.stats.counter(std::string(this->name()) + ".nak_registrations", "registration",
+      nak_regs_(env.stats.counter("nak_registrations", "registration",
                                   "NAK registrations by the Req Processor")),
       dup_reads_ignored_(env.stats.counter(
-          std::string(this->name()) + ".duplicate_reads_ignored", "request",
+          "duplicate_reads_ignored", "request",
           "re-requested READs whose PSN a queued READ job is still to send (ignored)")) {
-  std::string n = this->name();
   env.stats.derived(
-      n + ".ack_aggregation", "ratio",
-      "ACK registrations per ACK sent (ORNIC Figure 8 aggregation)", [this] {
+      "ack_aggregation", "ratio", "ACK registrations per ACK sent (ORNIC Figure 8 aggregation)",
+      [this] {
         return acks_sent_.value ? static_cast<double>(ack_regs_.value) / acks_sent_.value : 0.0;
       });
-  p_queue_.bind(env.vcd, n + ".ack_queue_depth", 16);
+  env.probe(p_queue_, "ack_queue_depth", 16);
 }
 
-void ReqManager::notify_at(Cycle t) {
-  if (kick_) kick_(t);
-}
-
-void ReqManager::register_ack(Cycle t, uint32_t qp, uint32_t psn, uint32_t msn, bool cached) {
+void ReqManagerCore::register_ack(Cycle t, uint32_t qp, uint32_t psn, uint32_t msn, bool cached) {
   Pending w{};
   w.t = t, w.seq = seq_++, w.kind = Kind::kAck, w.qp = qp, w.psn = psn, w.msn = msn,
   w.flag = cached;
   pending_.push(w);
   ack_regs_.inc();
-  notify_at(t);
+  wake_port->wake(t);
 }
 
-void ReqManager::register_nak(Cycle t, uint32_t qp, uint8_t syndrome, uint32_t psn, uint32_t msn) {
+void ReqManagerCore::register_nak(Cycle t, uint32_t qp, uint8_t syndrome, uint32_t psn, uint32_t msn) {
   Pending w{};
   w.t = t, w.seq = seq_++, w.kind = Kind::kNak, w.qp = qp, w.psn = psn, w.msn = msn;
   w.syndrome = syndrome;
   pending_.push(w);
   nak_regs_.inc();
-  notify_at(t);
+  wake_port->wake(t);
 }
 
-void ReqManager::register_bitmap_nak(Cycle t, uint32_t qp, uint32_t epsn, uint32_t msn,
+void ReqManagerCore::register_bitmap_nak(Cycle t, uint32_t qp, uint32_t epsn, uint32_t msn,
                                      const wire::BitmapBlock& block) {
   Pending w{};
   w.t = t, w.seq = seq_++, w.kind = Kind::kBitmapNak, w.qp = qp, w.psn = epsn, w.msn = msn;
@@ -68,10 +60,10 @@ void ReqManager::register_bitmap_nak(Cycle t, uint32_t qp, uint32_t epsn, uint32
   }
   pending_.push(w);
   nak_regs_.inc();
-  notify_at(t);
+  wake_port->wake(t);
 }
 
-void ReqManager::register_feedback(Cycle t, uint32_t qp, uint32_t epsn, uint32_t msn,
+void ReqManagerCore::register_feedback(Cycle t, uint32_t qp, uint32_t epsn, uint32_t msn,
                                    const wire::SchemeFeedback& fb) {
   Pending w{};
   w.t = t, w.seq = seq_++, w.kind = Kind::kFeedback, w.qp = qp, w.psn = epsn, w.msn = msn;
@@ -85,19 +77,19 @@ void ReqManager::register_feedback(Cycle t, uint32_t qp, uint32_t epsn, uint32_t
   }
   pending_.push(w);
   nak_regs_.inc();
-  notify_at(t);
+  wake_port->wake(t);
 }
 
-void ReqManager::register_read(Cycle t, uint32_t qp, uint64_t va, uint32_t len, uint32_t psn,
+void ReqManagerCore::register_read(Cycle t, uint32_t qp, uint64_t va, uint32_t len, uint32_t psn,
                                uint32_t msn, bool ooo, bool duplicate) {
   Pending w{};
   w.t = t, w.seq = seq_++, w.kind = Kind::kRead, w.qp = qp, w.psn = psn, w.msn = msn, w.va = va;
   w.len = len, w.flag = ooo, w.dup = duplicate;
   pending_.push(w);
-  notify_at(t);
+  wake_port->wake(t);
 }
 
-void ReqManager::apply(const Pending& w) {
+void ReqManagerCore::apply(const Pending& w) {
   Slot& s = slots_[w.qp];
   switch (w.kind) {
     case Kind::kAck:
@@ -152,7 +144,7 @@ void ReqManager::apply(const Pending& w) {
   }
 }
 
-void ReqManager::prefetch(ReadJob& j, Cycle now) {
+void ReqManagerCore::prefetch(ReadJob& j, Cycle now) {
   uint32_t pmtu = qps_.at(j.qp).pmtu;
   while (j.fetched < j.packets && j.fetched - j.sent < p_.dma.read_prefetch_packets) {
     uint32_t off = j.fetched * pmtu;
@@ -163,7 +155,7 @@ void ReqManager::prefetch(ReadJob& j, Cycle now) {
   }
 }
 
-void ReqManager::apply_due(Cycle now) {
+void ReqManagerCore::apply_due(Cycle now) {
   while (!pending_.empty() && pending_.top().t <= now) {
     apply(pending_.top());
     pending_.pop();
@@ -171,7 +163,7 @@ void ReqManager::apply_due(Cycle now) {
   if (p_queue_.on()) p_queue_.set(now, ack_q_.size());
 }
 
-void ReqManager::send_control(Cycle now) {
+void ReqManagerCore::send_control(Cycle now) {
   if (!nak_q_.empty()) {
     uint32_t qp = nak_q_.front();
     nak_q_.pop_front();
@@ -179,11 +171,11 @@ void ReqManager::send_control(Cycle now) {
     s.nak_queued = false;
     Cycle t = mem_.read(now + p_.req_manager.schedule_cycles, 64);
     if (s.nak_is_feedback)
-      last_activity_ = hdr_->send_feedback(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_feedback);
+      last_activity_ = hdr_generator_port->send_feedback(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_feedback);
     else if (s.nak_is_bitmap)
-      last_activity_ = hdr_->send_bitmap_nak(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_block);
+      last_activity_ = hdr_generator_port->send_bitmap_nak(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_block);
     else
-      last_activity_ = hdr_->send_ack(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_syndrome, false);
+      last_activity_ = hdr_generator_port->send_ack(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_syndrome, false);
     return;
   }
   uint32_t qp = ack_q_.front();
@@ -192,18 +184,18 @@ void ReqManager::send_control(Cycle now) {
   s.queued = false;
   Cycle t = mem_.read(now + p_.req_manager.schedule_cycles, 64);
   acks_sent_.inc();
-  last_activity_ = hdr_->send_ack(t, qps_.at(qp), s.psn, s.msn, wire::kAethAckNoCredit, s.cached);
+  last_activity_ = hdr_generator_port->send_ack(t, qps_.at(qp), s.psn, s.msn, wire::kAethAckNoCredit, s.cached);
   s.cached = false;
 }
 
-Cycle ReqManager::read_ready(Cycle now) {
+Cycle ReqManagerCore::read_ready(Cycle now) {
   if (reads_.empty()) return kNever;
   ReadJob& j = reads_.front();
   prefetch(j, now);
   return j.ready.front();
 }
 
-void ReqManager::send_read(Cycle now) {
+void ReqManagerCore::send_read(Cycle now) {
   ReadJob& j = reads_.front();
   const QpContext& qp = qps_.at(j.qp);
   uint32_t pmtu = qp.pmtu;
@@ -221,7 +213,7 @@ void ReqManager::send_read(Cycle now) {
   else
     op = wire::kReadResponseMiddle;
   const uint8_t* data = j.data.data() + size_t{j.sent % p_.dma.read_prefetch_packets} * pmtu;
-  last_activity_ = hdr_->send_read_response(now + p_.req_manager.schedule_cycles, qp, op,
+  last_activity_ = hdr_generator_port->send_read_response(now + p_.req_manager.schedule_cycles, qp, op,
                                             wire::psn_add(j.psn, j.sent), j.msn, data, n);
   j.ready.pop_front();
   ++j.sent;

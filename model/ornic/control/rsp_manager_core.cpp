@@ -1,0 +1,235 @@
+#include "model/ornic/control/rsp_manager_core.h"
+
+#include <algorithm>
+
+#include "model/core/cycles.h"
+
+namespace oonic::ornic {
+
+bool RspManagerCore::CountingState::resend(uint32_t qi, uint32_t psn) {
+  if (!sq_->resend(qi, psn)) return false;
+  selective_.inc();
+  return true;
+}
+
+void RspManagerCore::CountingState::go_back(uint32_t qi, uint32_t psn) {
+  go_backs_.inc();
+  sq_->go_back(qi, psn);
+}
+
+RspManagerCore::RspManagerCore(const CoreEnv& env, QpContextTable& qps, const RegisterFile& regs,
+                               Agenda& agenda, Links links)
+    : p_(env.p),
+      qps_(qps),
+      regs_(regs),
+      agenda_(agenda),
+      l_(links),
+      last_gap_(env.p.nic.max_qps, kNoGap),
+      timers_(env.p.nic.max_qps),
+      acks_(
+          env.stats.counter("acks", "frame", "ACKs that advanced a QP's first unacknowledged PSN")),
+      naks_(
+          env.stats.counter("naks", "frame", "PSN-sequence NAKs taken (each starts a go-back-N)")),
+      go_backs_(env.stats.counter("go_backs", "event", "go-back-N restarts (NAK or timeout)")),
+      bitmap_naks_(env.stats.counter("bitmap_naks", "frame", "OOO NAKs with a bitmap block taken")),
+      selective_psns_(env.stats.counter("selective_psns", "PSN",
+                                        "PSNs queued for selective retransmission from bitmap "
+                                        "NAKs")),
+      rereads_(env.stats.counter("read_rerequests", "request",
+                                 "READ re-requests queued (lost READ responses)")),
+      timeouts_(env.stats.counter("timeouts", "event", "requester timeouts fired")),
+      error_naks_(env.stats.counter("error_naks", "frame",
+                                    "remote access / invalid request NAKs (the WQE completes "
+                                    "with an error)")),
+      feedback_(env.stats.counter("scheme_feedback", "frame",
+                                  "Scheme Feedback frames taken (MELO NACK, SACK, NACK, MP-RDMA "
+                                  "ACK)")),
+      state_(send_queues_port, go_backs_, selective_psns_) {}
+
+Cycle RspManagerCore::timeout_cycles(uint32_t qi) const {
+  uint32_t r = regs_.peek(qi, QpReg::kTimeoutCycles);
+  if (r) return r;
+  const QpContext& c = qps_.at(qi);
+  CycleClock clk(p_.nic.clock_mhz);
+  double ns = p_.rsp_manager.rtt_ns + double(c.otd) * c.pmtu * 8.0 / p_.mac.rate_gbps;
+  return std::max<Cycle>(1, clk.ceil_cycles(static_cast<uint64_t>(ns * 1000.0)));
+}
+
+Cycle RspManagerCore::period(uint32_t qi) {
+  Timer& tm = timers_[qi];
+  if (!tm.cycles) tm.cycles = timeout_cycles(qi);
+  return tm.cycles;
+}
+
+void RspManagerCore::advance(Cycle t, uint32_t qi, uint32_t una) {
+  uint32_t from = 0;
+  if (!send_queues_port->acknowledge(qi, una, &from)) return;
+  l_.recovery.advanced(qi, from, una);
+  l_.rate.on_ack(qi, t, static_cast<uint32_t>(wire::psn_diff(una, from)));
+  timers_[qi].deadline = t + period(qi);
+}
+
+void RspManagerCore::ack(Cycle t, uint32_t qi, uint32_t psn, bool cached) {
+  if (!send_queues_port->configured(qi)) return;
+  if (cached) send_queues_port->start_addr_cached(qi);
+  const uint32_t before = send_queues_port->una(qi);
+  advance(t, qi, wire::psn_add(psn, 1));
+  if (send_queues_port->una(qi) != before) acks_.inc();
+  l_.completions.poll(t, qi);
+}
+
+void RspManagerCore::on_ack(Cycle t, uint32_t qi, uint32_t psn, bool cached) {
+  // One per ACK: packed so the closure fits std::function's small buffer (no allocation).
+  uint64_t k = uint64_t{qi} << 32 | uint64_t{psn} << 1 | (cached ? 1 : 0);
+  agenda_.at(t, [this, k](Cycle x) {
+    ack(x, static_cast<uint32_t>(k >> 32), static_cast<uint32_t>(k >> 1) & wire::kPsnMask, k & 1);
+  });
+}
+
+void RspManagerCore::on_nak(Cycle t, uint32_t qi, uint8_t syndrome, uint32_t psn) {
+  agenda_.at(t, [this, qi, syndrome, psn](Cycle x) {
+    if (!send_queues_port->configured(qi)) return;
+    uint8_t kind = syndrome & 0xE0;
+    if (kind == 0x60 && syndrome == wire::kAethNakPsnSeqErr) {
+      // Every PSN before the one the responder expects arrived.
+      advance(x, qi, psn);
+      naks_.inc();
+      l_.recovery.on_sequence_nak(state_, qi, psn);
+      l_.completions.poll(x, qi);
+    } else if (kind == 0x60) {
+      // Remote access / invalid request: the WQE holding psn completes in error.
+      error_naks_.inc();
+      if (send_queues_port->fail_wqe_at(qi, psn)) l_.completions.poll(x, qi);
+    }
+    // RNR NAK: the timer resends (RNR timer = requester timeout here).
+  });
+}
+
+void RspManagerCore::on_bitmap_nak(Cycle t, uint32_t qi, uint32_t epsn,
+                                   const wire::BitmapBlock& block) {
+  agenda_.at(t, [this, qi, epsn, block](Cycle x) {
+    if (!send_queues_port->configured(qi)) return;
+    bitmap_naks_.inc();
+    advance(x, qi, epsn);
+    l_.recovery.on_bitmap_nak(state_, qi, block);
+    l_.completions.poll(x, qi);
+  });
+}
+
+void RspManagerCore::on_feedback(Cycle t, uint32_t qi, uint32_t epsn,
+                                 const wire::SchemeFeedback& fb) {
+  agenda_.at(t, [this, qi, epsn, fb](Cycle x) {
+    if (!send_queues_port->configured(qi)) return;
+    feedback_.inc();
+    advance(x, qi, fb.type == wire::SchemeFeedback::kMpAck ? fb.psn[0] : epsn);
+    l_.recovery.on_feedback(state_, qi, fb);
+    l_.completions.poll(x, qi);
+  });
+}
+
+void RspManagerCore::on_read_data(Cycle t, uint32_t qi, uint32_t read_psn, Cycle dma_done,
+                                  bool complete) {
+  agenda_.at(t, [this, qi, read_psn, dma_done, complete](Cycle x) {
+    if (!send_queues_port->read_active(qi, read_psn)) return;
+    timers_[qi].deadline = x + period(qi);
+    // The READ request got there: its PSN span is acknowledged.
+    if (wire::psn_diff(send_queues_port->una(qi), read_psn) >= 0)
+      advance(x, qi, wire::psn_add(read_psn, send_queues_port->read_npsn(qi, read_psn)));
+    send_queues_port->read_data(qi, read_psn, dma_done, complete);
+    l_.completions.poll(x, qi);
+  });
+}
+
+void RspManagerCore::reread(uint32_t qi, uint32_t psn, uint32_t count) {
+  if (send_queues_port->reread(qi, psn, count)) rereads_.inc();
+}
+
+void RspManagerCore::on_read_gap(Cycle t, uint32_t qi, uint32_t read_psn, uint32_t expected_psn) {
+  agenda_.at(t, [this, qi, read_psn, expected_psn](Cycle x) {
+    if (!send_queues_port->read_active(qi, read_psn) || send_queues_port->read_done(qi, read_psn))
+      return;
+    // Once per expected PSN: the re-requested responses restart the sequence.
+    if (last_gap_[qi] == expected_psn) return;
+    last_gap_[qi] = expected_psn;
+    reread(qi, expected_psn, 0);
+    send_queues_port->kick_qp(x, qi);
+  });
+}
+
+void RspManagerCore::on_read_loss(Cycle t, uint32_t qi, uint32_t read_psn,
+                                  const wire::BitmapBlock& block, uint32_t epsn, bool sack) {
+  if (sack && !l_.recovery.rerequest_on_read_sack()) return;  // information only
+  agenda_.at(t, [this, qi, read_psn, block, epsn](Cycle x) {
+    if (!send_queues_port->read_active(qi, read_psn) || send_queues_port->read_done(qi, read_psn))
+      return;
+    const uint32_t npsn = send_queues_port->read_npsn(qi, read_psn);
+    // Each run of missing PSNs in the block (at or after ePSN) is re-requested.
+    uint32_t run = 0, from = 0;
+    auto flush = [&] {
+      if (run) reread(qi, from, run);
+      run = 0;
+    };
+    for (uint32_t i = 0; i < block.nbits; ++i) {
+      uint32_t psn = wire::psn_add(block.base_psn, i);
+      int32_t d = wire::psn_diff(psn, read_psn);
+      bool missing = !block.test(i) && wire::psn_diff(psn, epsn) >= 0 && d >= 0 &&
+                     static_cast<uint32_t>(d) < npsn;
+      if (missing) {
+        if (!run) from = psn;
+        ++run;
+      } else {
+        flush();
+      }
+    }
+    flush();
+    send_queues_port->kick_qp(x, qi);
+  });
+}
+
+void RspManagerCore::sent(Cycle t, uint32_t qi) {
+  Timer& tm = timers_[qi];
+  tm.deadline = t + period(qi);
+  if (tm.booked) return;
+  tm.booked = true;
+  agenda_.at(tm.deadline, [this, qi](Cycle x) { timeout(x, qi); });
+}
+
+void RspManagerCore::timeout(Cycle t, uint32_t qi) {
+  Timer& tm = timers_[qi];
+  if (!send_queues_port->has_active(qi)) {
+    tm.booked = false;  // nothing outstanding: the timer stops
+    return;
+  }
+  if (tm.deadline > t) {  // progress since it was booked: move it
+    agenda_.at(tm.deadline, [this, qi](Cycle x) { timeout(x, qi); });
+    return;
+  }
+  if (!send_queues_port->inflight(qi)) {
+    tm.booked = false;
+    return;
+  }
+  timeouts_.inc();
+  l_.rate.on_timeout(qi, t);
+  if (wire::psn_diff(send_queues_port->high(qi), send_queues_port->una(qi)) > 0)
+    l_.recovery.on_timeout(state_, qi);
+  // READs whose request arrived but whose data did not all come back.
+  const QpContext& c = qps_.at(qi);
+  send_queues_port->unfinished_reads(qi, reads_scratch_);
+  for (const uint32_t first : reads_scratch_) {
+    uint32_t from = first;
+    for (const ReadWqe& r : c.reads)
+      if (r.start_psn == first) {
+        if (!r.ooo)
+          from = r.next_psn;
+        else if (bitmap_port->is_open(qi))
+          from = bitmap_port->epsn(qi);
+      }
+    reread(qi, from, 0);
+  }
+  last_gap_[qi] = kNoGap;
+  tm.deadline = t + period(qi);
+  agenda_.at(tm.deadline, [this, qi](Cycle x) { timeout(x, qi); });
+  send_queues_port->kick_qp(t, qi);
+}
+
+}  // namespace oonic::ornic

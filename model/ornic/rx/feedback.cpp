@@ -1,0 +1,73 @@
+#include "model/ornic/rx/feedback.h"
+
+namespace oonic::ornic {
+
+bool selective_feedback(const ordering::Outcome& o, uint32_t psn, wire::BitmapBlock* b) {
+  if (o.nak) {
+    *b = o.nak_block;
+    return true;
+  }
+  *b = wire::BitmapBlock{};
+  switch (o.feedback) {
+    case ordering::Feedback::kSack:
+      if (o.verdict != ordering::Verdict::kOutOfOrder) return false;
+      b->base_psn = o.epsn, b->nbits = 1;  // the first hole: ePSN
+      return true;
+    case ordering::Feedback::kNack:
+      b->base_psn = psn & wire::kPsnMask, b->nbits = 1;
+      return true;
+    case ordering::Feedback::kHoleNack: {
+      if (!o.nholes) return false;
+      uint32_t base = o.holes[0].start_psn;
+      for (uint8_t i = 1; i < o.nholes; ++i)
+        if (wire::psn_diff(o.holes[i].start_psn, base) < 0) base = o.holes[i].start_psn;
+      b->base_psn = base;
+      b->nbits = wire::kMaxBitmapBlockBits;
+      for (uint32_t i = 0; i < b->nbits; ++i) b->set(i);
+      for (uint8_t h = 0; h < o.nholes; ++h)
+        for (uint32_t k = 0; k < o.holes[h].length; ++k) {
+          int32_t d = wire::psn_diff(wire::psn_add(o.holes[h].start_psn, k), base);
+          if (d >= 0 && d < b->nbits) b->words[d / 32] &= ~(1u << (d % 32));
+        }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+bool scheme_feedback(const ordering::Outcome& o, uint32_t psn, uint16_t udp_sport,
+                     const ordering::SchemeTraits& traits, wire::SchemeFeedback* fb) {
+  using F = wire::SchemeFeedback;
+  *fb = F{};
+  switch (o.feedback) {
+    case ordering::Feedback::kHoleNack:
+      if (!o.nholes) return false;
+      fb->type = F::kHoleNack;
+      fb->info = o.nholes;
+      for (uint8_t i = 0; i < o.nholes; ++i)
+        fb->psn[i] = o.holes[i].start_psn, fb->len[i] = o.holes[i].length;
+      return true;
+    case ordering::Feedback::kSack:
+      // In-order packets are ACKed as usual; a SACK reports an out-of-order one.
+      if (o.verdict != ordering::Verdict::kOutOfOrder) return false;
+      if (traits.sack_as_mp_ack) {
+        fb->type = F::kMpAck;
+        fb->psn[0] = o.epsn;  // AACK
+        fb->psn[1] = o.sack_psn ? o.sack_psn : psn & wire::kPsnMask;
+        fb->vp = udp_sport;
+      } else {
+        fb->type = F::kSack;
+        fb->psn[0] = psn & wire::kPsnMask;
+      }
+      return true;
+    case ordering::Feedback::kNack:
+      fb->type = F::kNack;
+      fb->psn[0] = psn & wire::kPsnMask;
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace oonic::ornic

@@ -1,0 +1,74 @@
+#include "model/ornic/rx/rx_plane.h"
+
+#include <algorithm>
+
+namespace oonic::ornic {
+
+RxPlane::RxPlane(sc_core::sc_module_name n, const BlockEnv& env, QpContextTable& qps, DmaPort& dma,
+                 ResponderWork& req_manager, RequesterEvents& rsp_manager)
+    : sc_module(n),
+      req_pkt_sram("rx.req_pkt_buffer", env.p.sram.req_pkt_buffer, env.stats,
+                   env.sram_stat("rx.req_pkt_buffer")),
+      req_hdr_sram("rx.req_hdr_buffer", env.p.sram.req_hdr_buffer, env.stats,
+                   env.sram_stat("rx.req_hdr_buffer")),
+      rsp_pkt_sram("rx.rsp_pkt_buffer", env.p.sram.rsp_pkt_buffer, env.stats,
+                   env.sram_stat("rx.rsp_pkt_buffer")),
+      rsp_hdr_sram("rx.rsp_hdr_buffer", env.p.sram.rsp_hdr_buffer, env.stats,
+                   env.sram_stat("rx.rsp_hdr_buffer")),
+      req_pkt_buffer(&req_pkt_sram),
+      req_hdr_buffer(&req_hdr_sram),
+      rsp_pkt_buffer(&rsp_pkt_sram),
+      rsp_hdr_buffer(&rsp_hdr_sram),
+      parser("parser", env,
+             RxBuffers{req_pkt_buffer, req_hdr_buffer, rsp_pkt_buffer, rsp_hdr_buffer}),
+      bitmap_manager("bitmap_manager", env),
+      req_processor("req_processor", env, qps,
+                    ReqProcessorCore::Links{bitmap_manager, dma, req_manager, req_hdr_buffer,
+                                            req_pkt_buffer}),
+      rsp_processor("rsp_processor", env, qps,
+                    RspProcessorCore::Links{bitmap_manager, dma, rsp_manager, rsp_hdr_buffer,
+                                            rsp_pkt_buffer}) {
+  const StatGroup drops(env.stats, std::string(name()) + ".drops");
+  drops_.push_back(&accepted_frames_);  // Drop::kNone
+  for (size_t i = 1; i < static_cast<size_t>(Drop::kCount); ++i)
+    drops_.push_back(&drops.counter(drop_name(static_cast<Drop>(i)), "frame",
+                                    "frames dropped for this reason (README: drops)"));
+  drops.derived("total", "frame", "frames dropped for any reason but duplicate",
+                [this] { return static_cast<double>(drops_total()); });
+}
+
+uint64_t RxPlane::drops_total() const {
+  uint64_t n = 0;
+  for (size_t i = 1; i < drops_.size(); ++i)
+    if (static_cast<Drop>(i) != Drop::kDuplicate) n += drops_[i]->value;
+  return n;
+}
+
+void RxPlane::frame_in(Cycle arrival, const uint8_t* frame, uint32_t len, uint32_t record) {
+  PacketRecord rec;
+  rec.index = record;
+  rec.arrival = arrival;
+  RxParserCore::Result r = parser.core.receive(arrival, frame, len, view_);
+  rec.parsed = r.ready;
+  if (r.drop != Drop::kNone) {
+    rec.verdict = "dropped";
+    rec.drop = r.drop;
+    if (r.drop == Drop::kBadIcrc || r.drop == Drop::kUdOrCnp || r.drop >= Drop::kReqPktBufferFull) {
+      rec.opcode = view_.bth.opcode, rec.qpn = view_.bth.dest_qp, rec.psn = view_.bth.psn;
+      rec.payload = view_.payload_len;
+    }
+  } else {
+    rec.opcode = view_.bth.opcode, rec.qpn = view_.bth.dest_qp, rec.psn = view_.bth.psn;
+    rec.payload = view_.payload_len;
+    if (r.request)
+      req_processor.core.process(r.ready, view_, rec);
+    else
+      rsp_processor.core.process(r.ready, view_, rec);
+  }
+  drops_[static_cast<size_t>(rec.drop)]->inc();
+  last_rx_ = std::max({last_rx_, rec.parsed, rec.processed, rec.dma_done});
+  if (log_) log_->write(rec);
+  if (observer_) observer_(rec);
+}
+
+}  // namespace oonic::ornic

@@ -1,0 +1,65 @@
+// The transmit seam, loss-recovery half (docs/DESIGN.md "Seams"): what the sender does
+// about losses. The Rsp Manager tells the recovery core every response that bears on it
+// (a PSN-sequence NAK, ORNIC's bitmap NAK, a Scheme Feedback frame, the requester
+// timeout) after it has moved the QP's first unacknowledged PSN; the core answers by
+// acting on the QP's send state through SendState: resend single PSNs (selective) or go
+// back N. The QP Manager asks it, per packet, whether to hold the packet and what to add
+// to its headers. Every core is plain C++; `tx.recovery` picks one (sender_policy.h).
+#pragma once
+
+#include <cstdint>
+
+#include "model/wire/roce.h"
+
+namespace oonic::sender {
+
+// One QP's send state as a recovery core sees it (implemented over the QP Manager's
+// send queues): PSNs in [una, high) were sent and are not acknowledged.
+class SendState {
+ public:
+  virtual ~SendState() = default;
+  virtual uint32_t una(uint32_t qi) const = 0;       // first unacknowledged PSN
+  virtual uint32_t high(uint32_t qi) const = 0;      // first PSN never sent
+  virtual uint32_t send_psn(uint32_t qi) const = 0;  // next PSN the send pointer sends
+  // psn lies in the span of an active WRITE or SEND WQE (not a READ's, whose recovery is
+  // the requester's own re-request, nor a retired WQE's).
+  virtual bool in_write_or_send(uint32_t qi, uint32_t psn) const = 0;
+  // Queue psn for selective retransmission; false when outside [una, high) or queued.
+  virtual bool resend(uint32_t qi, uint32_t psn) = 0;
+  // Go back N: send again from psn (the send pointer moves back, queued resends drop).
+  virtual void go_back(uint32_t qi, uint32_t psn) = 0;
+};
+
+class LossRecovery {
+ public:
+  virtual ~LossRecovery() = default;
+  virtual const char* name() const = 0;
+
+  // The QP's first unacknowledged PSN moved from `from` to `to`.
+  virtual void advanced(uint32_t qi, uint32_t from, uint32_t to) {}
+  // A NAK with "PSN sequence error": the responder expects psn. RoCE's answer for every
+  // sender: go back N (the standard path runs under every scheme).
+  virtual void on_sequence_nak(SendState& s, uint32_t qi, uint32_t psn) { s.go_back(qi, psn); }
+  // ORNIC's OOO NAK: the block of PSNs from block.base_psn, bit 0 = not received.
+  virtual void on_bitmap_nak(SendState& s, uint32_t qi, const wire::BitmapBlock& block) {}
+  // A Scheme Feedback frame (MELO hole NACK, SACK, NACK, MP-RDMA ACK). A NACK (the
+  // receiver could not track the packet and dropped it) resends that PSN under every core.
+  virtual void on_feedback(SendState& s, uint32_t qi, const wire::SchemeFeedback& fb) {
+    if (fb.type == wire::SchemeFeedback::kNack) s.resend(qi, fb.psn[0]);
+  }
+  // The requester timeout fired while PSNs in [una, high) were outstanding.
+  virtual void on_timeout(SendState& s, uint32_t qi) { s.go_back(qi, s.una(qi)); }
+
+  // Transmit hooks, asked by the QP Manager. Hold the packet at send_psn (the last
+  // packet of an OOO WRITE when last_of_ooo_write) while una != send_psn?
+  virtual bool holds(uint32_t qi, bool last_of_ooo_write, uint32_t send_psn, uint32_t una) {
+    return false;
+  }
+  // Headers the policy adds to a data packet of an OOO WQE whose first PSN is head.
+  virtual void tag(wire::FrameSpec& f, uint32_t head, bool last) {}
+  // An out-of-order READ response the requester's own ordering unit SACKed: re-request
+  // the hole it reports? (Eunomia: no, a SACK is information only.)
+  virtual bool rerequest_on_read_sack() const { return true; }
+};
+
+}  // namespace oonic::sender

@@ -1,0 +1,88 @@
+#include "model/sender/sender_policy.h"
+
+#include "model/core/error.h"
+#include "model/eunomia/sender_agent.h"
+#include "model/sender/standard_recovery.h"
+
+namespace oonic::sender {
+
+namespace {
+template <class T>
+std::unique_ptr<LossRecovery> plain(const StatGroup&, const PolicyEnv&) {
+  return std::make_unique<T>();
+}
+std::unique_ptr<LossRecovery> selective(const StatGroup&, const PolicyEnv& e) {
+  return std::make_unique<SelectiveRepeat>(e.max_qps);
+}
+std::unique_ptr<LossRecovery> eunomia(const StatGroup& st, const PolicyEnv& e) {
+  return std::make_unique<eunomia::SenderAgent>(st, e.max_qps, e.window_psns);
+}
+std::unique_ptr<RateControl> no_rate(const StatGroup&, const PolicyEnv&) {
+  return std::make_unique<NoRate>();
+}
+}  // namespace
+
+const std::vector<RecoveryKind>& recovery_kinds() {
+  static const std::vector<RecoveryKind> k = {
+      {"go-back-n", "recovery", "RoCE: a PSN-sequence NAK or a timeout goes back N",
+       &plain<GoBackN>},
+      {"ornic", "recovery", "ORNIC: go-back-N, and the OOO NAK's bitmap block resends its 0 bits",
+       &plain<OrnicRecovery>},
+      {"selective-repeat", "recovery",
+       "IRN: a SACK resends the first hole once per first unacknowledged PSN; NACK resends",
+       &selective},
+      {"hole-list", "recovery", "MELO/LEFT: the NACK's holes are resent exactly", &plain<HoleList>},
+      {"eunomia", "sender_agent",
+       "Eunomia's sender agent: metadata, last-packet hold, SACK scoreboard, selective timeout",
+       &eunomia},
+  };
+  return k;
+}
+
+const std::vector<RateKind>& rate_kinds() {
+  static const std::vector<RateKind> k = {
+      {"none", "line rate, no pacing, the QP's own UDP source port", &no_rate},
+  };
+  return k;
+}
+
+namespace {
+template <class Row>
+const Row& find(const std::vector<Row>& rows, const std::string& name, const char* key) {
+  for (const Row& r : rows)
+    if (name == r.name) return r;
+  std::string all;
+  for (const Row& r : rows) all += (all.empty() ? "" : ", ") + std::string(r.name);
+  throw Error(msg::kConfig, std::string(key) + ": unknown '" + name + "' (" + all + ")");
+}
+}  // namespace
+
+const RecoveryKind& find_recovery(const std::string& name) {
+  return find(recovery_kinds(), name, "tx.recovery");
+}
+const RateKind& find_rate(const std::string& name) {
+  return find(rate_kinds(), name, "tx.rate");
+}
+
+SenderPolicy make_sender_policy(const std::string& recovery, const std::string& rate,
+                                const StatGroup& tx, const PolicyEnv& env) {
+  const RecoveryKind& r = find_recovery(recovery);
+  const RateKind& k = find_rate(rate);
+  SenderPolicy p;
+  p.recovery = r.make(tx.group(r.block), env);
+  p.rate = k.make(tx.group("rate"), env);
+  return p;
+}
+
+std::vector<std::string> recovery_choices() {
+  std::vector<std::string> v{"auto"};
+  for (const RecoveryKind& k : recovery_kinds()) v.push_back(k.name);
+  return v;
+}
+std::vector<std::string> rate_choices() {
+  std::vector<std::string> v;
+  for (const RateKind& k : rate_kinds()) v.push_back(k.name);
+  return v;
+}
+
+}  // namespace oonic::sender

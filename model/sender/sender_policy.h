@@ -1,0 +1,53 @@
+// The transmit seam (docs/DESIGN.md "Seams"): a sender policy is a loss-recovery core
+// and a rate/pacing core, each picked by name from a table (`tx.recovery`, `tx.rate`).
+// `tx.recovery: auto` takes the recovery the receive scheme (`nic.ordering`) pairs with
+// (ordering::SchemeTraits::recovery). Adding a sender is one core and one row here.
+// Plain C++.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/core/stats.h"
+#include "model/sender/loss_recovery.h"
+#include "model/sender/rate_control.h"
+
+namespace oonic::sender {
+
+struct PolicyEnv {
+  uint32_t max_qps = 2048;
+  uint32_t window_psns = 320;  // the requester's PSN window (tx.qp_manager.max_inflight_psns)
+};
+
+struct RecoveryKind {
+  const char* name;
+  const char* block;  // the TX plane block that holds it (its stats group), e.g. sender_agent
+  const char* description;
+  std::unique_ptr<LossRecovery> (*make)(const StatGroup& stats, const PolicyEnv& env);
+};
+struct RateKind {
+  const char* name;
+  const char* description;
+  std::unique_ptr<RateControl> (*make)(const StatGroup& stats, const PolicyEnv& env);
+};
+
+const std::vector<RecoveryKind>& recovery_kinds();
+const std::vector<RateKind>& rate_kinds();
+// The row of `name`; throws oonic::Error (msg::kConfig) naming the key and the choices.
+const RecoveryKind& find_recovery(const std::string& name);
+const RateKind& find_rate(const std::string& name);
+// A sender policy: both cores. `tx` is the stats group of the TX plane
+// ("nic0.tx"); a core reports under its row's block ("nic0.tx.sender_agent").
+struct SenderPolicy {
+  std::unique_ptr<LossRecovery> recovery;
+  std::unique_ptr<RateControl> rate;
+};
+SenderPolicy make_sender_policy(const std::string& recovery, const std::string& rate,
+                                const StatGroup& tx, const PolicyEnv& env);
+
+// Names for the parameter table ("auto" first for recovery).
+std::vector<std::string> recovery_choices();
+std::vector<std::string> rate_choices();
+
+}  // namespace oonic::sender
