@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 #include "model/core/error.h"
 
@@ -80,10 +81,12 @@ int Vcd::add_var(const std::string& full_name, int width) {
 }
 
 void Vcd::write(const std::string& path, Cycle from, Cycle to) {
+  // The stream's own buffer (no shared static state), declared first so it outlives the
+  // FILE, whose close flushes through it.
+  std::vector<char> buf(1 << 16);
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "w"), &std::fclose);
   if (!f) throw Error(msg::kIo, path + ": cannot write VCD");
-  static char buf[1 << 16];
-  std::setvbuf(f.get(), buf, _IOFBF, sizeof buf);
+  std::setvbuf(f.get(), buf.data(), _IOFBF, buf.size());
   std::fprintf(f.get(),
                "$comment oonic: times are whole NIC cycles x %llu ps $end\n$timescale 1ps $end\n",
                static_cast<unsigned long long>(period_ps_));

@@ -1,14 +1,14 @@
 // Eunomia's hybrid-dynamic bitmap module (docs/DESIGN.md M2, Figure 6) as a SystemC
 // block: stateless logic over one bank of the memory controller. The behaviour and
 // the exact access sequence of every path are in the plain C++ core
-// (model/ordering/eunomia_hd_bitmap.h); this shell counts what each call did into
+// (model/eunomia/hd_bitmap_core.h); this shell counts what each call did into
 // the receiver agent's `hd_bitmap.*` stats (summed over modules).
 #pragma once
 
 #include <systemc>
 
 #include "model/core/stats.h"
-#include "model/ordering/eunomia_hd_bitmap.h"
+#include "model/eunomia/hd_bitmap_core.h"
 
 namespace oonic::eunomia {
 
@@ -23,8 +23,7 @@ struct HdBitmapStats {
 
 class HdBitmap : public sc_core::sc_module {
  public:
-  HdBitmap(sc_core::sc_module_name name, ordering::EunomiaHdBitmap& core,
-           const HdBitmapStats& stats)
+  HdBitmap(sc_core::sc_module_name name, eunomia::HdBitmapCore& core, const HdBitmapStats& stats)
       : sc_module(name), core_(core), st_(stats) {}
   // Counts the core's last call (its Outcome o).
   void note(const ordering::Outcome& o) {
@@ -36,11 +35,11 @@ class HdBitmap : public sc_core::sc_module {
     if (o.feedback == ordering::Feedback::kSack) st_.sacks->inc();
     if (o.feedback == ordering::Feedback::kNack) st_.nacks->inc();
   }
-  ordering::EunomiaHdBitmap& core() { return core_; }
-  const ordering::EunomiaHdBitmap& core() const { return core_; }
+  eunomia::HdBitmapCore& core() { return core_; }
+  const eunomia::HdBitmapCore& core() const { return core_; }
 
  private:
-  ordering::EunomiaHdBitmap& core_;
+  eunomia::HdBitmapCore& core_;
   HdBitmapStats st_;
 };
 

@@ -5,7 +5,7 @@
 namespace oonic::eunomia {
 
 MemoryController::MemoryController(sc_core::sc_module_name name, const ornic::BlockEnv& env,
-                                   ordering::EunomiaPacketDriver& core)
+                                   eunomia::PacketDriverCore& core)
     : sc_module(name),
       core_(core),
       ports_(core.modules()),
@@ -46,7 +46,7 @@ uint64_t MemoryController::port_stall_cycles() const {
   return s;
 }
 
-Cycle MemoryController::serve(Cycle t, uint32_t b, const ordering::EunomiaCost& c) {
+Cycle MemoryController::serve(Cycle t, uint32_t b, const eunomia::Cost& c) {
   const Cycle n = c.cycles();
   if (!n) return t;
   const Cycle g = ports_[b].acquire(t, n);
@@ -65,7 +65,7 @@ Cycle MemoryController::serve(Cycle t, uint32_t b, const ordering::EunomiaCost& 
 }
 
 void MemoryController::sync(Cycle t, uint32_t b) {
-  const ordering::EunomiaMemoryController& bank = core_.bank(b);
+  const eunomia::MemoryControllerCore& bank = core_.bank(b);
   Seen now{bank.used_blocks(), bank.index_entries_used()};
   Seen& s = seen_[b];
   if (now.entries > s.entries) metadata_allocs_.inc(now.entries - s.entries);

@@ -1,6 +1,6 @@
 // Eunomia's memory controller (docs/DESIGN.md M2) as a SystemC
 // block: the SRAMs that hold every connection's ordering state, over the plain C++
-// banks of ordering::EunomiaMemoryController (one bank per HD bitmap module; the
+// banks of eunomia::MemoryControllerCore (one bank per HD bitmap module; the
 // reference build has one).
 //
 // SRAM instances (every bank's slice in one instance, so occupancy and accesses sum):
@@ -13,7 +13,7 @@
 //                                 per-connection DBA (1 B connection id + 2 B start
 //                                 index); occupancy 24 bits per non-NULL entry.
 // Timing: each bank is single-ported; an operation whose cost is c cycles (the core's
-// EunomiaCost: one cycle per index access and per master_array block, plus allocation
+// Cost: one cycle per index access and per master_array block, plus allocation
 // search cycles ceil(bits scanned / W) and allocation-word updates) holds its bank for
 // c cycles from the grant. The instances count the accesses (Sram::count) and keep no
 // port timing of their own, so their stall_cycles stay 0: the waits for a bank are
@@ -26,7 +26,7 @@
 
 #include "model/core/resource.h"
 #include "model/core/stats.h"
-#include "model/ordering/eunomia_packet_driver.h"
+#include "model/eunomia/packet_driver_core.h"
 #include "model/ornic/block_env.h"
 #include "model/sram/sram.h"
 
@@ -35,11 +35,11 @@ namespace oonic::eunomia {
 class MemoryController : public sc_core::sc_module {
  public:
   MemoryController(sc_core::sc_module_name name, const ornic::BlockEnv& env,
-                   ordering::EunomiaPacketDriver& core);
+                   eunomia::PacketDriverCore& core);
 
   // Books cost on bank b at or after t; returns the grant (the bank is busy for
   // cost.cycles() from it). A zero cost books nothing and returns t.
-  Cycle serve(Cycle t, uint32_t b, const ordering::EunomiaCost& cost);
+  Cycle serve(Cycle t, uint32_t b, const eunomia::Cost& cost);
   // Brings the SRAMs' occupancy at cycle t in line with bank b's blocks and entries.
   void sync(Cycle t, uint32_t b);
 
@@ -53,7 +53,7 @@ class MemoryController : public sc_core::sc_module {
   struct Seen {
     uint32_t blocks = 0, entries = 0;
   };
-  ordering::EunomiaPacketDriver& core_;
+  eunomia::PacketDriverCore& core_;
   std::vector<Resource> ports_;  // one per bank
   std::vector<Seen> seen_;       // occupancy last recorded, per bank
   std::unique_ptr<Sram> index_, master_, alloc_;

@@ -16,7 +16,7 @@
 #include <systemc>
 #include <vector>
 
-#include "model/ordering/eunomia_packet_driver.h"
+#include "model/eunomia/packet_driver_core.h"
 #include "model/ornic/block_env.h"
 #include "model/sram/sram.h"
 
@@ -25,7 +25,7 @@ namespace oonic::eunomia {
 class PacketDriver : public sc_core::sc_module {
  public:
   PacketDriver(sc_core::sc_module_name name, const ornic::BlockEnv& env,
-               ordering::EunomiaPacketDriver& core);
+               eunomia::PacketDriverCore& core);
   // Reads qp's map entry at or after t; returns the cycle the module is known and
   // sets *grant to the read's grant.
   Cycle lookup(Cycle t, uint32_t qp, Cycle* grant);
@@ -35,7 +35,7 @@ class PacketDriver : public sc_core::sc_module {
   uint32_t entry_bits() const { return entry_bits_; }
 
  private:
-  ordering::EunomiaPacketDriver& core_;
+  eunomia::PacketDriverCore& core_;
   uint32_t entry_bits_;
   std::unique_ptr<Sram> map_;
   std::vector<uint8_t> valid_;  // conn_module_valid as last recorded

@@ -10,9 +10,9 @@ Counter* hd_counter(const ornic::BlockEnv& env, const std::string& agent, const 
 }  // namespace
 
 ReceiverAgent::ReceiverAgent(sc_core::sc_module_name name, const ornic::BlockEnv& env,
-                             const ordering::EunomiaPacketDriver::Params& p)
+                             const eunomia::PacketDriverCore::Params& p)
     : sc_module(name),
-      core_(std::make_unique<ordering::EunomiaPacketDriver>(p)),
+      core_(std::make_unique<eunomia::PacketDriverCore>(p)),
       packet_driver("packet_driver", env, *core_),
       memory_controller("memory_controller", env, *core_),
       packets_(env.stats.counter(std::string(this->name()) + ".packets", "packet",
@@ -71,7 +71,7 @@ ReceiverAgent::Result ReceiverAgent::receive(Cycle t, uint32_t qp, uint32_t psn,
     return r;
   }
   const uint32_t m = core_->module_of(qp);
-  const ordering::EunomiaCost& cost = core_->module(m).last_detail().cost;
+  const eunomia::Cost& cost = core_->module(m).last_detail().cost;
   const Cycle c = cost.cycles();
   if (c) {
     r.done = memory_controller.serve(known, m, cost) + c;

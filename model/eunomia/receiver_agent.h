@@ -5,12 +5,12 @@
 //   hd_bitmap_<i>      the HD bitmap modules, one per bank (eunomia.connections_per_module
 //                      connections each; the reference build has one)
 //   memory_controller  master_array, block_alloc_bitmap, metadata_start_index
-// over one plain C++ core (ordering::EunomiaPacketDriver, which owns the modules'
+// over one plain C++ core (eunomia::PacketDriverCore, which owns the modules'
 // logic and the banks' contents).
 //
 // Timing of a packet booked at cycle t: the driver's map read is granted at g >= t
 // (its SRAM's read port) and gives the module at g + 1; the module's cost c (the
-// core's EunomiaCost, all of it memory-controller work) is granted on its bank at
+// core's Cost, all of it memory-controller work) is granted on its bank at
 // g1 >= g + 1 and done at g1 + c. A packet that needs no module (in order, no
 // bitmap) is done at g + 1. Feedback per packet: ACK (in order), SACK (tracked out
 // of order), NACK (beyond the cap or master_array full: dropped).
@@ -26,7 +26,7 @@
 #include "model/eunomia/hd_bitmap.h"
 #include "model/eunomia/memory_controller.h"
 #include "model/eunomia/packet_driver.h"
-#include "model/ordering/eunomia_packet_driver.h"
+#include "model/eunomia/packet_driver_core.h"
 #include "model/ornic/block_env.h"
 
 namespace oonic::eunomia {
@@ -34,7 +34,7 @@ namespace oonic::eunomia {
 class ReceiverAgent : public sc_core::sc_module {
  public:
   ReceiverAgent(sc_core::sc_module_name name, const ornic::BlockEnv& env,
-                const ordering::EunomiaPacketDriver::Params& p);
+                const eunomia::PacketDriverCore::Params& p);
   ~ReceiverAgent() override;
 
   struct Result {
@@ -45,12 +45,12 @@ class ReceiverAgent : public sc_core::sc_module {
   void close(Cycle t, uint32_t qp);
   Result receive(Cycle t, uint32_t qp, uint32_t psn, const ordering::PacketMeta& meta);
 
-  ordering::EunomiaPacketDriver& core() { return *core_; }
-  const ordering::EunomiaPacketDriver& core() const { return *core_; }
+  eunomia::PacketDriverCore& core() { return *core_; }
+  const eunomia::PacketDriverCore& core() const { return *core_; }
   std::vector<Sram*> srams();
 
  private:
-  std::unique_ptr<ordering::EunomiaPacketDriver> core_;  // built first: the blocks use it
+  std::unique_ptr<eunomia::PacketDriverCore> core_;  // built first: the blocks use it
 
  public:
   PacketDriver packet_driver;

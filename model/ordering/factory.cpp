@@ -3,7 +3,7 @@
 #include <type_traits>
 
 #include "model/core/error.h"
-#include "model/ordering/eunomia_packet_driver.h"
+#include "model/eunomia/packet_driver_core.h"
 #include "model/ordering/gbn.h"
 #include "model/ordering/irn.h"
 #include "model/ordering/left.h"
@@ -75,7 +75,7 @@ std::unique_ptr<OrderingUnit> make_mprdma(const SchemeGeometry& g) {
   return std::make_unique<MpRdma>(p);
 }
 std::unique_ptr<OrderingUnit> make_eunomia(const SchemeGeometry& g) {
-  return std::make_unique<EunomiaPacketDriver>(eunomia_params(g));
+  return std::make_unique<eunomia::PacketDriverCore>(eunomia_params(g));
 }
 
 // ---- per-QP state bits ----
@@ -214,8 +214,8 @@ uint32_t block_id_bits(const SchemeGeometry& g) {
   return id_bits(g.pool_blocks);
 }
 
-EunomiaPacketDriver::Params eunomia_params(const SchemeGeometry& g) {
-  EunomiaPacketDriver::Params p;
+eunomia::PacketDriverCore::Params eunomia_params(const SchemeGeometry& g) {
+  eunomia::PacketDriverCore::Params p;
   p.max_qps = g.max_qps;
   p.connections_per_module = g.eunomia_connections;
   p.module.block_bits = g.block_bits;

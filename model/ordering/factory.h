@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "model/ordering/eunomia_packet_driver.h"
+#include "model/eunomia/packet_driver_core.h"
 #include "model/ordering/ordering_unit.h"
 
 namespace oonic::ordering {
@@ -96,6 +96,6 @@ std::vector<SramSpec> sram_layout(const std::string& scheme, const SchemeGeometr
 uint32_t store_unit_bits(const std::string& scheme, const SchemeGeometry& g);
 uint32_t block_id_bits(const SchemeGeometry& g);
 // Eunomia's core parameters from the geometry (what make_unit("eunomia") builds).
-EunomiaPacketDriver::Params eunomia_params(const SchemeGeometry& g);
+eunomia::PacketDriverCore::Params eunomia_params(const SchemeGeometry& g);
 
 }  // namespace oonic::ordering

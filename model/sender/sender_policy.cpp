@@ -1,7 +1,7 @@
 #include "model/sender/sender_policy.h"
 
 #include "model/core/error.h"
-#include "model/eunomia/sender_agent.h"
+#include "model/eunomia/sender_agent_core.h"
 #include "model/sender/standard_recovery.h"
 
 namespace oonic::sender {
@@ -15,7 +15,7 @@ std::unique_ptr<LossRecovery> selective(const StatGroup&, const PolicyEnv& e) {
   return std::make_unique<SelectiveRepeat>(e.max_qps);
 }
 std::unique_ptr<LossRecovery> eunomia(const StatGroup& st, const PolicyEnv& e) {
-  return std::make_unique<eunomia::SenderAgent>(st, e.max_qps, e.window_psns);
+  return std::make_unique<eunomia::SenderAgentCore>(st, e.max_qps, e.window_psns);
 }
 std::unique_ptr<RateControl> no_rate(const StatGroup&, const PolicyEnv&) {
   return std::make_unique<NoRate>();

@@ -1,6 +1,6 @@
 // Exact cycle counts of Eunomia's receiver agent (nic.ordering: eunomia) inside the
 // NIC, derived by hand from the documented defaults (README "Timing model" and the
-// access sequence in model/ordering/eunomia_hd_bitmap.cpp):
+// access sequence in model/eunomia/hd_bitmap_core.cpp):
 //   clock 250 MHz, datapath 64 B, rx.parser.latency 4, Req Processor ii 4 / check 1,
 //   SRAM read latency 1; Eunomia geometry from the QP window: rows of bitmap.block_bits
 //   = 16 bits, cap nodes_per_qp x 16 = 320 bits (20 rows), metadata 8 + 20 = 28 blocks;
@@ -59,7 +59,7 @@ wire::FrameSpec eunomia_packet(uint32_t psn, uint32_t npsn, bool last = false) {
   return s;
 }
 
-ordering::EunomiaHdBitmap& module0(NicBench& b) {
+eunomia::HdBitmapCore& module0(NicBench& b) {
   return b.nic.rx().bitmap_manager.receiver_agent()->core().module(0);
 }
 

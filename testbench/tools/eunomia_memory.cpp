@@ -2,8 +2,8 @@
 // paper runs"), driven by scripts/experiments/eunomia-memory. Plain C++ (the Eunomia
 // cores); no SystemC kernel is started.
 //
-// N concurrent connections (default 20) share one EunomiaMemoryController and one
-// EunomiaHdBitmap. A fraction F of them (the first round(F*N)) see reordering; the others
+// N concurrent connections (default 20) share one MemoryControllerCore and one
+// HdBitmapCore. A fraction F of them (the first round(F*N)) see reordering; the others
 // arrive in order. Every connection sends P packets (one message: the last packet carries
 // the "last" bit; every packet carries Head metadata = the connection's first PSN). The
 // receiver takes one packet at a time from a connection picked uniformly at random among
@@ -52,8 +52,8 @@
 #include <string>
 #include <vector>
 
-#include "model/ordering/eunomia_hd_bitmap.h"
-#include "model/ordering/eunomia_memory_controller.h"
+#include "model/eunomia/hd_bitmap_core.h"
+#include "model/eunomia/memory_controller_core.h"
 #include "model/wire/roce.h"
 #include "testbench/common/arrival_orders.h"
 
@@ -63,7 +63,7 @@
 
 namespace {
 
-using oonic::ordering::EunomiaHdBitmap;
+using oonic::eunomia::HdBitmapCore;
 using oonic::ordering::Feedback;
 using oonic::ordering::Outcome;
 using oonic::ordering::PacketMeta;
@@ -144,13 +144,13 @@ struct RunResult {
 };
 
 RunResult run_once(const Options& o, uint32_t reordered, uint32_t dist, uint64_t seed) {
-  EunomiaHdBitmap::Params p;
+  HdBitmapCore::Params p;
   p.block_bits = o.block_bits;
   p.max_bitmap_bits = o.max_bitmap_bits;
   p.memory.max_connections = o.connections;
   p.memory.metadata_blocks = o.metadata_bytes / 2;
   p.memory.blocks = o.master_blocks;
-  EunomiaHdBitmap bm(p);
+  HdBitmapCore bm(p);
 
   std::mt19937_64 rng(seed);
   struct Conn {

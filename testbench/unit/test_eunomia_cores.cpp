@@ -1,5 +1,5 @@
 // Unit tests of Eunomia's memory controller and HD bitmap module
-// (model/ordering/eunomia_memory_controller.h, model/ordering/eunomia_hd_bitmap.h).
+// (model/eunomia/memory_controller_core.h, model/eunomia/hd_bitmap_core.h).
 //
 // Hand cases pin the cost model exactly; every expected number is derived in a comment
 // from the headers' tables:
@@ -28,22 +28,22 @@
 #include <utility>
 #include <vector>
 
-#include "model/ordering/eunomia_hd_bitmap.h"
-#include "model/ordering/eunomia_memory_controller.h"
+#include "model/eunomia/hd_bitmap_core.h"
+#include "model/eunomia/memory_controller_core.h"
 #include "model/wire/roce.h"
 
 namespace {
 
-using oonic::ordering::EunomiaCost;
-using oonic::ordering::EunomiaHdBitmap;
-using oonic::ordering::EunomiaMemoryController;
+using oonic::eunomia::Cost;
+using oonic::eunomia::HdBitmapCore;
+using oonic::eunomia::MemoryControllerCore;
 using oonic::ordering::Feedback;
 using oonic::ordering::Outcome;
 using oonic::ordering::PacketMeta;
 using oonic::ordering::Verdict;
 using oonic::wire::psn_add;
 using oonic::wire::psn_diff;
-using Mc = EunomiaMemoryController;
+using Mc = MemoryControllerCore;
 
 Mc::Params McParams(uint32_t blocks, uint32_t conns, uint32_t meta, uint32_t w) {
   Mc::Params p;
@@ -54,9 +54,9 @@ Mc::Params McParams(uint32_t blocks, uint32_t conns, uint32_t meta, uint32_t w) 
   return p;
 }
 
-EunomiaHdBitmap::Params HdParams(uint32_t b = 16, uint32_t cap = 256, uint32_t blocks = 1024,
+HdBitmapCore::Params HdParams(uint32_t b = 16, uint32_t cap = 256, uint32_t blocks = 1024,
                                  uint32_t conns = 8, uint32_t meta = 24, uint32_t w = 64) {
-  EunomiaHdBitmap::Params p;
+  HdBitmapCore::Params p;
   p.block_bits = b;
   p.max_bitmap_bits = cap;
   p.memory = McParams(blocks, conns, meta, w);
@@ -85,7 +85,7 @@ PacketMeta WithHead(uint32_t head, bool last = false) {
   return m;
 }
 
-void Feed(EunomiaHdBitmap& bm, uint32_t qp, std::initializer_list<uint32_t> psns) {
+void Feed(HdBitmapCore& bm, uint32_t qp, std::initializer_list<uint32_t> psns) {
   for (uint32_t p : psns) {
     Outcome o = bm.receive(qp, p);
     ASSERT_TRUE(o.verdict == Verdict::kInOrder || o.verdict == Verdict::kOutOfOrder)
@@ -101,7 +101,7 @@ void Feed(EunomiaHdBitmap& bm, uint32_t qp, std::initializer_list<uint32_t> psns
 TEST(EunomiaMcAlloc, MetadataFromTheTailBitmapFromTheHead) {
   Mc mc(McParams(64, 4, 10, 8));
   EXPECT_TRUE(mc.alloc_bitmap_empty());
-  EunomiaCost c;
+  Cost c;
   uint32_t dba = 0;
   // Backward from block 63: 63..54 free -> run of 10 reached at 54; 10 bits examined ->
   // ceil(10/8) = 2 cycles; mark 54..63 touches words 6 (48..55) and 7 -> 2; index write 1.
@@ -115,14 +115,14 @@ TEST(EunomiaMcAlloc, MetadataFromTheTailBitmapFromTheHead) {
   EXPECT_EQ(mc.read_dba(0, nullptr), 54u);
   EXPECT_EQ(mc.read_dba(1, nullptr), Mc::kNullDba);
   // Reading the index costs 1.
-  EunomiaCost r;
+  Cost r;
   EXPECT_EQ(mc.read_dba(0, &r), 54u);
   EXPECT_EQ(r.cycles(), 1u);
   // A second metadata for the same connection is refused.
   EXPECT_FALSE(mc.alloc_metadata(0, &dba, nullptr));
 
   // Bitmap block: first fit from block 0; 1 bit examined -> 1 cycle; mark word 0 -> 1.
-  EunomiaCost b;
+  Cost b;
   uint32_t blk = 99;
   ASSERT_TRUE(mc.alloc_bitmap(0, 1, &blk, &b));
   EXPECT_EQ(blk, 0u);
@@ -131,7 +131,7 @@ TEST(EunomiaMcAlloc, MetadataFromTheTailBitmapFromTheHead) {
 
   // Second connection: 63..54 used (10 examined) then 53..44 free: run of 10 at 44 ->
   // 20 bits examined, ceil(20/8) = 3; mark 44..53: words 5 and 6 -> 2; index 1.
-  EunomiaCost c1;
+  Cost c1;
   ASSERT_TRUE(mc.alloc_metadata(1, &dba, &c1));
   EXPECT_EQ(dba, 44u);
   EXPECT_EQ(c1.alloc_bits_scanned, 20u);
@@ -152,14 +152,14 @@ TEST(EunomiaMcAlloc, MetadataFromTheTailBitmapFromTheHead) {
 
   // Free conn 0's bitmap block (word 0: 1) and metadata: words 6 and 7 -> 2, index write
   // 1. The run nearest the tail (54..63) is found again: 10 bits examined.
-  EunomiaCost f;
+  Cost f;
   mc.free_bitmap(0, 1, &f);
   EXPECT_EQ(f.cycles(), 1u);
-  f = EunomiaCost{};
+  f = Cost{};
   mc.free_metadata(0, &f);
   EXPECT_EQ(f.cycles(), 3u);
   EXPECT_EQ(mc.read_dba(0, nullptr), Mc::kNullDba);
-  EunomiaCost c2;
+  Cost c2;
   ASSERT_TRUE(mc.alloc_metadata(2, &dba, &c2));
   EXPECT_EQ(dba, 54u);
   EXPECT_EQ(c2.alloc_bits_scanned, 10u);
@@ -175,7 +175,7 @@ TEST(EunomiaMcAlloc, BackwardSearchSkipsShortHoles) {
   ASSERT_TRUE(mc.alloc_metadata(0, &dba, nullptr));  // 24..31
   EXPECT_EQ(dba, 24u);
   for (uint32_t i = 0; i < 24; ++i) {
-    EunomiaCost c;
+    Cost c;
     ASSERT_TRUE(mc.alloc_bitmap(0, 1, &blk, &c));
     EXPECT_EQ(blk, i);
     // First fit: i+1 bits examined.
@@ -188,24 +188,24 @@ TEST(EunomiaMcAlloc, BackwardSearchSkipsShortHoles) {
   // Backward from 31: 31..24 used (8), 23..20 free (run 4, too short), 19..10 used (10),
   // 9..2 free: run of 8 reached at 2 -> 30 bits examined, ceil(30/8) = 4 cycles; mark
   // 2..9: words 0 and 1 -> 2; index 1.
-  EunomiaCost c;
+  Cost c;
   ASSERT_TRUE(mc.alloc_metadata(1, &dba, &c));
   EXPECT_EQ(dba, 2u);
   EXPECT_EQ(c.alloc_bits_scanned, 30u);
   EXPECT_EQ(c.cycles(), 4u + 2u + 1u);
   // No run of 8 left: the failed search examined all 32 bits (4 cycles), nothing changed.
-  EunomiaCost fail;
+  Cost fail;
   EXPECT_FALSE(mc.alloc_metadata(2, &dba, &fail));
   EXPECT_EQ(fail.alloc_bits_scanned, 32u);
   EXPECT_EQ(fail.cycles(), 4u);
   EXPECT_EQ(mc.read_dba(2, nullptr), Mc::kNullDba);
   // First fit of a bitmap block finds the short hole: 21 bits examined -> 3 cycles.
-  EunomiaCost b;
+  Cost b;
   ASSERT_TRUE(mc.alloc_bitmap(0, 1, &blk, &b));
   EXPECT_EQ(blk, 20u);
   EXPECT_EQ(b.alloc_scan_cycles, 3u);
   // Two consecutive blocks: 21..23 free -> first fit at 21 (0..22: 23 bits examined).
-  EunomiaCost b2;
+  Cost b2;
   ASSERT_TRUE(mc.alloc_bitmap(0, 2, &blk, &b2));
   EXPECT_EQ(blk, 21u);
   EXPECT_EQ(b2.alloc_bits_scanned, 23u);
@@ -218,7 +218,7 @@ TEST(EunomiaMcLayout, FieldsAreBytesInMasterArray) {
   uint32_t dba = 0;
   ASSERT_TRUE(mc.alloc_metadata(3, &dba, nullptr));
   EXPECT_EQ(dba, 40u);
-  EunomiaCost w;
+  Cost w;
   mc.write_head(dba, 0x00ABCDEFu, &w);           // 2 blocks
   mc.write_tail(dba, 0x00ABCDFEu, &w);           // 2
   mc.write_last_seq(dba, Mc::kLastUnknown, &w);  // 2
@@ -237,7 +237,7 @@ TEST(EunomiaMcLayout, FieldsAreBytesInMasterArray) {
   EXPECT_EQ(mc.read_block(dba + 7, true, nullptr), 0x0502u);
   EXPECT_EQ(mc.read_block(dba + 8, true, nullptr), 17u);
   EXPECT_EQ(mc.read_block(dba + 14, true, nullptr), 0xFFFEu);
-  EunomiaCost r;
+  Cost r;
   EXPECT_EQ(mc.read_head(dba, &r), 0x00ABCDEFu);
   EXPECT_EQ(mc.read_tail(dba, &r), 0x00ABCDFEu);
   EXPECT_EQ(mc.read_last_seq(dba, &r), Mc::kLastUnknown);
@@ -274,8 +274,8 @@ TEST(EunomiaMcAlloc, RejectsBadParams) {
   EXPECT_THROW(make(64, 4, 65, 64), std::invalid_argument);
   EXPECT_THROW(make(64, 4, 8, 0), std::invalid_argument);
   EXPECT_EQ(make(65535, 256, 24, 64), 65535u);
-  auto hd = [](const EunomiaHdBitmap::Params& p) {
-    EunomiaHdBitmap bm(p);
+  auto hd = [](const HdBitmapCore::Params& p) {
+    HdBitmapCore bm(p);
     return bm.max_rows();
   };
   EXPECT_THROW(hd(HdParams(8)), std::invalid_argument);        // B < 16
@@ -291,7 +291,7 @@ TEST(EunomiaMcAlloc, RejectsBadParams) {
 // ---------------------------------------------------------------------------------------
 
 TEST(EunomiaHdCost, InOrderWithoutBitmapIsFree) {
-  EunomiaHdBitmap bm(HdParams());
+  HdBitmapCore bm(HdParams());
   bm.open(0, 100, 0);
   Outcome o = bm.receive(0, 100);
   EXPECT_EQ(o.verdict, Verdict::kInOrder);
@@ -310,7 +310,7 @@ TEST(EunomiaHdCost, InOrderWithoutBitmapIsFree) {
 }
 
 TEST(EunomiaHdCost, FirstOutOfOrderPacketCreatesTheBitmap) {
-  EunomiaHdBitmap bm(HdParams());
+  HdBitmapCore bm(HdParams());
   bm.open(0, 100, 0);
   bm.open(1, 0, 0);
   bm.open(2, 0, 0);
@@ -373,7 +373,7 @@ TEST(EunomiaHdCost, FirstOutOfOrderPacketCreatesTheBitmap) {
 }
 
 TEST(EunomiaHdCost, OutOfOrderInTheCircularRowAndDuplicates) {
-  EunomiaHdBitmap bm(HdParams());
+  HdBitmapCore bm(HdParams());
   bm.open(0, 100, 0);
   Feed(bm, 0, {105});
   // psn 107: locate = index 1 + header 6 + row 0's address 1 = 8; read the block 1, write
@@ -401,7 +401,7 @@ TEST(EunomiaHdCost, OutOfOrderInTheCircularRowAndDuplicates) {
 }
 
 TEST(EunomiaHdCost, GrowthByLinearRows) {
-  EunomiaHdBitmap bm(HdParams());
+  HdBitmapCore bm(HdParams());
   bm.open(0, 100, 0);
   Feed(bm, 0, {105});  // Head 100, Tail 115, row 0 = block 0
   // psn 120 > Tail: linear position 120 - 116 = 4 -> linear row 0 (address entry 1) does
@@ -455,7 +455,7 @@ TEST(EunomiaHdCost, GrowthByLinearRows) {
 }
 
 TEST(EunomiaHdCost, InOrderAdvanceWithinTheRing) {
-  EunomiaHdBitmap bm(HdParams());
+  HdBitmapCore bm(HdParams());
   bm.open(0, 0, 0);
   Feed(bm, 0, {1, 2, 5});
   // psn 0 == Head: locate 8 (Head's row 0); scan: block 0 read 1 (bits 1, 2 cleared, 3
@@ -485,7 +485,7 @@ TEST(EunomiaHdCost, InOrderAdvanceWithinTheRing) {
 }
 
 TEST(EunomiaHdCost, MergeWhenTheCircularPartIsFlushed) {
-  EunomiaHdBitmap bm(HdParams());
+  HdBitmapCore bm(HdParams());
   bm.open(0, 0, 0);
   Feed(bm, 0, {3, 20});  // create (Head 0, Tail 15), then linear row for 20 (bit 4)
   Feed(bm, 0, {1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
@@ -526,7 +526,7 @@ TEST(EunomiaHdCost, MergeWhenTheCircularPartIsFlushed) {
 }
 
 TEST(EunomiaHdCost, MergeAfterHeadRunsThroughTheWholeLinearPart) {
-  EunomiaHdBitmap bm(HdParams());
+  HdBitmapCore bm(HdParams());
   bm.open(0, 0, 0);
   Feed(bm, 0, {1});
   for (uint32_t p = 2; p < 48; ++p) Feed(bm, 0, {p});  // rows: ring 0..15, linear 16..47
@@ -547,7 +547,7 @@ TEST(EunomiaHdCost, MergeAfterHeadRunsThroughTheWholeLinearPart) {
 }
 
 TEST(EunomiaHdCost, GarbageCollectionAtLastSeq) {
-  EunomiaHdBitmap bm(HdParams());
+  HdBitmapCore bm(HdParams());
   bm.open(0, 0, 0);
   Feed(bm, 0, {2, 1});
   Outcome o = bm.receive(0, 3, Last());  // Last Seq = 3
@@ -587,7 +587,7 @@ TEST(EunomiaHdCost, GarbageCollectionAtLastSeq) {
 }
 
 TEST(EunomiaHdCost, GarbageCollectionWaitsForLaterMessages) {
-  EunomiaHdBitmap bm(HdParams());
+  HdBitmapCore bm(HdParams());
   bm.open(0, 0, 0);
   Feed(bm, 0, {1, 5});
   ASSERT_EQ(bm.receive(0, 2, Last()).verdict, Verdict::kOutOfOrder);  // message 1: 0..2
@@ -608,7 +608,7 @@ TEST(EunomiaHdCost, GarbageCollectionWaitsForLaterMessages) {
 }
 
 TEST(EunomiaHdCost, InOrderLastPacketTriggersGc) {
-  EunomiaHdBitmap bm(HdParams());
+  HdBitmapCore bm(HdParams());
   bm.open(0, 0, 0);
   Feed(bm, 0, {1});
   // psn 0 carries the last bit itself (a one-packet "message" 0 ends here): Last Seq = 0
@@ -621,7 +621,7 @@ TEST(EunomiaHdCost, InOrderLastPacketTriggersGc) {
 }
 
 TEST(EunomiaHdCost, FirstPacketHeadMetadata) {
-  EunomiaHdBitmap bm(HdParams());
+  HdBitmapCore bm(HdParams());
   bm.open(0, 0, 0);  // transport does not know the start: the Head metadata tells
   Outcome o = bm.receive(0, 505, WithHead(500));
   EXPECT_EQ(o.verdict, Verdict::kOutOfOrder);
@@ -642,7 +642,7 @@ TEST(EunomiaHdCost, FirstPacketHeadMetadata) {
 }
 
 TEST(EunomiaHdDrop, BeyondTheCapAtCreation) {
-  EunomiaHdBitmap bm(HdParams());
+  HdBitmapCore bm(HdParams());
   bm.open(0, 0, 0);
   // 256 PSNs ahead of ePSN: would need a 17th row -> NACK, nothing created, 0 cycles.
   Outcome o = bm.receive(0, 256);
@@ -663,7 +663,7 @@ TEST(EunomiaHdDrop, BeyondTheCapAtCreation) {
 TEST(EunomiaHdDrop, FrozenTailShrinksTheReach) {
   // The ring is not reused behind Head while a linear part exists: with Head 15 = Tail and
   // one linear row, R = 2 rows cap the reach at Tail + 16 = 31.
-  EunomiaHdBitmap bm(HdParams(16, 32, 64, 2, 10));
+  HdBitmapCore bm(HdParams(16, 32, 64, 2, 10));
   bm.open(0, 0, 0);
   Feed(bm, 0, {17});  // Head 0, Tail 15, linear row 16..31
   for (uint32_t p = 1; p < 15; ++p) Feed(bm, 0, {p});
@@ -680,7 +680,7 @@ TEST(EunomiaHdDrop, FrozenTailShrinksTheReach) {
 
 TEST(EunomiaHdDrop, MasterArrayExhaustion) {
   // 30 blocks: one connection's metadata (24) + 6 rows.
-  EunomiaHdBitmap bm(HdParams(16, 256, 30, 4, 24, 64));
+  HdBitmapCore bm(HdParams(16, 256, 30, 4, 24, 64));
   bm.open(0, 0, 0);
   bm.open(1, 0, 0);
   Feed(bm, 0, {5});  // metadata 6..29, row 0 = block 0
@@ -711,7 +711,7 @@ TEST(EunomiaHdDrop, MasterArrayExhaustion) {
 
 TEST(EunomiaHdCost, WideRows) {
   // B = 32: a row is two master_array blocks; R = 8 rows; metadata 8 + 8 = 16 blocks.
-  EunomiaHdBitmap bm(HdParams(32, 256, 256, 4, 16, 64));
+  HdBitmapCore bm(HdParams(32, 256, 256, 4, 16, 64));
   bm.open(0, 0, 0);
   // psn 20: creation: metadata (16 bits examined) 1 + mark 1 + index 1; row of 2 blocks
   // (2 bits examined) 1 + mark 1; entry 0 1; row blocks 2 (zero, bit 4 of the second);
@@ -733,7 +733,7 @@ TEST(EunomiaHdCost, WideRows) {
 }
 
 TEST(EunomiaHdWrap, PsnWrapsAround) {
-  EunomiaHdBitmap bm(HdParams());
+  HdBitmapCore bm(HdParams());
   bm.open(0, 0xFFFFF8, 0);
   Outcome o = bm.receive(0, 0x000003);  // 11 ahead
   EXPECT_EQ(o.verdict, Verdict::kOutOfOrder);
@@ -753,7 +753,7 @@ TEST(EunomiaHdWrap, PsnWrapsAround) {
 }
 
 TEST(EunomiaHdDrop, ClosedAndReopened) {
-  EunomiaHdBitmap bm(HdParams());
+  HdBitmapCore bm(HdParams());
   EXPECT_EQ(bm.receive(0, 0).verdict, Verdict::kQpClosed);
   EXPECT_EQ(bm.receive(99, 0).verdict, Verdict::kQpClosed);
   EXPECT_THROW(bm.open(8, 0, 0), std::out_of_range);
@@ -768,7 +768,7 @@ TEST(EunomiaHdDrop, ClosedAndReopened) {
 
 TEST(EunomiaHdShared, TwoModulesOneController) {
   Mc mc(McParams(1024, 8, 24, 64));
-  EunomiaHdBitmap a(HdParams(), mc), b(HdParams(), mc);
+  HdBitmapCore a(HdParams(), mc), b(HdParams(), mc);
   a.open(0, 0, 0);
   b.open(1, 0, 0);
   Feed(a, 0, {4});
@@ -980,7 +980,7 @@ uint32_t HeldBlocks(const RefConn& c, uint32_t words_per_row, uint32_t meta_bloc
 }
 
 // Delivers one packet of flow fi. False when the flow has nothing left to send.
-bool Step(EunomiaHdBitmap& bm, std::vector<Flow>& flows, size_t fi, std::mt19937_64& rng,
+bool Step(HdBitmapCore& bm, std::vector<Flow>& flows, size_t fi, std::mt19937_64& rng,
           Stats& st) {
   Flow& f = flows[fi];
   RefConn& r = f.ref;
@@ -1038,7 +1038,7 @@ bool Step(EunomiaHdBitmap& bm, std::vector<Flow>& flows, size_t fi, std::mt19937
   EXPECT_EQ(o.epsn, psn_add(r.start, r.e)) << ctx();
   EXPECT_EQ(bm.epsn(r.qp), o.epsn);
   EXPECT_EQ(o.head_advanced, o.verdict == Verdict::kInOrder) << ctx();
-  const EunomiaHdBitmap::Params& p = bm.params();
+  const HdBitmapCore::Params& p = bm.params();
   const uint32_t wpr = p.block_bits / 16;
   const uint32_t mb = bm.controller().params().metadata_blocks;
   EXPECT_EQ(o.blocks_held, HeldBlocks(r, wpr, mb)) << ctx();
@@ -1091,7 +1091,7 @@ bool Step(EunomiaHdBitmap& bm, std::vector<Flow>& flows, size_t fi, std::mt19937
   return true;
 }
 
-void RunFlows(EunomiaHdBitmap& bm, std::vector<Flow>& flows, std::mt19937_64& rng, Stats& st) {
+void RunFlows(HdBitmapCore& bm, std::vector<Flow>& flows, std::mt19937_64& rng, Stats& st) {
   uint64_t now = 0;
   std::vector<size_t> active;
   for (size_t i = 0; i < flows.size(); ++i) active.push_back(i);
@@ -1131,7 +1131,7 @@ FlowCfg RandomCfg(std::mt19937_64& rng, Loss loss, uint32_t max_dist) {
   return c;
 }
 
-Flow MakeFlow(uint32_t qp, const FlowCfg& c, const EunomiaHdBitmap::Params& p,
+Flow MakeFlow(uint32_t qp, const FlowCfg& c, const HdBitmapCore::Params& p,
               std::mt19937_64& rng) {
   Flow f;
   f.ref.init(qp, c.start, c.count, p.block_bits, p.max_bitmap_bits / p.block_bits);
@@ -1155,14 +1155,14 @@ Flow MakeFlow(uint32_t qp, const FlowCfg& c, const EunomiaHdBitmap::Params& p,
   return f;
 }
 
-void OpenFlows(EunomiaHdBitmap& bm, std::vector<Flow>& flows) {
+void OpenFlows(HdBitmapCore& bm, std::vector<Flow>& flows) {
   for (Flow& f : flows) {
     // With Head metadata the transport is opened at a wrong PSN: the first packet fixes it.
     bm.open(f.ref.qp, f.use_head_meta ? psn_add(f.ref.start, 12345) : f.ref.start, 0);
   }
 }
 
-void ExpectComplete(const EunomiaHdBitmap& bm, const Flow& f) {
+void ExpectComplete(const HdBitmapCore& bm, const Flow& f) {
   const RefConn& r = f.ref;
   // Head ends past Last Seq: everything arrived, the bitmap was garbage-collected.
   EXPECT_EQ(bm.epsn(r.qp), psn_add(r.start, r.count));
@@ -1172,7 +1172,7 @@ void ExpectComplete(const EunomiaHdBitmap& bm, const Flow& f) {
     ASSERT_EQ(r.accepted[x], 1u) << "offset " << x << " accepted " << r.accepted[x] << " times";
 }
 
-void ExpectEmpty(const EunomiaHdBitmap& bm) {
+void ExpectEmpty(const HdBitmapCore& bm) {
   const Mc& mc = bm.controller();
   EXPECT_EQ(mc.used_blocks(), 0u);
   EXPECT_TRUE(mc.alloc_bitmap_empty());
@@ -1180,7 +1180,7 @@ void ExpectEmpty(const EunomiaHdBitmap& bm) {
   EXPECT_TRUE(Invariants(bm));
 }
 
-EunomiaHdBitmap::Params RandomGeometry(std::mt19937_64& rng, uint32_t blocks, uint32_t conns) {
+HdBitmapCore::Params RandomGeometry(std::mt19937_64& rng, uint32_t blocks, uint32_t conns) {
   static const uint32_t kB[] = {16, 16, 16, 32, 64};
   const uint32_t b = kB[rng() % (sizeof(kB) / sizeof(kB[0]))];
   static const uint32_t kCapRows[] = {2, 4, 8, 16};
@@ -1214,8 +1214,8 @@ TEST(EunomiaHdProperty, SingleConnectionNoLoss) {
   uint64_t merges = 0;
   for (uint64_t seed = 1; seed <= 800; ++seed) {
     std::mt19937_64 rng(seed);
-    EunomiaHdBitmap::Params p = RandomGeometry(rng, 256, 2);
-    EunomiaHdBitmap bm(p);
+    HdBitmapCore::Params p = RandomGeometry(rng, 256, 2);
+    HdBitmapCore bm(p);
     std::vector<Flow> flows;
     // Distances up to past the cap: some packets are NACKed and resent.
     flows.push_back(MakeFlow(1, RandomCfg(rng, Loss::kNone, p.max_bitmap_bits + 40), p, rng));
@@ -1243,8 +1243,8 @@ TEST(EunomiaHdProperty, ManyConnectionsWithLossAndRetransmission) {
   for (uint64_t seed = 5001; seed <= 5080; ++seed) {
     std::mt19937_64 rng(seed);
     const uint32_t nconn = 4 + static_cast<uint32_t>(rng() % 13);  // 4..16 share one controller
-    EunomiaHdBitmap::Params p = RandomGeometry(rng, 1024, 16);
-    EunomiaHdBitmap bm(p);
+    HdBitmapCore::Params p = RandomGeometry(rng, 1024, 16);
+    HdBitmapCore bm(p);
     std::vector<Flow> flows;
     for (uint32_t i = 0; i < nconn; ++i) {
       const Loss loss = static_cast<Loss>(rng() % 3);
@@ -1281,11 +1281,11 @@ TEST(EunomiaHdProperty, TinyMasterArrayExhaustion) {
   Stats st;
   for (uint64_t seed = 9001; seed <= 9150; ++seed) {
     std::mt19937_64 rng(seed);
-    EunomiaHdBitmap::Params p = RandomGeometry(rng, 64, 8);
+    HdBitmapCore::Params p = RandomGeometry(rng, 64, 8);
     const uint32_t meta = p.memory.metadata_blocks;
     const uint32_t wpr = p.block_bits / 16;
     p.memory.blocks = meta + wpr + static_cast<uint32_t>(rng() % (2 * meta + 8));
-    EunomiaHdBitmap bm(p);
+    HdBitmapCore bm(p);
     std::vector<Flow> flows;
     for (uint32_t i = 0; i < 4; ++i) {
       const Loss loss = static_cast<Loss>(rng() % 3);

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "model/core/error.h"
-#include "model/ordering/eunomia_packet_driver.h"
+#include "model/eunomia/packet_driver_core.h"
 #include "model/ordering/factory.h"
 #include "model/ornic/rx/feedback.h"
 
@@ -71,10 +71,10 @@ TEST(OrderingFactory, EverySchemeBuildsAndTracksTheWindow) {
 
 // Eunomia's packet driver spreads QPs over HD bitmap modules of 256 connections,
 // each with its own master_array; a QP's bitmap lives in its module only.
-TEST(OrderingFactory, EunomiaPacketDriverMapsQpsToModules) {
+TEST(OrderingFactory, PacketDriverCoreMapsQpsToModules) {
   ordering::SchemeGeometry g;
   auto u = ordering::make_unit("eunomia", g);
-  auto& d = dynamic_cast<ordering::EunomiaPacketDriver&>(*u);
+  auto& d = dynamic_cast<eunomia::PacketDriverCore&>(*u);
   EXPECT_EQ(d.modules(), 8u);  // 2048 / 256
   for (uint32_t qp : {0u, 255u, 256u, 2047u}) u->open(qp, 10, 64);
   ordering::PacketMeta m;

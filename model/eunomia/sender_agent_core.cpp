@@ -1,4 +1,4 @@
-#include "model/eunomia/sender_agent.h"
+#include "model/eunomia/sender_agent_core.h"
 
 #include <algorithm>
 
@@ -14,7 +14,7 @@ uint32_t ring_size(uint32_t w) {
 }
 }  // namespace
 
-SenderAgent::SenderAgent(const StatGroup& st, uint32_t max_qps, uint32_t window_psns)
+SenderAgentCore::SenderAgentCore(const StatGroup& st, uint32_t max_qps, uint32_t window_psns)
     : window_(ring_size(window_psns)),
       board_(max_qps),
       held_psn_(max_qps, 0),
@@ -29,14 +29,14 @@ SenderAgent::SenderAgent(const StatGroup& st, uint32_t max_qps, uint32_t window_
       timeout_skipped_(st.counter("timeout_skipped", "packet",
                                   "PSNs a timeout did not resend because SACKed")) {}
 
-void SenderAgent::tag(wire::FrameSpec& f, uint32_t head, bool last) {
+void SenderAgentCore::tag(wire::FrameSpec& f, uint32_t head, bool last) {
   f.bth.resv7 |= wire::kBthEunomiaMetaBit;
   f.eunomia.head = head;
   f.eunomia.last = last;
   tagged_.inc();
 }
 
-bool SenderAgent::holds(uint32_t qi, bool last_of_ooo_write, uint32_t send_psn, uint32_t una) {
+bool SenderAgentCore::holds(uint32_t qi, bool last_of_ooo_write, uint32_t send_psn, uint32_t una) {
   if (!last_of_ooo_write || send_psn == una) return false;
   const uint32_t key = send_psn + 1;  // 0: none counted yet
   if (qi < held_psn_.size() && held_psn_[qi] != key) {
@@ -46,13 +46,13 @@ bool SenderAgent::holds(uint32_t qi, bool last_of_ooo_write, uint32_t send_psn, 
   return true;
 }
 
-std::vector<uint64_t>& SenderAgent::row(uint32_t qi) {
+std::vector<uint64_t>& SenderAgentCore::row(uint32_t qi) {
   auto& r = board_[qi];
   if (r.empty()) r.assign((window_ + 63) / 64, 0);
   return r;
 }
 
-void SenderAgent::on_sack(uint32_t qi, uint32_t psn, uint32_t una) {
+void SenderAgentCore::on_sack(uint32_t qi, uint32_t psn, uint32_t una) {
   sacks_.inc();
   if (qi >= board_.size()) return;
   const int32_t d = wire::psn_diff(psn, una);
@@ -61,7 +61,8 @@ void SenderAgent::on_sack(uint32_t qi, uint32_t psn, uint32_t una) {
   row(qi)[i / 64] |= uint64_t{1} << (i % 64);
 }
 
-void SenderAgent::on_feedback(sender::SendState& s, uint32_t qi, const wire::SchemeFeedback& fb) {
+void SenderAgentCore::on_feedback(sender::SendState& s, uint32_t qi,
+                                  const wire::SchemeFeedback& fb) {
   using F = wire::SchemeFeedback;
   switch (fb.type) {
     case F::kSack:
@@ -77,7 +78,7 @@ void SenderAgent::on_feedback(sender::SendState& s, uint32_t qi, const wire::Sch
   }
 }
 
-void SenderAgent::advanced(uint32_t qi, uint32_t from, uint32_t to) {
+void SenderAgentCore::advanced(uint32_t qi, uint32_t from, uint32_t to) {
   if (qi >= board_.size() || board_[qi].empty()) return;
   const int32_t n = wire::psn_diff(to, from);
   if (n <= 0) return;
@@ -92,13 +93,13 @@ void SenderAgent::advanced(uint32_t qi, uint32_t from, uint32_t to) {
   }
 }
 
-bool SenderAgent::sacked(uint32_t qi, uint32_t psn) const {
+bool SenderAgentCore::sacked(uint32_t qi, uint32_t psn) const {
   if (qi >= board_.size() || board_[qi].empty()) return false;
   const uint32_t i = psn % window_;
   return (board_[qi][i / 64] >> (i % 64)) & 1u;
 }
 
-void SenderAgent::on_timeout(sender::SendState& s, uint32_t qi) {
+void SenderAgentCore::on_timeout(sender::SendState& s, uint32_t qi) {
   const uint32_t una = s.una(qi), high = s.high(qi);
   // Selective repeat of what no SACK marked when every outstanding PSN belongs to a
   // WRITE or SEND; READ spans go back N.

@@ -1,4 +1,4 @@
-// Eunomia memory controller (see eunomia_memory_controller.h for the storage, the
+// Eunomia memory controller (see memory_controller_core.h for the storage, the
 // allocation rules and the cost model).
 //
 // Choices where the design leaves room:
@@ -10,13 +10,13 @@
 //  * Bookkeeping vectors (kind_, owner_) and the used/peak counters are model state for
 //    occupancy reports and invariants; the hardware has only master_array, the allocation
 //    bitmap and metadata_start_index.
-#include "model/ordering/eunomia_memory_controller.h"
+#include "model/eunomia/memory_controller_core.h"
 
 #include <stdexcept>
 
-namespace oonic::ordering {
+namespace oonic::eunomia {
 
-EunomiaCost& EunomiaCost::operator+=(const EunomiaCost& o) {
+Cost& Cost::operator+=(const Cost& o) {
   index_accesses += o.index_accesses;
   meta_reads += o.meta_reads;
   meta_writes += o.meta_writes;
@@ -28,15 +28,15 @@ EunomiaCost& EunomiaCost::operator+=(const EunomiaCost& o) {
   return *this;
 }
 
-EunomiaMemoryController::EunomiaMemoryController(const Params& p) : p_(p) {
+MemoryControllerCore::MemoryControllerCore(const Params& p) : p_(p) {
   if (p_.blocks < 1 || p_.blocks > 0xFFFF)
-    throw std::invalid_argument("EunomiaMemoryController: blocks must be 1..65535");
+    throw std::invalid_argument("MemoryControllerCore: blocks must be 1..65535");
   if (p_.max_connections < 1 || p_.max_connections > 256)
-    throw std::invalid_argument("EunomiaMemoryController: max_connections must be 1..256");
+    throw std::invalid_argument("MemoryControllerCore: max_connections must be 1..256");
   if (p_.metadata_blocks < kFixedMetaBlocks || p_.metadata_blocks > p_.blocks)
-    throw std::invalid_argument("EunomiaMemoryController: metadata_blocks must be 8..blocks");
+    throw std::invalid_argument("MemoryControllerCore: metadata_blocks must be 8..blocks");
   if (p_.alloc_bits_per_cycle < 1)
-    throw std::invalid_argument("EunomiaMemoryController: alloc_bits_per_cycle must be >= 1");
+    throw std::invalid_argument("MemoryControllerCore: alloc_bits_per_cycle must be >= 1");
   master_.assign(static_cast<size_t>(p_.blocks) * kBlockBytes, 0);
   alloc_bits_.assign((p_.blocks + 63) / 64, 0);
   index_.assign(static_cast<size_t>(p_.max_connections) * 3, 0);
@@ -51,21 +51,21 @@ EunomiaMemoryController::EunomiaMemoryController(const Params& p) : p_(p) {
 
 // ---- allocation bitmap ---------------------------------------------------------------
 
-bool EunomiaMemoryController::block_in_use(uint32_t block) const {
+bool MemoryControllerCore::block_in_use(uint32_t block) const {
   return (alloc_bits_[block / 64] >> (block % 64)) & 1u;
 }
 
-bool EunomiaMemoryController::alloc_bitmap_empty() const {
+bool MemoryControllerCore::alloc_bitmap_empty() const {
   for (uint64_t w : alloc_bits_)
     if (w != 0) return false;
   return true;
 }
 
-uint32_t EunomiaMemoryController::scan_cycles(uint32_t bits) const {
+uint32_t MemoryControllerCore::scan_cycles(uint32_t bits) const {
   return (bits + p_.alloc_bits_per_cycle - 1) / p_.alloc_bits_per_cycle;
 }
 
-void EunomiaMemoryController::set_alloc(uint32_t first, uint32_t n, bool used, EunomiaCost* cost) {
+void MemoryControllerCore::set_alloc(uint32_t first, uint32_t n, bool used, Cost* cost) {
   for (uint32_t b = first; b < first + n; ++b) {
     if (used)
       alloc_bits_[b / 64] |= uint64_t{1} << (b % 64);
@@ -78,21 +78,21 @@ void EunomiaMemoryController::set_alloc(uint32_t first, uint32_t n, bool used, E
   }
 }
 
-void EunomiaMemoryController::note_peaks() {
+void MemoryControllerCore::note_peaks() {
   if (bitmap_used_ > peak_bitmap_) peak_bitmap_ = bitmap_used_;
   if (meta_used_ > peak_meta_) peak_meta_ = meta_used_;
   if (used_blocks() > peak_used_) peak_used_ = used_blocks();
 }
 
-void EunomiaMemoryController::reset_peaks() {
+void MemoryControllerCore::reset_peaks() {
   peak_bitmap_ = bitmap_used_;
   peak_meta_ = meta_used_;
   peak_used_ = used_blocks();
 }
 
-bool EunomiaMemoryController::alloc_metadata(uint32_t conn, uint32_t* dba, EunomiaCost* cost) {
+bool MemoryControllerCore::alloc_metadata(uint32_t conn, uint32_t* dba, Cost* cost) {
   if (conn >= p_.max_connections)
-    throw std::out_of_range("EunomiaMemoryController::alloc_metadata: connection out of range");
+    throw std::out_of_range("MemoryControllerCore::alloc_metadata: connection out of range");
   if (has_metadata(conn)) return false;
   const uint32_t k = p_.metadata_blocks;
   // Backward from the tail: the first run of k free blocks met.
@@ -129,9 +129,8 @@ bool EunomiaMemoryController::alloc_metadata(uint32_t conn, uint32_t* dba, Eunom
   return true;
 }
 
-bool EunomiaMemoryController::alloc_bitmap(uint32_t conn, uint32_t n, uint32_t* first,
-                                           EunomiaCost* cost) {
-  if (n < 1) throw std::invalid_argument("EunomiaMemoryController::alloc_bitmap: n must be >= 1");
+bool MemoryControllerCore::alloc_bitmap(uint32_t conn, uint32_t n, uint32_t* first, Cost* cost) {
+  if (n < 1) throw std::invalid_argument("MemoryControllerCore::alloc_bitmap: n must be >= 1");
   uint32_t run = 0, examined = 0;
   bool found = false;
   uint32_t start = 0;
@@ -160,12 +159,12 @@ bool EunomiaMemoryController::alloc_bitmap(uint32_t conn, uint32_t n, uint32_t* 
   return true;
 }
 
-void EunomiaMemoryController::free_bitmap(uint32_t first, uint32_t n, EunomiaCost* cost) {
+void MemoryControllerCore::free_bitmap(uint32_t first, uint32_t n, Cost* cost) {
   if (first + n > p_.blocks)
-    throw std::out_of_range("EunomiaMemoryController::free_bitmap: range out of master_array");
+    throw std::out_of_range("MemoryControllerCore::free_bitmap: range out of master_array");
   for (uint32_t b = first; b < first + n; ++b) {
     if (kind_[b] != Kind::kBitmap)
-      throw std::logic_error("EunomiaMemoryController::free_bitmap: block " + std::to_string(b) +
+      throw std::logic_error("MemoryControllerCore::free_bitmap: block " + std::to_string(b) +
                              " is not a bitmap block");
     kind_[b] = Kind::kFree;
     owner_[b] = -1;
@@ -174,7 +173,7 @@ void EunomiaMemoryController::free_bitmap(uint32_t first, uint32_t n, EunomiaCos
   bitmap_used_ -= n;
 }
 
-void EunomiaMemoryController::free_metadata(uint32_t conn, EunomiaCost* cost) {
+void MemoryControllerCore::free_metadata(uint32_t conn, Cost* cost) {
   const uint32_t dba = read_dba(conn, nullptr);
   if (dba == kNullDba) return;
   const uint32_t k = p_.metadata_blocks;
@@ -192,7 +191,7 @@ void EunomiaMemoryController::free_metadata(uint32_t conn, EunomiaCost* cost) {
 
 // ---- metadata_start_index ------------------------------------------------------------
 
-uint32_t EunomiaMemoryController::read_dba(uint32_t conn, EunomiaCost* cost) const {
+uint32_t MemoryControllerCore::read_dba(uint32_t conn, Cost* cost) const {
   if (conn >= p_.max_connections) return kNullDba;
   if (cost) cost->index_accesses += 1;
   if (index_[3 * conn] != static_cast<uint8_t>(conn)) return kNullDba;
@@ -202,79 +201,74 @@ uint32_t EunomiaMemoryController::read_dba(uint32_t conn, EunomiaCost* cost) con
 
 // ---- master_array --------------------------------------------------------------------
 
-uint16_t EunomiaMemoryController::read_block(uint32_t block, bool metadata,
-                                             EunomiaCost* cost) const {
-  if (block >= p_.blocks) throw std::out_of_range("EunomiaMemoryController: block out of range");
+uint16_t MemoryControllerCore::read_block(uint32_t block, bool metadata, Cost* cost) const {
+  if (block >= p_.blocks) throw std::out_of_range("MemoryControllerCore: block out of range");
   if (cost) (metadata ? cost->meta_reads : cost->bitmap_reads) += 1;
   const size_t a = static_cast<size_t>(block) * kBlockBytes;
   return static_cast<uint16_t>(master_[a] | (master_[a + 1] << 8));
 }
 
-void EunomiaMemoryController::write_block(uint32_t block, uint16_t v, bool metadata,
-                                          EunomiaCost* cost) {
-  if (block >= p_.blocks) throw std::out_of_range("EunomiaMemoryController: block out of range");
+void MemoryControllerCore::write_block(uint32_t block, uint16_t v, bool metadata, Cost* cost) {
+  if (block >= p_.blocks) throw std::out_of_range("MemoryControllerCore: block out of range");
   if (cost) (metadata ? cost->meta_writes : cost->bitmap_writes) += 1;
   const size_t a = static_cast<size_t>(block) * kBlockBytes;
   master_[a] = static_cast<uint8_t>(v & 0xFF);
   master_[a + 1] = static_cast<uint8_t>(v >> 8);
 }
 
-uint32_t EunomiaMemoryController::meta_byte_addr(uint32_t dba, uint32_t off) const {
+uint32_t MemoryControllerCore::meta_byte_addr(uint32_t dba, uint32_t off) const {
   if (dba >= p_.blocks || off >= p_.metadata_blocks * kBlockBytes)
-    throw std::out_of_range("EunomiaMemoryController: metadata field out of the run");
+    throw std::out_of_range("MemoryControllerCore: metadata field out of the run");
   return dba * kBlockBytes + off;
 }
 
 // 4-byte fields start on a block boundary: two block accesses.
-uint32_t EunomiaMemoryController::read_u32(uint32_t dba, uint32_t off, EunomiaCost* c) const {
+uint32_t MemoryControllerCore::read_u32(uint32_t dba, uint32_t off, Cost* c) const {
   const uint32_t a = meta_byte_addr(dba, off);
   const uint32_t lo = read_block(a / kBlockBytes, true, c);
   const uint32_t hi = read_block(a / kBlockBytes + 1, true, c);
   return lo | (hi << 16);
 }
 
-void EunomiaMemoryController::write_u32(uint32_t dba, uint32_t off, uint32_t v, EunomiaCost* c) {
+void MemoryControllerCore::write_u32(uint32_t dba, uint32_t off, uint32_t v, Cost* c) {
   const uint32_t a = meta_byte_addr(dba, off);
   write_block(a / kBlockBytes, static_cast<uint16_t>(v & 0xFFFF), true, c);
   write_block(a / kBlockBytes + 1, static_cast<uint16_t>(v >> 16), true, c);
 }
 
-void EunomiaMemoryController::read_head_bm(uint32_t dba, uint8_t* id, uint8_t* index,
-                                           EunomiaCost* c) const {
+void MemoryControllerCore::read_head_bm(uint32_t dba, uint8_t* id, uint8_t* index, Cost* c) const {
   const uint16_t v = read_block(meta_byte_addr(dba, kOffHeadBmId) / kBlockBytes, true, c);
   *id = static_cast<uint8_t>(v & 0xFF);
   *index = static_cast<uint8_t>(v >> 8);
 }
 
-void EunomiaMemoryController::write_head_bm(uint32_t dba, uint8_t id, uint8_t index,
-                                            EunomiaCost* c) {
+void MemoryControllerCore::write_head_bm(uint32_t dba, uint8_t id, uint8_t index, Cost* c) {
   write_block(meta_byte_addr(dba, kOffHeadBmId) / kBlockBytes,
               static_cast<uint16_t>(id | (index << 8)), true, c);
 }
 
-void EunomiaMemoryController::read_sizes(uint32_t dba, uint8_t* circ, uint8_t* dyn,
-                                         EunomiaCost* c) const {
+void MemoryControllerCore::read_sizes(uint32_t dba, uint8_t* circ, uint8_t* dyn, Cost* c) const {
   const uint16_t v = read_block(meta_byte_addr(dba, kOffCircSize) / kBlockBytes, true, c);
   *circ = static_cast<uint8_t>(v & 0xFF);
   *dyn = static_cast<uint8_t>(v >> 8);
 }
 
-void EunomiaMemoryController::write_sizes(uint32_t dba, uint8_t circ, uint8_t dyn, EunomiaCost* c) {
+void MemoryControllerCore::write_sizes(uint32_t dba, uint8_t circ, uint8_t dyn, Cost* c) {
   write_block(meta_byte_addr(dba, kOffCircSize) / kBlockBytes,
               static_cast<uint16_t>(circ | (dyn << 8)), true, c);
 }
 
-uint16_t EunomiaMemoryController::read_row_addr(uint32_t dba, uint32_t r, EunomiaCost* c) const {
+uint16_t MemoryControllerCore::read_row_addr(uint32_t dba, uint32_t r, Cost* c) const {
   return read_block(meta_byte_addr(dba, kOffRowAddr + 2 * r) / kBlockBytes, true, c);
 }
 
-void EunomiaMemoryController::write_row_addr(uint32_t dba, uint32_t r, uint16_t v, EunomiaCost* c) {
+void MemoryControllerCore::write_row_addr(uint32_t dba, uint32_t r, uint16_t v, Cost* c) {
   write_block(meta_byte_addr(dba, kOffRowAddr + 2 * r) / kBlockBytes, v, true, c);
 }
 
 // ---- invariants ----------------------------------------------------------------------
 
-bool EunomiaMemoryController::check_invariants(std::string* why) const {
+bool MemoryControllerCore::check_invariants(std::string* why) const {
   auto fail = [why](const std::string& msg) {
     if (why) *why = msg;
     return false;
@@ -330,4 +324,4 @@ bool EunomiaMemoryController::check_invariants(std::string* why) const {
   return true;
 }
 
-}  // namespace oonic::ordering
+}  // namespace oonic::eunomia

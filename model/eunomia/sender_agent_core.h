@@ -23,9 +23,9 @@
 
 namespace oonic::eunomia {
 
-class SenderAgent final : public sender::LossRecovery {
+class SenderAgentCore final : public sender::LossRecovery {
  public:
-  SenderAgent(const StatGroup& stats, uint32_t max_qps, uint32_t window_psns);
+  SenderAgentCore(const StatGroup& stats, uint32_t max_qps, uint32_t window_psns);
   const char* name() const override { return "eunomia"; }
 
   void advanced(uint32_t qi, uint32_t from, uint32_t to) override;

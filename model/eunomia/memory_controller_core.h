@@ -32,7 +32,7 @@
 // A metadata run is metadata_blocks blocks: 8 blocks of fixed fields + one block per row,
 // so metadata_blocks >= 8 + max rows (the HD bitmap checks it).
 //
-// Cost model (every operation adds to an EunomiaCost; cycles() is the sum of its parts):
+// Cost model (every operation adds to an Cost; cycles() is the sum of its parts):
 //   metadata_start_index  1 cycle per entry read or write (index_accesses).
 //   master_array          1 cycle per 2-byte block read or written (single port): a 4-byte
 //                         field costs 2, a 1-byte field costs the 1 block it shares with
@@ -46,17 +46,17 @@
 //                         blocks % W == 0 this equals the number of aligned W-bit words read.)
 //   allocation updates    marking a run used or free is a read-modify-write of every aligned
 //                         W-bit word of the allocation bitmap the run touches: 1 cycle each.
-// Calls with a null EunomiaCost* are inspections (tests, invariants, VCD): uncounted.
+// Calls with a null Cost* are inspections (tests, invariants, VCD): uncounted.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace oonic::ordering {
+namespace oonic::eunomia {
 
 // Cost of one or more memory-controller operations.
-struct EunomiaCost {
+struct Cost {
   uint32_t index_accesses = 0;       // metadata_start_index entry reads + writes
   uint32_t meta_reads = 0;           // master_array metadata blocks read
   uint32_t meta_writes = 0;          // master_array metadata blocks written
@@ -69,10 +69,10 @@ struct EunomiaCost {
     return index_accesses + meta_reads + meta_writes + bitmap_reads + bitmap_writes +
            alloc_scan_cycles + alloc_update_cycles;
   }
-  EunomiaCost& operator+=(const EunomiaCost& o);
+  Cost& operator+=(const Cost& o);
 };
 
-class EunomiaMemoryController {
+class MemoryControllerCore {
  public:
   struct Params {
     uint32_t blocks = 1024;              // master_array blocks (2 B each), 1..65535
@@ -89,7 +89,7 @@ class EunomiaMemoryController {
                             kOffRowAddr = 16;
   static constexpr uint32_t kFixedMetaBlocks = kOffRowAddr / kBlockBytes;  // 8
 
-  explicit EunomiaMemoryController(const Params& p);
+  explicit MemoryControllerCore(const Params& p);
   const Params& params() const { return p_; }
 
   // ---- allocation (counted) --------------------------------------------------------
@@ -97,44 +97,40 @@ class EunomiaMemoryController {
   // free blocks, mark them used, write conn's metadata_start_index entry (1 index write).
   // False (nothing changed; the failed search is still counted) when no run is free or
   // conn already has metadata.
-  bool alloc_metadata(uint32_t conn, uint32_t* dba, EunomiaCost* cost);
+  bool alloc_metadata(uint32_t conn, uint32_t* dba, Cost* cost);
   // New bitmap block(s): first fit of n consecutive free blocks searching forward from
   // the head; marks them used (owner conn, for bookkeeping). False when none fits.
-  bool alloc_bitmap(uint32_t conn, uint32_t n, uint32_t* first, EunomiaCost* cost);
+  bool alloc_bitmap(uint32_t conn, uint32_t n, uint32_t* first, Cost* cost);
   // Reset on completion: mark blocks free (data kept).
-  void free_bitmap(uint32_t first, uint32_t n, EunomiaCost* cost);
+  void free_bitmap(uint32_t first, uint32_t n, Cost* cost);
   // Frees conn's metadata run and invalidates its index entry (1 index write).
-  void free_metadata(uint32_t conn, EunomiaCost* cost);
+  void free_metadata(uint32_t conn, Cost* cost);
 
   // ---- metadata_start_index --------------------------------------------------------
   // conn's DBA or kNullDba; 1 index read when counted.
-  uint32_t read_dba(uint32_t conn, EunomiaCost* cost) const;
+  uint32_t read_dba(uint32_t conn, Cost* cost) const;
   bool has_metadata(uint32_t conn) const { return read_dba(conn, nullptr) != kNullDba; }
 
   // ---- master_array access: one counted access per 2-byte block --------------------
-  uint16_t read_block(uint32_t block, bool metadata, EunomiaCost* cost) const;
-  void write_block(uint32_t block, uint16_t v, bool metadata, EunomiaCost* cost);
+  uint16_t read_block(uint32_t block, bool metadata, Cost* cost) const;
+  void write_block(uint32_t block, uint16_t v, bool metadata, Cost* cost);
 
   // Figure 7 field accessors (metadata blocks; dba = first block of the run).
-  uint32_t read_head(uint32_t dba, EunomiaCost* c) const { return read_u32(dba, kOffHead, c); }
-  void write_head(uint32_t dba, uint32_t v, EunomiaCost* c) { write_u32(dba, kOffHead, v, c); }
-  uint32_t read_tail(uint32_t dba, EunomiaCost* c) const { return read_u32(dba, kOffTail, c); }
-  void write_tail(uint32_t dba, uint32_t v, EunomiaCost* c) { write_u32(dba, kOffTail, v, c); }
-  uint32_t read_last_seq(uint32_t dba, EunomiaCost* c) const {
-    return read_u32(dba, kOffLastSeq, c);
-  }
-  void write_last_seq(uint32_t dba, uint32_t v, EunomiaCost* c) {
-    write_u32(dba, kOffLastSeq, v, c);
-  }
+  uint32_t read_head(uint32_t dba, Cost* c) const { return read_u32(dba, kOffHead, c); }
+  void write_head(uint32_t dba, uint32_t v, Cost* c) { write_u32(dba, kOffHead, v, c); }
+  uint32_t read_tail(uint32_t dba, Cost* c) const { return read_u32(dba, kOffTail, c); }
+  void write_tail(uint32_t dba, uint32_t v, Cost* c) { write_u32(dba, kOffTail, v, c); }
+  uint32_t read_last_seq(uint32_t dba, Cost* c) const { return read_u32(dba, kOffLastSeq, c); }
+  void write_last_seq(uint32_t dba, uint32_t v, Cost* c) { write_u32(dba, kOffLastSeq, v, c); }
   // Head BM ID (low byte) and Head BM Index (high byte) share one block.
-  void read_head_bm(uint32_t dba, uint8_t* id, uint8_t* index, EunomiaCost* c) const;
-  void write_head_bm(uint32_t dba, uint8_t id, uint8_t index, EunomiaCost* c);
+  void read_head_bm(uint32_t dba, uint8_t* id, uint8_t* index, Cost* c) const;
+  void write_head_bm(uint32_t dba, uint8_t id, uint8_t index, Cost* c);
   // Circular BM Size (low byte) and Dynamic Size (high byte) share one block.
-  void read_sizes(uint32_t dba, uint8_t* circ, uint8_t* dyn, EunomiaCost* c) const;
-  void write_sizes(uint32_t dba, uint8_t circ, uint8_t dyn, EunomiaCost* c);
+  void read_sizes(uint32_t dba, uint8_t* circ, uint8_t* dyn, Cost* c) const;
+  void write_sizes(uint32_t dba, uint8_t circ, uint8_t dyn, Cost* c);
   // The raw 2-byte address entry of row r (absolute for r = 0, relative otherwise).
-  uint16_t read_row_addr(uint32_t dba, uint32_t r, EunomiaCost* c) const;
-  void write_row_addr(uint32_t dba, uint32_t r, uint16_t v, EunomiaCost* c);
+  uint16_t read_row_addr(uint32_t dba, uint32_t r, Cost* c) const;
+  void write_row_addr(uint32_t dba, uint32_t r, uint16_t v, Cost* c);
 
   // ---- occupancy (uncounted) --------------------------------------------------------
   uint32_t used_blocks() const { return bitmap_used_ + meta_used_; }
@@ -177,12 +173,12 @@ class EunomiaMemoryController {
   uint32_t bitmap_used_ = 0, meta_used_ = 0, index_used_ = 0;
   uint32_t peak_bitmap_ = 0, peak_meta_ = 0, peak_used_ = 0;
 
-  void set_alloc(uint32_t first, uint32_t n, bool used, EunomiaCost* cost);
+  void set_alloc(uint32_t first, uint32_t n, bool used, Cost* cost);
   uint32_t scan_cycles(uint32_t bits) const;
   void note_peaks();
-  uint32_t read_u32(uint32_t dba, uint32_t off, EunomiaCost* c) const;
-  void write_u32(uint32_t dba, uint32_t off, uint32_t v, EunomiaCost* c);
+  uint32_t read_u32(uint32_t dba, uint32_t off, Cost* c) const;
+  void write_u32(uint32_t dba, uint32_t off, uint32_t v, Cost* c);
   uint32_t meta_byte_addr(uint32_t dba, uint32_t off) const;
 };
 
-}  // namespace oonic::ordering
+}  // namespace oonic::eunomia

@@ -1,6 +1,6 @@
 // Eunomia's hybrid-dynamic (HD) bitmap module (docs/DESIGN.md M2, Eunomia Figure 6) as an
 // OrderingUnit ("eunomia"). The module is stateless logic: every connection's bitmap and
-// its metadata live in an EunomiaMemoryController (master_array, Figure 7 layout); per
+// its metadata live in an MemoryControllerCore (master_array, Figure 7 layout); per
 // connection the unit keeps only transport state (open, ePSN, whether the first packet
 // was seen) and conn_module_valid (a bitmap exists: mirrors a non-NULL DBA), which the
 // packet driver would hold.
@@ -39,7 +39,7 @@
 //    set), kNack when the packet could not be tracked (beyond the cap, or master_array full:
 //    kPoolExhausted) and was dropped.
 //
-// Cost (Outcome): the controller's EunomiaCost of the call: 1 cycle per index access, per
+// Cost (Outcome): the controller's Cost of the call: 1 cycle per index access, per
 // master_array block read or written, plus allocation search/update cycles.
 //   node_accesses  = index accesses + metadata block reads/writes
 //   block_accesses = bitmap block reads/writes
@@ -62,24 +62,24 @@
 #include <string>
 #include <vector>
 
-#include "model/ordering/eunomia_memory_controller.h"
+#include "model/eunomia/memory_controller_core.h"
 #include "model/ordering/ordering_unit.h"
 
-namespace oonic::ordering {
+namespace oonic::eunomia {
 
-class EunomiaHdBitmap : public OrderingUnit {
+class HdBitmapCore : public ordering::OrderingUnit {
  public:
   struct Params {
-    uint32_t block_bits = 16;                // B: bits per row (multiple of 16, 16..256)
-    uint32_t max_bitmap_bits = 256;          // cap: R = max_bitmap_bits / B rows (1..255)
-    EunomiaMemoryController::Params memory;  // of the controller the unit owns
+    uint32_t block_bits = 16;             // B: bits per row (multiple of 16, 16..256)
+    uint32_t max_bitmap_bits = 256;       // cap: R = max_bitmap_bits / B rows (1..255)
+    MemoryControllerCore::Params memory;  // of the controller the unit owns
   };
   // Owns its controller (built from p.memory).
-  explicit EunomiaHdBitmap(const Params& p);
+  explicit HdBitmapCore(const Params& p);
   // Uses a controller shared with other modules (p.memory ignored); the modules must
   // serve disjoint connections.
-  EunomiaHdBitmap(const Params& p, EunomiaMemoryController& shared);
-  ~EunomiaHdBitmap() override;
+  HdBitmapCore(const Params& p, MemoryControllerCore& shared);
+  ~HdBitmapCore() override;
   const char* name() const override { return "eunomia"; }
 
   // open: start_psn is the transport's ePSN (otd ignored). Reopening closes first.
@@ -87,8 +87,8 @@ class EunomiaHdBitmap : public OrderingUnit {
   // Frees the connection's bitmap and metadata (uncounted).
   void close(uint32_t qp) override;
   bool is_open(uint32_t qp) const override;
-  Outcome receive(uint32_t qp, uint32_t psn) override;
-  Outcome receive(uint32_t qp, uint32_t psn, const PacketMeta& meta) override;
+  ordering::Outcome receive(uint32_t qp, uint32_t psn) override;
+  ordering::Outcome receive(uint32_t qp, uint32_t psn, const ordering::PacketMeta& meta) override;
   uint32_t epsn(uint32_t qp) const override;
   uint32_t blocks_held(uint32_t qp) const override;
   uint32_t bitmap_blocks_held(uint32_t qp) const;
@@ -100,7 +100,7 @@ class EunomiaHdBitmap : public OrderingUnit {
 
   // What the last receive() did, in detail (its cost and structural events).
   struct Detail {
-    EunomiaCost cost;
+    Cost cost;
     bool created = false;     // the bitmap was created by this packet
     uint32_t rows_added = 0;  // linear rows added
     bool merged = false;      // linear part merged into the circular part
@@ -118,8 +118,8 @@ class EunomiaHdBitmap : public OrderingUnit {
   // Uncounted view of a connection's state as stored in master_array.
   struct View {
     bool has_bitmap = false;
-    uint32_t dba = EunomiaMemoryController::kNullDba;
-    uint32_t head = 0, tail = 0, last_seq = EunomiaMemoryController::kLastUnknown;
+    uint32_t dba = MemoryControllerCore::kNullDba;
+    uint32_t head = 0, tail = 0, last_seq = MemoryControllerCore::kLastUnknown;
     uint8_t head_bm_id = 0, head_bm_index = 0, circ_rows = 0, dyn_rows = 0;
     std::vector<uint32_t> row_blocks;  // absolute first block of each row (0..C+L-1)
   };
@@ -129,8 +129,8 @@ class EunomiaHdBitmap : public OrderingUnit {
   std::vector<uint32_t> pending_psns(uint32_t qp) const;
   uint32_t max_rows() const { return rows_cap_; }
   const Params& params() const { return p_; }
-  EunomiaMemoryController& controller() { return *mc_; }
-  const EunomiaMemoryController& controller() const { return *mc_; }
+  MemoryControllerCore& controller() { return *mc_; }
+  const MemoryControllerCore& controller() const { return *mc_; }
 
  private:
   struct Conn {
@@ -142,8 +142,8 @@ class EunomiaHdBitmap : public OrderingUnit {
   struct Call;  // per-call registers (loaded header, dirty flags, cached row 0 address)
 
   Params p_;
-  std::unique_ptr<EunomiaMemoryController> owned_;
-  EunomiaMemoryController* mc_ = nullptr;
+  std::unique_ptr<MemoryControllerCore> owned_;
+  MemoryControllerCore* mc_ = nullptr;
   uint32_t words_per_row_ = 1;  // B / 16
   uint32_t rows_cap_ = 16;      // R
   std::vector<Conn> conns_;
@@ -151,17 +151,18 @@ class EunomiaHdBitmap : public OrderingUnit {
   uint64_t creations_ = 0, merges_ = 0, merge_violations_ = 0, gcs_ = 0;
 
   void validate();
-  Outcome finish(Outcome out, uint32_t qp, uint32_t held_before);
-  void create(uint32_t qp, uint32_t psn, const PacketMeta& meta, Outcome* out);
-  void track(uint32_t qp, uint32_t psn, const PacketMeta& meta, Outcome* out);
-  bool grow(uint32_t qp, Call& c, uint32_t psn, Outcome* out);
-  void advance(uint32_t qp, Call& c, uint32_t psn, const PacketMeta& meta, Outcome* out);
+  ordering::Outcome finish(ordering::Outcome out, uint32_t qp, uint32_t held_before);
+  void create(uint32_t qp, uint32_t psn, const ordering::PacketMeta& meta, ordering::Outcome* out);
+  void track(uint32_t qp, uint32_t psn, const ordering::PacketMeta& meta, ordering::Outcome* out);
+  bool grow(uint32_t qp, Call& c, uint32_t psn, ordering::Outcome* out);
+  void advance(uint32_t qp, Call& c, uint32_t psn, const ordering::PacketMeta& meta,
+               ordering::Outcome* out);
   uint32_t row_block(Call& c, uint32_t r);
   bool map(const Call& c, uint32_t psn, uint32_t* row, uint32_t* bit) const;
   void load_last(Call& c);
   void write_back(Call& c);
-  void release(uint32_t qp, EunomiaCost* cost);
+  void release(uint32_t qp, Cost* cost);
   bool check_conn(uint32_t qp, std::string* why, uint32_t* bitmap_blocks) const;
 };
 
-}  // namespace oonic::ordering
+}  // namespace oonic::eunomia

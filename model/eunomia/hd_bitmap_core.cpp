@@ -1,4 +1,4 @@
-// Eunomia HD bitmap module (see eunomia_hd_bitmap.h for the behaviour and the cost
+// Eunomia HD bitmap module (see hd_bitmap_core.h for the behaviour and the cost
 // summary). Access sequence of every path (each item is counted by the controller; these
 // are the numbers the unit tests derive their expectations from):
 //
@@ -43,67 +43,66 @@
 //      header write-back: Head 2, Head BM 1, Tail 2 (when it moved: no linear part, or a
 //      merge), sizes 1 (merge), Last Seq 2 (when changed).
 //  Write-back: only the fields the call changed; a 4-byte field is written whole (2).
-#include "model/ordering/eunomia_hd_bitmap.h"
+#include "model/eunomia/hd_bitmap_core.h"
 
 #include <algorithm>
 #include <stdexcept>
 
 #include "model/wire/roce.h"
 
-namespace oonic::ordering {
+namespace oonic::eunomia {
 
 namespace {
-using Mc = EunomiaMemoryController;
+using Mc = MemoryControllerCore;
 constexpr uint32_t kWordBits = 16;  // bits of one master_array block
 }  // namespace
 
-struct EunomiaHdBitmap::Call {
+struct HdBitmapCore::Call {
   uint32_t dba = Mc::kNullDba;
   uint32_t head = 0, tail = 0, last = Mc::kLastUnknown;
   uint8_t hid = 0, hidx = 0, circ = 0, dyn = 0;
   bool last_loaded = false;
   bool d_head = false, d_tail = false, d_last = false, d_hbm = false, d_sizes = false;
   int64_t addr0 = -1;  // row 0's block once read (or allocated) in this call
-  EunomiaCost* cost = nullptr;
+  Cost* cost = nullptr;
 };
 
-EunomiaHdBitmap::EunomiaHdBitmap(const Params& p)
+HdBitmapCore::HdBitmapCore(const Params& p)
     : p_(p), owned_(std::make_unique<Mc>(p.memory)), mc_(owned_.get()) {
   validate();
 }
 
-EunomiaHdBitmap::EunomiaHdBitmap(const Params& p, EunomiaMemoryController& shared)
-    : p_(p), mc_(&shared) {
+HdBitmapCore::HdBitmapCore(const Params& p, MemoryControllerCore& shared) : p_(p), mc_(&shared) {
   p_.memory = shared.params();
   validate();
 }
 
-EunomiaHdBitmap::~EunomiaHdBitmap() = default;
+HdBitmapCore::~HdBitmapCore() = default;
 
-void EunomiaHdBitmap::validate() {
+void HdBitmapCore::validate() {
   const uint32_t b = p_.block_bits;
   if (b < kWordBits || b > 256 || b % kWordBits != 0)
-    throw std::invalid_argument("EunomiaHdBitmap: block_bits must be a multiple of 16 in 16..256");
+    throw std::invalid_argument("HdBitmapCore: block_bits must be a multiple of 16 in 16..256");
   if (p_.max_bitmap_bits < b || p_.max_bitmap_bits % b != 0)
     throw std::invalid_argument(
-        "EunomiaHdBitmap: max_bitmap_bits must be a positive multiple of block_bits");
+        "HdBitmapCore: max_bitmap_bits must be a positive multiple of block_bits");
   rows_cap_ = p_.max_bitmap_bits / b;
   if (rows_cap_ > 255)
-    throw std::invalid_argument("EunomiaHdBitmap: more than 255 rows (1-byte sizes)");
+    throw std::invalid_argument("HdBitmapCore: more than 255 rows (1-byte sizes)");
   if (p_.max_bitmap_bits >= (1u << 22))
-    throw std::invalid_argument("EunomiaHdBitmap: max_bitmap_bits too large for 24-bit PSNs");
+    throw std::invalid_argument("HdBitmapCore: max_bitmap_bits too large for 24-bit PSNs");
   if (mc_->params().metadata_blocks < Mc::kFixedMetaBlocks + rows_cap_)
     throw std::invalid_argument(
-        "EunomiaHdBitmap: metadata_blocks < 8 + max rows (one address entry per row)");
+        "HdBitmapCore: metadata_blocks < 8 + max rows (one address entry per row)");
   words_per_row_ = b / kWordBits;
   conns_.assign(mc_->params().max_connections, Conn{});
 }
 
 // ---- OrderingUnit basics -------------------------------------------------------------
 
-void EunomiaHdBitmap::open(uint32_t qp, uint32_t start_psn, uint32_t otd) {
+void HdBitmapCore::open(uint32_t qp, uint32_t start_psn, uint32_t otd) {
   (void)otd;
-  if (qp >= conns_.size()) throw std::out_of_range("EunomiaHdBitmap::open: qp out of range");
+  if (qp >= conns_.size()) throw std::out_of_range("HdBitmapCore::open: qp out of range");
   if (conns_[qp].open) close(qp);
   Conn& c = conns_[qp];
   c = Conn{};
@@ -111,22 +110,22 @@ void EunomiaHdBitmap::open(uint32_t qp, uint32_t start_psn, uint32_t otd) {
   c.epsn = start_psn & wire::kPsnMask;
 }
 
-void EunomiaHdBitmap::close(uint32_t qp) {
+void HdBitmapCore::close(uint32_t qp) {
   if (qp >= conns_.size()) return;
   if (conns_[qp].module_valid) release(qp, nullptr);
   conns_[qp].module_valid = false;
   conns_[qp].open = false;
 }
 
-bool EunomiaHdBitmap::is_open(uint32_t qp) const {
+bool HdBitmapCore::is_open(uint32_t qp) const {
   return qp < conns_.size() && conns_[qp].open;
 }
 
-uint32_t EunomiaHdBitmap::epsn(uint32_t qp) const {
+uint32_t HdBitmapCore::epsn(uint32_t qp) const {
   return qp < conns_.size() ? conns_[qp].epsn : 0;
 }
 
-uint32_t EunomiaHdBitmap::bitmap_blocks_held(uint32_t qp) const {
+uint32_t HdBitmapCore::bitmap_blocks_held(uint32_t qp) const {
   if (qp >= conns_.size() || !conns_[qp].module_valid) return 0;
   const uint32_t dba = mc_->read_dba(qp, nullptr);
   uint8_t circ = 0, dyn = 0;
@@ -134,18 +133,18 @@ uint32_t EunomiaHdBitmap::bitmap_blocks_held(uint32_t qp) const {
   return (static_cast<uint32_t>(circ) + dyn) * words_per_row_;
 }
 
-uint32_t EunomiaHdBitmap::metadata_blocks_held(uint32_t qp) const {
+uint32_t HdBitmapCore::metadata_blocks_held(uint32_t qp) const {
   if (qp >= conns_.size() || !conns_[qp].module_valid) return 0;
   return mc_->params().metadata_blocks;
 }
 
-uint32_t EunomiaHdBitmap::blocks_held(uint32_t qp) const {
+uint32_t HdBitmapCore::blocks_held(uint32_t qp) const {
   return bitmap_blocks_held(qp) + metadata_blocks_held(qp);
 }
 
 // ---- helpers -------------------------------------------------------------------------
 
-uint32_t EunomiaHdBitmap::row_block(Call& c, uint32_t r) {
+uint32_t HdBitmapCore::row_block(Call& c, uint32_t r) {
   if (c.addr0 < 0) c.addr0 = mc_->read_row_addr(c.dba, 0, c.cost);
   if (r == 0) return static_cast<uint32_t>(c.addr0);
   const uint16_t rel = mc_->read_row_addr(c.dba, r, c.cost);
@@ -154,7 +153,7 @@ uint32_t EunomiaHdBitmap::row_block(Call& c, uint32_t r) {
 
 // Row and bit of psn (psn >= Head) in the bitmap described by c; false when psn lies past
 // everything the bitmap tracks (past Tail without a linear part, or past the last row).
-bool EunomiaHdBitmap::map(const Call& c, uint32_t psn, uint32_t* row, uint32_t* bit) const {
+bool HdBitmapCore::map(const Call& c, uint32_t psn, uint32_t* row, uint32_t* bit) const {
   const uint32_t b = p_.block_bits;
   const int32_t past_tail = wire::psn_diff(psn, c.tail);
   if (past_tail <= 0) {
@@ -172,13 +171,13 @@ bool EunomiaHdBitmap::map(const Call& c, uint32_t psn, uint32_t* row, uint32_t* 
   return true;
 }
 
-void EunomiaHdBitmap::load_last(Call& c) {
+void HdBitmapCore::load_last(Call& c) {
   if (c.last_loaded) return;
   c.last = mc_->read_last_seq(c.dba, c.cost);
   c.last_loaded = true;
 }
 
-void EunomiaHdBitmap::write_back(Call& c) {
+void HdBitmapCore::write_back(Call& c) {
   if (c.d_head) mc_->write_head(c.dba, c.head, c.cost);
   if (c.d_tail) mc_->write_tail(c.dba, c.tail, c.cost);
   if (c.d_last) mc_->write_last_seq(c.dba, c.last, c.cost);
@@ -187,7 +186,7 @@ void EunomiaHdBitmap::write_back(Call& c) {
 }
 
 // Frees every row and the metadata of qp's bitmap; the DBA becomes NULL.
-void EunomiaHdBitmap::release(uint32_t qp, EunomiaCost* cost) {
+void HdBitmapCore::release(uint32_t qp, Cost* cost) {
   const uint32_t dba = mc_->read_dba(qp, nullptr);
   if (dba == Mc::kNullDba) return;
   uint8_t circ = 0, dyn = 0;
@@ -201,8 +200,8 @@ void EunomiaHdBitmap::release(uint32_t qp, EunomiaCost* cost) {
   if (qp < conns_.size()) conns_[qp].module_valid = false;
 }
 
-Outcome EunomiaHdBitmap::finish(Outcome out, uint32_t qp, uint32_t held_before) {
-  const EunomiaCost& k = last_.cost;
+ordering::Outcome HdBitmapCore::finish(ordering::Outcome out, uint32_t qp, uint32_t held_before) {
+  const Cost& k = last_.cost;
   out.cycles = k.cycles();
   out.node_accesses = k.index_accesses + k.meta_reads + k.meta_writes;
   out.block_accesses = k.bitmap_reads + k.bitmap_writes;
@@ -214,15 +213,16 @@ Outcome EunomiaHdBitmap::finish(Outcome out, uint32_t qp, uint32_t held_before) 
 
 // ---- receive -------------------------------------------------------------------------
 
-Outcome EunomiaHdBitmap::receive(uint32_t qp, uint32_t psn) {
-  return receive(qp, psn, PacketMeta{});
+ordering::Outcome HdBitmapCore::receive(uint32_t qp, uint32_t psn) {
+  return receive(qp, psn, ordering::PacketMeta{});
 }
 
-Outcome EunomiaHdBitmap::receive(uint32_t qp, uint32_t psn, const PacketMeta& meta) {
+ordering::Outcome HdBitmapCore::receive(uint32_t qp, uint32_t psn,
+                                        const ordering::PacketMeta& meta) {
   last_ = Detail{};
-  Outcome out;
+  ordering::Outcome out;
   if (qp >= conns_.size() || !conns_[qp].open) {
-    out.verdict = Verdict::kQpClosed;
+    out.verdict = ordering::Verdict::kQpClosed;
     return out;
   }
   Conn& cn = conns_[qp];
@@ -234,12 +234,12 @@ Outcome EunomiaHdBitmap::receive(uint32_t qp, uint32_t psn, const PacketMeta& me
 
   const int32_t d = wire::psn_diff(psn, cn.epsn);
   if (d < 0) {
-    out.verdict = Verdict::kDuplicate;
-    out.feedback = Feedback::kAck;
+    out.verdict = ordering::Verdict::kDuplicate;
+    out.feedback = ordering::Feedback::kAck;
   } else if (!cn.module_valid && d == 0) {
     cn.epsn = wire::psn_add(cn.epsn, 1);
-    out.verdict = Verdict::kInOrder;
-    out.feedback = Feedback::kAck;
+    out.verdict = ordering::Verdict::kInOrder;
+    out.feedback = ordering::Feedback::kAck;
     out.head_advanced = true;
   } else if (!cn.module_valid) {
     create(qp, psn, meta, &out);
@@ -249,26 +249,27 @@ Outcome EunomiaHdBitmap::receive(uint32_t qp, uint32_t psn, const PacketMeta& me
   return finish(out, qp, held_before);
 }
 
-void EunomiaHdBitmap::create(uint32_t qp, uint32_t psn, const PacketMeta& meta, Outcome* out) {
+void HdBitmapCore::create(uint32_t qp, uint32_t psn, const ordering::PacketMeta& meta,
+                          ordering::Outcome* out) {
   Conn& cn = conns_[qp];
   const uint32_t b = p_.block_bits;
   const uint32_t off = static_cast<uint32_t>(wire::psn_diff(psn, cn.epsn));
   if (off >= rows_cap_ * b) {
-    out->verdict = Verdict::kBeyondWindow;
-    out->feedback = Feedback::kNack;
+    out->verdict = ordering::Verdict::kBeyondWindow;
+    out->feedback = ordering::Feedback::kNack;
     return;
   }
-  EunomiaCost* cost = &last_.cost;
+  Cost* cost = &last_.cost;
   uint32_t dba = 0, blk0 = 0;
   if (!mc_->alloc_metadata(qp, &dba, cost)) {
-    out->verdict = Verdict::kPoolExhausted;
-    out->feedback = Feedback::kNack;
+    out->verdict = ordering::Verdict::kPoolExhausted;
+    out->feedback = ordering::Feedback::kNack;
     return;
   }
   if (!mc_->alloc_bitmap(qp, words_per_row_, &blk0, cost)) {
     mc_->free_metadata(qp, cost);
-    out->verdict = Verdict::kPoolExhausted;
-    out->feedback = Feedback::kNack;
+    out->verdict = ordering::Verdict::kPoolExhausted;
+    out->feedback = ordering::Feedback::kNack;
     return;
   }
   Call c;
@@ -303,15 +304,15 @@ void EunomiaHdBitmap::create(uint32_t qp, uint32_t psn, const PacketMeta& meta, 
   write_back(c);
   last_.created = true;
   ++creations_;
-  out->verdict = Verdict::kOutOfOrder;
-  out->feedback = Feedback::kSack;
+  out->verdict = ordering::Verdict::kOutOfOrder;
+  out->feedback = ordering::Feedback::kSack;
   out->sack_psn = psn;
 }
 
 // Adds linear rows up to the one holding psn (psn past the last linear row, within the
 // cap: the caller checked) and sets psn's bit in it. False (nothing kept) when
 // master_array has no room: out says kPoolExhausted + kNack.
-bool EunomiaHdBitmap::grow(uint32_t qp, Call& c, uint32_t psn, Outcome* out) {
+bool HdBitmapCore::grow(uint32_t qp, Call& c, uint32_t psn, ordering::Outcome* out) {
   const uint32_t b = p_.block_bits;
   const uint32_t j = static_cast<uint32_t>(wire::psn_diff(psn, c.tail)) - 1;
   const uint32_t lrow = j / b;  // linear row index that must exist
@@ -320,8 +321,8 @@ bool EunomiaHdBitmap::grow(uint32_t qp, Call& c, uint32_t psn, Outcome* out) {
     uint32_t blk = 0;
     if (!mc_->alloc_bitmap(qp, words_per_row_, &blk, c.cost)) {
       for (uint32_t g : got) mc_->free_bitmap(g, words_per_row_, c.cost);
-      out->verdict = Verdict::kPoolExhausted;
-      out->feedback = Feedback::kNack;
+      out->verdict = ordering::Verdict::kPoolExhausted;
+      out->feedback = ordering::Feedback::kNack;
       return false;
     }
     got.push_back(blk);
@@ -343,8 +344,9 @@ bool EunomiaHdBitmap::grow(uint32_t qp, Call& c, uint32_t psn, Outcome* out) {
   return true;
 }
 
-void EunomiaHdBitmap::track(uint32_t qp, uint32_t psn, const PacketMeta& meta, Outcome* out) {
-  EunomiaCost* cost = &last_.cost;
+void HdBitmapCore::track(uint32_t qp, uint32_t psn, const ordering::PacketMeta& meta,
+                         ordering::Outcome* out) {
+  Cost* cost = &last_.cost;
   Call c;
   c.cost = cost;
   // Locate: index, then the header (the fields needed to place any PSN).
@@ -368,8 +370,8 @@ void EunomiaHdBitmap::track(uint32_t qp, uint32_t psn, const PacketMeta& meta, O
     const uint16_t m = static_cast<uint16_t>(1u << (bit % kWordBits));
     const uint16_t v = mc_->read_block(blk, false, cost);
     if (v & m) {
-      out->verdict = Verdict::kDuplicate;
-      out->feedback = Feedback::kSack;
+      out->verdict = ordering::Verdict::kDuplicate;
+      out->feedback = ordering::Feedback::kSack;
       out->sack_psn = psn;
     } else {
       mc_->write_block(blk, static_cast<uint16_t>(v | m), false, cost);
@@ -379,8 +381,8 @@ void EunomiaHdBitmap::track(uint32_t qp, uint32_t psn, const PacketMeta& meta, O
     const uint32_t j = static_cast<uint32_t>(wire::psn_diff(psn, c.tail)) - 1;
     if (c.circ + j / p_.block_bits + 1 > rows_cap_) {
       out->locate_cycles = cost->cycles();
-      out->verdict = Verdict::kBeyondWindow;
-      out->feedback = Feedback::kNack;
+      out->verdict = ordering::Verdict::kBeyondWindow;
+      out->feedback = ordering::Feedback::kNack;
       return;
     }
     row_block(c, 0);  // row 0's entry: new entries are relative to it
@@ -389,8 +391,8 @@ void EunomiaHdBitmap::track(uint32_t qp, uint32_t psn, const PacketMeta& meta, O
     tracked = true;
   }
   if (tracked) {
-    out->verdict = Verdict::kOutOfOrder;
-    out->feedback = Feedback::kSack;
+    out->verdict = ordering::Verdict::kOutOfOrder;
+    out->feedback = ordering::Feedback::kSack;
     out->sack_psn = psn;
     if (meta.last) {
       load_last(c);
@@ -404,10 +406,10 @@ void EunomiaHdBitmap::track(uint32_t qp, uint32_t psn, const PacketMeta& meta, O
 }
 
 // psn == Head: clear consecutive ones, move Head, merge, garbage-collect.
-void EunomiaHdBitmap::advance(uint32_t qp, Call& c, uint32_t psn, const PacketMeta& meta,
-                              Outcome* out) {
+void HdBitmapCore::advance(uint32_t qp, Call& c, uint32_t psn, const ordering::PacketMeta& meta,
+                           ordering::Outcome* out) {
   Conn& cn = conns_[qp];
-  EunomiaCost* cost = c.cost;
+  Cost* cost = c.cost;
   const uint32_t b = p_.block_bits;
   const uint32_t head_old = c.head, tail_old = c.tail;
   uint32_t cur = psn;
@@ -475,8 +477,8 @@ void EunomiaHdBitmap::advance(uint32_t qp, Call& c, uint32_t psn, const PacketMe
     c.d_tail = c.tail != tail_old;
   }
   cn.epsn = c.head;
-  out->verdict = Verdict::kInOrder;
-  out->feedback = Feedback::kAck;
+  out->verdict = ordering::Verdict::kInOrder;
+  out->feedback = ordering::Feedback::kAck;
   out->head_advanced = true;
 
   load_last(c);
@@ -511,7 +513,7 @@ void EunomiaHdBitmap::advance(uint32_t qp, Call& c, uint32_t psn, const PacketMe
 
 // ---- inspection ----------------------------------------------------------------------
 
-EunomiaHdBitmap::View EunomiaHdBitmap::view(uint32_t qp) const {
+HdBitmapCore::View HdBitmapCore::view(uint32_t qp) const {
   View v;
   if (qp >= conns_.size()) return v;
   v.dba = mc_->read_dba(qp, nullptr);
@@ -528,7 +530,7 @@ EunomiaHdBitmap::View EunomiaHdBitmap::view(uint32_t qp) const {
   return v;
 }
 
-std::vector<uint32_t> EunomiaHdBitmap::pending_psns(uint32_t qp) const {
+std::vector<uint32_t> HdBitmapCore::pending_psns(uint32_t qp) const {
   std::vector<uint32_t> out;
   const View v = view(qp);
   if (!v.has_bitmap) return out;
@@ -557,7 +559,7 @@ std::vector<uint32_t> EunomiaHdBitmap::pending_psns(uint32_t qp) const {
   return out;
 }
 
-bool EunomiaHdBitmap::check_conn(uint32_t qp, std::string* why, uint32_t* bitmap_blocks) const {
+bool HdBitmapCore::check_conn(uint32_t qp, std::string* why, uint32_t* bitmap_blocks) const {
   auto fail = [why](const std::string& msg) {
     if (why) *why = msg;
     return false;
@@ -616,12 +618,12 @@ bool EunomiaHdBitmap::check_conn(uint32_t qp, std::string* why, uint32_t* bitmap
   return true;
 }
 
-bool EunomiaHdBitmap::check_invariants(uint32_t qp, std::string* why) const {
+bool HdBitmapCore::check_invariants(uint32_t qp, std::string* why) const {
   if (!mc_->check_invariants(why)) return false;
   return qp >= conns_.size() || check_conn(qp, why, nullptr);
 }
 
-bool EunomiaHdBitmap::check_invariants(std::string* why) const {
+bool HdBitmapCore::check_invariants(std::string* why) const {
   if (!mc_->check_invariants(why)) return false;
   uint32_t mine = 0;
   for (uint32_t qp = 0; qp < conns_.size(); ++qp)
@@ -633,4 +635,4 @@ bool EunomiaHdBitmap::check_invariants(std::string* why) const {
   return true;
 }
 
-}  // namespace oonic::ordering
+}  // namespace oonic::eunomia
