@@ -6,7 +6,7 @@
 //   melo+, left,   MeloPlus / Left / LeftPlus (linked_list_bitmap.h): pool of B bits in
 //   left+          M-bit blocks (N blocks, all of them usable by the QP); LEFT's cache
 //                  threshold is the core's default (2 hops).
-//   eunomia-hd     EunomiaHdBitmap: rows of M bits, cap B bits (B / M rows), its own
+//   eunomia-hd     HdBitmapCore: rows of M bits, cap B bits (B / M rows), its own
 //                  master_array (1024 blocks); "blocks held" = bitmap_blocks_held() (rows,
 //                  not its metadata blocks: ORNIC's node array is not counted either).
 //   static-bitmap  StaticBitmap: a B-bit window from ePSN; blocks_held = B / M always.
@@ -27,7 +27,7 @@
 #include <sstream>
 
 #include "model/core/error.h"
-#include "model/ordering/eunomia_hd_bitmap.h"
+#include "model/eunomia/hd_bitmap_core.h"
 #include "model/ordering/left.h"
 #include "model/ordering/melo.h"
 #include "model/ordering/ornic_bitmap.h"
@@ -113,17 +113,17 @@ std::unique_ptr<ordering::OrderingUnit> make_list(const BitmapCompareOptions& o)
 // Eunomia HD bitmap: rows of M bits, capped at the QP's B bits (R = B / M rows); its own
 // master_array (1024 2-byte blocks, the reference build) serves the one QP.
 std::unique_ptr<ordering::OrderingUnit> make_eunomia(const BitmapCompareOptions& o) {
-  ordering::EunomiaHdBitmap::Params p;
+  eunomia::HdBitmapCore::Params p;
   p.block_bits = o.block_bits;
   p.max_bitmap_bits = o.qp_bits;
   // Metadata: 8 header blocks + one address entry per row (the reference 24 = 8 + 16 rows
   // of its 256-bit cap; 28 for 20 rows).
   p.memory.metadata_blocks = std::max(p.memory.metadata_blocks, 8 + o.qp_bits / o.block_bits);
-  return std::make_unique<ordering::EunomiaHdBitmap>(p);
+  return std::make_unique<eunomia::HdBitmapCore>(p);
 }
 
 uint32_t eunomia_bitmap_blocks(const ordering::OrderingUnit& u, uint32_t qp) {
-  return static_cast<const ordering::EunomiaHdBitmap&>(u).bitmap_blocks_held(qp);
+  return static_cast<const eunomia::HdBitmapCore&>(u).bitmap_blocks_held(qp);
 }
 
 // Static bitmap: window_bits = B, held blocks counted in M-bit blocks (B / M, always).
