@@ -11,18 +11,10 @@
 
 #include "model/core/params.h"
 #include "model/core/stats.h"
+#include "tlm/host_memory_params.h"
 #include "tlm/sparse_memory.h"
 
 namespace oonic {
-
-struct HostMemoryParams {
-  double access_latency_ns = 0;
-  void describe(ParamTable& t) {
-    t.add("host.memory.access_latency_ns", &access_latency_ns, "ns",
-          "latency host memory adds to each TLM access (PCIe read latency is modelled in pcie.*)",
-          0, 1e6);
-  }
-};
 
 class HostMemory : public sc_core::sc_module {
  public:

@@ -6,8 +6,8 @@
 
 #include "model/core/params.h"
 #include "model/sram/sram.h"
-#include "tlm/host_memory.h"
-#include "tlm/pcie_link.h"
+#include "tlm/host_memory_params.h"
+#include "tlm/pcie_link_core.h"
 
 namespace oonic::ornic {
 

@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""The shape rules of docs/DESIGN.md "Cores and shells" and "Seams", checked on the source:
+
+1. Every core is plain C++: no file reachable through the project's own #includes from a
+   core (model/**/*_core.{h,cpp}, model/ordering, model/sender, model/wire, model/sram,
+   model/core, tlm/pcie_link_core) includes <systemc>, <tlm> or <tlm_utils/...>.
+2. Every ORNIC block of Figure 1 (and Eunomia's agents, the MAC, the DMA Engine, the PCIe
+   link) has a core file.
+3. The blocks do not branch on a scheme's name: no `ordering ==`, `scheme ==`,
+   `recovery ==` comparisons in model/ (the seams' tables carry the differences).
+4. No `using namespace` in a header.
+Each failure names the file and line.
+"""
+import os
+import re
+import sys
+
+ROOT = os.environ.get("OONIC_SOURCE_DIR") or os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+KERNEL = re.compile(r"^(systemc|systemc\.h|tlm|tlm\.h|tlm_utils/.*|sysc/.*)$")
+
+
+def rel(p):
+    return os.path.relpath(p, ROOT)
+
+
+def includes(path):
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            m = INCLUDE.match(line)
+            if m:
+                out.append((n, m.group(1), m.group(2)))
+    return out
+
+
+def kernel_path(start):
+    """The chain of includes from start to a SystemC header, or None."""
+    seen = set()
+    stack = [(start, [rel(start)])]
+    while stack:
+        path, chain = stack.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for n, kind, name in includes(path):
+            if KERNEL.match(name):
+                return chain[:-1] + [f"{chain[-1]}:{n}", f"<{name}>"]
+            if kind == '"':
+                p = os.path.join(ROOT, name)
+                if os.path.isfile(p):
+                    stack.append((p, chain[:-1] + [f"{chain[-1]}:{n}", rel(p)]))
+    return None
+
+
+def files(under, pred):
+    for d, _, names in os.walk(os.path.join(ROOT, under)):
+        for n in sorted(names):
+            p = os.path.join(d, n)
+            if pred(p):
+                yield p
+
+
+def main():
+    problems = []
+
+    # 1. Cores are plain C++.
+    plain_dirs = ["model/ordering", "model/sender", "model/wire", "model/sram", "model/core"]
+    cores = list(files("model", lambda p: re.search(r"_core\.(h|cpp)$", p)))
+    cores.append(os.path.join(ROOT, "tlm/pcie_link_core.h"))
+    cores.append(os.path.join(ROOT, "tlm/pcie_link_core.cpp"))
+    for d in plain_dirs:
+        cores += list(files(d, lambda p: p.endswith((".h", ".cpp"))))
+    # model/core's two SystemC adapters, used by shells only: a clock domain's sc_time
+    # conversion and the SC_REPORT handler.
+    shell_side = ("model/core/clock.h", "model/core/report.h", "model/core/report.cpp")
+    cores = [c for c in cores if not rel(c).startswith(shell_side)]
+    for c in sorted(set(cores)):
+        chain = kernel_path(c)
+        if chain:
+            problems.append(f"{rel(c)}: a core reaches the SystemC kernel: {' -> '.join(chain)}")
+
+    # 2. Every block has its core.
+    blocks = [
+        "model/ornic/rx/rx_parser_core.h", "model/ornic/rx/req_processor_core.h",
+        "model/ornic/rx/rsp_processor_core.h", "model/ornic/control/req_manager_core.h",
+        "model/ornic/control/rsp_manager_core.h", "model/ornic/control/cqe_manager_core.h",
+        "model/ornic/tx/qp_manager_core.h", "model/ornic/tx/hdr_generator_core.h",
+        "model/ornic/tx/tx_arbiter_core.h", "model/ornic/dma_engine_core.h",
+        "model/ornic/mac_core.h", "model/eunomia/packet_driver_core.h",
+        "model/eunomia/hd_bitmap_core.h", "model/eunomia/memory_controller_core.h",
+        "model/eunomia/sender_agent_core.h", "tlm/pcie_link_core.h",
+    ]
+    for b in blocks:
+        if not os.path.isfile(os.path.join(ROOT, b)):
+            problems.append(f"{b}: missing (every block has a plain C++ core)")
+
+    # 3. No branching on scheme names inside the model.
+    # (`== "auto"` is a parameter's own value, not a scheme.)
+    name_compare = re.compile(r'\b(ordering|scheme|recovery|scheme_)\s*[!=]=\s*"(?!auto")')
+    for p in files("model", lambda p: p.endswith((".h", ".cpp"))):
+        with open(p, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if name_compare.search(line):
+                    problems.append(f"{rel(p)}:{n}: compares a scheme name: {line.strip()}")
+
+    # 4. No using-directives in headers.
+    for top in ["model", "tlm", "platforms", "testbench"]:
+        for p in files(top, lambda p: p.endswith(".h")):
+            with open(p, encoding="utf-8") as f:
+                for n, line in enumerate(f, 1):
+                    if re.match(r"\s*using\s+namespace\b", line):
+                        problems.append(f"{rel(p)}:{n}: `using namespace` in a header")
+
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"FAIL: {len(problems)} layering problem(s)")
+        return 1
+    print(f"ok: {len(set(cores))} core files plain C++, {len(blocks)} block cores present")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

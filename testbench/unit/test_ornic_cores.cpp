@@ -1,0 +1,876 @@
+// Kernel-free unit tests of ORNIC's block cores (model/ornic/**/*_core.h) and the PCIe
+// link's core (tlm/pcie_link_core.h): no SystemC kernel, no sc_module; the cores are
+// wired to each other through their interfaces (block_interfaces.h) and to small fakes
+// (host memory behind a fixed-latency DMA port, a frame recorder behind the MAC).
+//
+// Every expected cycle is derived in a comment from the defaults in
+// model/ornic/ornic_params.h: clock 250 MHz (4000 ps), MAC 100 Gbit/s (80 ps per byte),
+// wire bytes = max(frame, 60) + FCS 4 + preamble/IFG 20, Hdr Generator 4 cycles per
+// frame, DMA setup 2 cycles + one per 64-byte beat, SRAM read latency 1.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/core/stats.h"
+#include "model/ordering/factory.h"
+#include "model/ornic/agenda.h"
+#include "model/ornic/block_env.h"
+#include "model/ornic/block_interfaces.h"
+#include "model/ornic/control/cqe_manager_core.h"
+#include "model/ornic/control/req_manager_core.h"
+#include "model/ornic/control/rsp_manager_core.h"
+#include "model/ornic/dma_engine_core.h"
+#include "model/ornic/mac_core.h"
+#include "model/ornic/ornic_params.h"
+#include "model/ornic/qp_context.h"
+#include "model/ornic/register_map.h"
+#include "model/ornic/rx/pkt_buffer.h"
+#include "model/ornic/rx/req_processor_core.h"
+#include "model/ornic/tx/hdr_generator_core.h"
+#include "model/ornic/tx/qp_manager_core.h"
+#include "model/ornic/tx/tx_arbiter_core.h"
+#include "model/ornic/wqe.h"
+#include "model/sender/rate_control.h"
+#include "model/sender/standard_recovery.h"
+#include "model/sram/sram.h"
+#include "model/wire/roce.h"
+#include "tlm/pcie_link_core.h"
+
+namespace {
+
+using namespace oonic;         // NOLINT: a test file, not a header
+using namespace oonic::ornic;  // NOLINT
+
+// ---------------------------------------------------------------- fakes
+
+// Host memory (sparse) behind the DMA port: every transfer is done `latency` cycles
+// after it is issued; writes are recorded in issue order.
+class FakeDma final : public DmaPort {
+ public:
+  struct Write {
+    Cycle t;
+    uint64_t addr;
+    uint32_t len;
+  };
+  explicit FakeDma(Cycle latency = 10) : latency_(latency) {}
+  Cycle write(Cycle t, uint64_t addr, const uint8_t* src, uint32_t len, PktBuffer*) override {
+    for (uint32_t i = 0; i < len; ++i) mem[addr + i] = src[i];
+    writes.push_back({t, addr, len});
+    return t + latency_;
+  }
+  Cycle read(Cycle t, uint64_t addr, uint8_t* dst, uint32_t len) override {
+    for (uint32_t i = 0; i < len; ++i) {
+      auto it = mem.find(addr + i);
+      dst[i] = it == mem.end() ? 0 : it->second;
+    }
+    return t + latency_;
+  }
+  void put(uint64_t addr, const uint8_t* src, size_t len) {
+    for (size_t i = 0; i < len; ++i) mem[addr + i] = src[i];
+  }
+  void get(uint64_t addr, uint8_t* dst, size_t len) const {
+    for (size_t i = 0; i < len; ++i) {
+      auto it = mem.find(addr + i);
+      dst[i] = it == mem.end() ? 0 : it->second;
+    }
+  }
+  std::map<uint64_t, uint8_t> mem;
+  std::vector<Write> writes;
+
+ private:
+  Cycle latency_;
+};
+
+// The frames the MAC sends, parsed back (ICRC checked).
+class FrameRecorder final : public FrameOut {
+ public:
+  struct Frame {
+    Cycle start;
+    std::vector<uint8_t> bytes;
+    wire::PacketView v;
+  };
+  void frame_out(Cycle start, const uint8_t* frame, size_t len) override {
+    frames.push_back(Frame{start, std::vector<uint8_t>(frame, frame + len), {}});
+    Frame& f = frames.back();
+    ASSERT_EQ(wire::parse(f.bytes.data(), f.bytes.size(), f.v), wire::ParseStatus::kOk)
+        << "frame " << frames.size() << " does not parse";
+  }
+  std::vector<Frame> frames;
+};
+
+class WakeRecorder final : public WakeUp {
+ public:
+  void wake(Cycle t) override { at.push_back(t); }
+  std::vector<Cycle> at;
+};
+
+OrnicParams small_params() {
+  OrnicParams p;
+  p.nic.max_qps = 4;
+  return p;
+}
+
+// ---------------------------------------------------------------- MAC
+
+TEST(MacCore, WireTimeIsFramePlusFcsPreambleAndIfgRoundedUpToCycles) {
+  Stats stats;
+  OrnicParams p;
+  FrameRecorder out;
+  MacCore mac(CoreEnv{p, StatGroup(stats, "nic0.mac")}, out);
+  // 1024 B: (1024 + 4 + 20) x 80 ps = 83,840 ps = 20.96 cycles -> 21.
+  EXPECT_EQ(mac.wire_cycles(1024), 21u);
+  // 40 B is padded to 60: (60 + 24) x 80 = 6,720 ps = 1.68 -> 2. So is 60 B.
+  EXPECT_EQ(mac.wire_cycles(40), 2u);
+  EXPECT_EQ(mac.wire_cycles(60), 2u);
+  // 1500 B: 1524 x 80 = 121,920 ps = 30.48 -> 31.
+  EXPECT_EQ(mac.wire_cycles(1500), 31u);
+  // Back to back: the second frame starts when the first has left.
+  EXPECT_EQ(mac.reserve(100, 1024), 100u);
+  EXPECT_EQ(mac.reserve(100, 40), 121u);
+  EXPECT_EQ(mac.free_at(), 123u);
+  EXPECT_EQ(mac.busy_cycles(), 23u);
+}
+
+// ---------------------------------------------------------------- Hdr Generator
+
+struct TxPath {
+  Stats stats;
+  OrnicParams p = small_params();
+  FrameRecorder out;
+  MacCore mac{CoreEnv{p, StatGroup(stats, "nic0.mac")}, out};
+  HdrGeneratorCore hdr{CoreEnv{p, StatGroup(stats, "nic0.tx.hdr_generator")}, mac};
+  QpContext qp;
+  TxPath() { qp.peer_qpn = 0x22; }
+};
+
+TEST(HdrGeneratorCore, BackToBackAcksQueueOnTheGeneratorThenOnTheMac) {
+  TxPath x;
+  // ACK frame: Eth 14 + IPv4 20 + UDP 8 + BTH 12 + AETH 4 + ICRC 4 = 62 B -> (62 + 24) x
+  // 80 = 6,880 ps = 1.72 -> 2 MAC cycles.
+  // ACK 1 at 100: generator 100..104, MAC 104..106 -> starts 104.
+  // ACK 2 at 100: generator free at 104 -> 104..108, MAC free at 106 -> starts 108.
+  EXPECT_EQ(x.hdr.send_ack(100, x.qp, 7, 3, wire::kAethAckNoCredit, false), 104u);
+  EXPECT_EQ(x.hdr.send_ack(100, x.qp, 9, 4, wire::kAethAckNoCredit, true), 108u);
+  ASSERT_EQ(x.out.frames.size(), 2u);
+  EXPECT_EQ(x.out.frames[0].bytes.size(), 62u);
+  EXPECT_EQ(x.out.frames[0].start, 104u);
+  EXPECT_EQ(x.out.frames[1].start, 108u);
+  const wire::PacketView& a = x.out.frames[0].v;
+  EXPECT_EQ(a.bth.opcode, wire::kAcknowledge);
+  EXPECT_EQ(a.bth.dest_qp, 0x22u);  // the QP's peer
+  EXPECT_EQ(a.bth.psn, 7u);
+  EXPECT_EQ(a.aeth.msn, 3u);
+  EXPECT_EQ(a.bth.resv7 & wire::kBthStartAddrCachedBit, 0);
+  EXPECT_NE(x.out.frames[1].v.bth.resv7 & wire::kBthStartAddrCachedBit, 0);  // "cached" flag
+  EXPECT_EQ(x.stats.counter_value("nic0.tx.hdr_generator.acks"), 2u);
+  EXPECT_EQ(x.stats.counter_value("nic0.mac.frames_out"), 2u);
+}
+
+TEST(HdrGeneratorCore, DataFramesWaitForTheMacNotTheGenerator) {
+  TxPath x;
+  std::vector<uint8_t> payload(1024, 0x5A);
+  // WRITE Only with 1024 B: 14 + 20 + 8 + 12 + RETH 16 + 1024 + 4 = 1098 B ->
+  // (1098 + 24) x 80 = 89,760 ps = 22.44 -> 23 MAC cycles.
+  // Frame 1 at 0: generator 0..4, MAC 4..27. Frame 2 at 0: generator 4..8, MAC free at 27.
+  wire::FrameSpec s;
+  s.bth.opcode = wire::kWriteOnly;
+  s.reth.va = 0x1000, s.reth.rkey = 1, s.reth.dma_len = 1024;
+  s.payload = payload.data(), s.payload_len = 1024;
+  EXPECT_EQ(x.hdr.send_data(0, x.qp, s, false), 4u);
+  s.bth.psn = 1;
+  EXPECT_EQ(x.hdr.send_data(0, x.qp, s, false), 27u);
+  ASSERT_EQ(x.out.frames.size(), 2u);
+  EXPECT_EQ(x.out.frames[1].bytes.size(), 1098u);
+  EXPECT_EQ(x.out.frames[1].v.payload_len, 1024u);
+  EXPECT_EQ(x.out.frames[1].v.bth.psn, 1u);
+  EXPECT_EQ(x.mac.busy_cycles(), 46u);
+}
+
+// ---------------------------------------------------------------- DMA Engine
+
+class FakeBus final : public HostBus {
+ public:
+  Cycle transfer(Cycle start, bool write, uint64_t addr, uint8_t*, uint32_t len,
+                 bool* ok) override {
+    issued.push_back(start);
+    *ok = addr < 0x100000;  // above 1 MiB: an error response
+    return start + (write ? 50 : 200) + len / 64;
+  }
+  std::vector<Cycle> issued;
+};
+
+TEST(DmaEngineCore, ChannelsHoldSetupPlusOneCyclePerBeat) {
+  Stats stats;
+  OrnicParams p;
+  FakeBus bus;
+  DmaEngineCore dma(CoreEnv{p, StatGroup(stats, "nic0.dma")}, bus);
+  std::vector<uint8_t> buf(4096);
+  // Write 4096 B at 100: 64 beats; channel held 2 + 64 = 66 from 100, transfer issued at
+  // 102 (after setup), done 102 + 50 + 64 = 216. A second write at 100 waits for the
+  // channel (free at 166): issued 168, done 282.
+  EXPECT_EQ(dma.write(100, 0x1000, buf.data(), 4096, nullptr), 216u);
+  EXPECT_EQ(dma.write(100, 0x2000, buf.data(), 4096, nullptr), 282u);
+  // Reads hold their own channel for setup + 1 = 3: issued at 102 and 105.
+  EXPECT_EQ(dma.read(100, 0x1000, buf.data(), 64), 303u);
+  EXPECT_EQ(dma.read(100, 0x1000, buf.data(), 64), 306u);
+  EXPECT_EQ(bus.issued, (std::vector<Cycle>{102, 168, 102, 105}));
+  EXPECT_EQ(stats.counter_value("nic0.dma.write_bytes"), 8192u);
+  EXPECT_EQ(stats.counter_value("nic0.dma.reads"), 2u);
+  // An error response is counted, not thrown.
+  dma.write(0, 0x200000, buf.data(), 64, nullptr);
+  EXPECT_EQ(dma.errors(), 1u);
+}
+
+// ---------------------------------------------------------------- PCIe link
+
+TEST(PcieLinkCore, TransfersSplitAtAlignedMpsAndMrrsBoundaries) {
+  EXPECT_EQ(PcieLinkCore::chunks(0, 4096, 256), 16u);
+  EXPECT_EQ(PcieLinkCore::chunks(0, 256, 256), 1u);
+  EXPECT_EQ(PcieLinkCore::chunks(200, 100, 256), 2u);  // 200..255 | 256..299
+  EXPECT_EQ(PcieLinkCore::chunks(255, 258, 256), 3u);  // 255 | 256..511 | 512
+  EXPECT_EQ(PcieLinkCore::chunks(4000, 0, 256), 1u);   // a zero-length read is one TLP
+}
+
+TEST(PcieLinkCore, WriteAndReadTimesByHand) {
+  // Gen1 x1: 2.5 GT/s x 8b/10b = 2 Gbit/s = 4,000 ps per byte.
+  PcieParams pp;
+  pp.generation = 1, pp.lanes = 1, pp.mps_bytes = 128, pp.mrrs_bytes = 256;
+  pp.tlp_overhead_bytes = 24, pp.read_latency_ns = 1000, pp.read_tags = 1;
+  Stats stats;
+  {
+    PcieLinkCore link(pp, StatGroup(stats, "w"));
+    // Write 256 B at address 64: MPS-aligned pieces 64..127 | 128..255 | 256..319: 3 TLPs,
+    // 256 + 3 x 24 = 328 B = 1,312,000 ps. A second write waits for the first.
+    EXPECT_EQ(link.book_write(0, 64, 256), 1'312'000u);
+    EXPECT_EQ(link.book_write(0, 0, 128), 1'312'000u + 152 * 4000u);
+    EXPECT_EQ(stats.counter_value("w.tlps_up"), 4u);
+  }
+  {
+    PcieLinkCore link(pp, StatGroup(stats, "r"));
+    // Read 512 B at 0 with MRRS 256 and one tag: two requests, one after the other.
+    // Request 1: header TLP 24 B = 96,000 ps -> sent 96,000; completions 2 x (128 + 24) =
+    //   304 B = 1,216,000 ps from 96,000 + 1,000,000 -> arrived 2,312,000 (tag free).
+    // Request 2: issued 2,312,000 -> sent 2,408,000 -> arrived 3,408,000 + 1,216,000.
+    EXPECT_EQ(link.book_read(0, 0, 512), 4'624'000u);
+    EXPECT_EQ(stats.counter_value("r.read_requests"), 2u);
+    EXPECT_EQ(stats.counter_value("r.tlps_down"), 4u);
+    EXPECT_EQ(stats.counter_value("r.tag_wait_ps"), 2'312'000u);
+  }
+}
+
+// ---------------------------------------------------------------- TX arbiter
+
+class FakeControl final : public ControlSource {
+ public:
+  explicit FakeControl(std::vector<std::string>& log) : log_(log) {}
+  void apply_due(Cycle) override {}
+  Cycle next_pending() const override { return kNever; }
+  bool has_control() const override { return !control.empty(); }
+  void send_control(Cycle now) override {
+    log_.push_back(control.front() + "@" + std::to_string(now));
+    control.erase(control.begin());
+  }
+  Cycle read_ready(Cycle) override { return reads ? read_at : kNever; }
+  void send_read(Cycle now) override {
+    --reads;
+    log_.push_back("READ@" + std::to_string(now));
+  }
+  std::vector<std::string> control;
+  int reads = 0;
+  Cycle read_at = 0;
+
+ private:
+  std::vector<std::string>& log_;
+};
+
+class FakeData final : public TxSource {
+ public:
+  explicit FakeData(std::vector<std::string>& log) : log_(log) {}
+  Cycle head_ready(Cycle) override { return packets ? ready_at : kNever; }
+  bool send_head(Cycle now) override {
+    --packets;
+    log_.push_back("DATA@" + std::to_string(now));
+    return true;
+  }
+  int packets = 0;
+  Cycle ready_at = 0;
+
+ private:
+  std::vector<std::string>& log_;
+};
+
+class FakeHdr final : public HdrGeneratorPort {
+ public:
+  Cycle send_ack(Cycle t, const QpContext&, uint32_t, uint32_t, uint8_t, bool) override {
+    return t;
+  }
+  Cycle send_bitmap_nak(Cycle t, const QpContext&, uint32_t, uint32_t,
+                        const wire::BitmapBlock&) override {
+    return t;
+  }
+  Cycle send_feedback(Cycle t, const QpContext&, uint32_t, uint32_t,
+                      const wire::SchemeFeedback&) override {
+    return t;
+  }
+  Cycle send_read_response(Cycle t, const QpContext&, uint8_t, uint32_t, uint32_t, const uint8_t*,
+                           uint32_t) override {
+    return t;
+  }
+  Cycle send_data(Cycle t, const QpContext&, wire::FrameSpec&, bool) override { return t; }
+  Cycle free_at() const override { return gen_free; }
+  Cycle mac_free_at() const override { return mac_free; }
+  Cycle gen_free = 0, mac_free = 0;
+};
+
+struct ArbiterRig {
+  Stats stats;
+  OrnicParams p;
+  std::vector<std::string> log;
+  WakeRecorder wake;
+  Agenda agenda;
+  FakeControl control{log};
+  FakeData data{log};
+  FakeHdr hdr;
+  TxArbiterCore arb{CoreEnv{p, StatGroup(stats, "nic0.tx.arbiter")}, agenda, control, data, hdr};
+  ArbiterRig() { agenda.wake_port.bind(wake); }
+};
+
+TEST(TxArbiterCore, ControlFirstThenDataAndReadResponsesAlternate) {
+  ArbiterRig r;
+  r.control.control = {"NAK", "ACK"};
+  r.data.packets = 3;
+  r.control.reads = 3;
+  // The fakes never make the generator busy: everything goes at cycle 0, control first,
+  // then data and READ responses taking turns (data first).
+  EXPECT_EQ(r.arb.turn(0), kNever);
+  EXPECT_EQ(r.log, (std::vector<std::string>{"NAK@0", "ACK@0", "DATA@0", "READ@0", "DATA@0",
+                                             "READ@0", "DATA@0", "READ@0"}));
+  EXPECT_EQ(r.stats.counter_value("nic0.tx.arbiter.control_grants"), 2u);
+  EXPECT_EQ(r.stats.counter_value("nic0.tx.arbiter.data_grants"), 3u);
+  EXPECT_EQ(r.stats.counter_value("nic0.tx.arbiter.read_response_grants"), 3u);
+}
+
+TEST(TxArbiterCore, WaitsForTheGeneratorAndTheMacLookahead) {
+  ArbiterRig r;
+  r.data.packets = 1;
+  // The MAC frees at 20; lookahead 8 lets a frame be granted from 12 on.
+  r.hdr.mac_free = 20;
+  EXPECT_EQ(r.arb.turn(0), 12u);
+  EXPECT_TRUE(r.log.empty());
+  // An ACK that turns up meanwhile still goes before the waiting data.
+  r.control.control = {"ACK"};
+  r.hdr.gen_free = 15;
+  EXPECT_EQ(r.arb.turn(12), 15u);
+  EXPECT_EQ(r.arb.turn(15), kNever);
+  EXPECT_EQ(r.log, (std::vector<std::string>{"ACK@15", "DATA@15"}));
+  // Data not ready yet: the next turn is when it is.
+  r.data.packets = 1, r.data.ready_at = 40;
+  EXPECT_EQ(r.arb.turn(16), 40u);
+  // Agenda entries are due work too: the turn returns the earliest.
+  r.agenda.at(30, [](Cycle) {});
+  EXPECT_EQ(r.arb.turn(17), 30u);
+}
+
+// ---------------------------------------------------------------- Req Manager
+
+class RecordingHdr final : public HdrGeneratorPort {
+ public:
+  struct Sent {
+    std::string kind;
+    Cycle t;
+    uint32_t psn;
+    uint8_t syndrome;
+    bool cached;
+  };
+  Cycle send_ack(Cycle t, const QpContext&, uint32_t psn, uint32_t, uint8_t syndrome,
+                 bool cached) override {
+    sent.push_back({(syndrome & 0xE0) == 0x60 ? "NAK" : "ACK", t, psn, syndrome, cached});
+    return t;
+  }
+  Cycle send_bitmap_nak(Cycle t, const QpContext&, uint32_t epsn, uint32_t,
+                        const wire::BitmapBlock&) override {
+    sent.push_back({"BITMAP_NAK", t, epsn, 0, false});
+    return t;
+  }
+  Cycle send_feedback(Cycle t, const QpContext&, uint32_t epsn, uint32_t,
+                      const wire::SchemeFeedback&) override {
+    sent.push_back({"FEEDBACK", t, epsn, 0, false});
+    return t;
+  }
+  Cycle send_read_response(Cycle t, const QpContext&, uint8_t op, uint32_t psn, uint32_t,
+                           const uint8_t*, uint32_t len) override {
+    sent.push_back({"READ_RSP" + std::to_string(op) + "/" + std::to_string(len), t, psn, 0, false});
+    return t;
+  }
+  Cycle send_data(Cycle t, const QpContext&, wire::FrameSpec&, bool) override { return t; }
+  Cycle free_at() const override { return 0; }
+  Cycle mac_free_at() const override { return 0; }
+  std::vector<Sent> sent;
+};
+
+struct ReqManagerRig {
+  Stats stats;
+  OrnicParams p = small_params();
+  Sram ctx_sram{"qp.context", p.sram.qp_context, stats, "nic0.sram.qp.context"};
+  QpContextTable qps{&ctx_sram, p.nic.max_qps};
+  Sram acked{"control.acked_psn_mem", p.sram.acked_psn_mem, stats, "nic0.sram.acked"};
+  FakeDma dma;
+  WakeRecorder wake;
+  RecordingHdr hdr;
+  ReqManagerCore rm{CoreEnv{p, StatGroup(stats, "nic0.control.req_manager")}, qps, acked, dma};
+  ReqManagerRig() {
+    rm.wake_port.bind(wake);
+    rm.hdr_generator_port.bind(hdr);
+    QpContext c;
+    c.qpn = 0x11, c.pmtu = 256;
+    qps.add(0, c);
+    c.qpn = 0x12;
+    qps.add(0, c);
+  }
+};
+
+TEST(ReqManagerCore, NakGoesBeforeAckAndAcksOfAQpCollapse) {
+  ReqManagerRig r;
+  // Three ACK registrations of QP 0 and one of QP 1 at cycle 10, then a NAK of QP 1.
+  r.rm.register_ack(10, 0, 5, 1, false);
+  r.rm.register_ack(10, 0, 6, 2, true);
+  r.rm.register_ack(10, 0, 7, 3, false);
+  r.rm.register_ack(10, 1, 40, 1, false);
+  r.rm.register_nak(10, 1, wire::kAethNakPsnSeqErr, 41, 1);
+  EXPECT_EQ(r.wake.at, (std::vector<Cycle>{10, 10, 10, 10, 10}));
+  EXPECT_EQ(r.rm.next_pending(), 10u);
+  r.rm.apply_due(9);
+  EXPECT_FALSE(r.rm.has_control());  // not before their cycle
+  r.rm.apply_due(10);
+  int n = 0;
+  while (r.rm.has_control()) r.rm.send_control(20 + n++);
+  // NAK first; then one ACK per QP, carrying the latest PSN and the sticky "cached" flag.
+  ASSERT_EQ(r.hdr.sent.size(), 3u);
+  EXPECT_EQ(r.hdr.sent[0].kind, "NAK");
+  EXPECT_EQ(r.hdr.sent[0].psn, 41u);
+  EXPECT_EQ(r.hdr.sent[1].kind, "ACK");
+  EXPECT_EQ(r.hdr.sent[1].psn, 7u);
+  EXPECT_TRUE(r.hdr.sent[1].cached);
+  EXPECT_EQ(r.hdr.sent[2].psn, 40u);
+  EXPECT_FALSE(r.hdr.sent[2].cached);
+  // Each slot read: schedule 1 + SRAM read latency 1 after the scheduler's turn.
+  EXPECT_EQ(r.hdr.sent[0].t, 22u);
+  EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.ack_registrations"), 4u);
+  EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.acks_scheduled"), 2u);
+}
+
+TEST(ReqManagerCore, ReadResponsesOfTwoJobsInterleaveWithTheirOpcodes) {
+  ReqManagerRig r;
+  // QP 0: READ of 600 B (3 responses of 256 / 256 / 88); QP 1: one 100-byte response.
+  r.rm.register_read(0, 0, 0x4000, 600, 50, 1, false, false);
+  r.rm.register_read(0, 1, 0x8000, 100, 90, 1, false, false);
+  r.rm.apply_due(0);
+  // Payload is fetched ahead (fake DMA: 10 cycles).
+  EXPECT_EQ(r.rm.read_ready(0), 10u);
+  for (Cycle t = 10, ready; (ready = r.rm.read_ready(t)) != kNever; ++t) {
+    t = std::max(t, ready);
+    r.rm.send_read(t);
+  }
+  std::vector<std::string> kinds;
+  for (const auto& s : r.hdr.sent) kinds.push_back(s.kind + "#" + std::to_string(s.psn));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"READ_RSP13/256#50", "READ_RSP16/100#90",
+                                             "READ_RSP14/256#51", "READ_RSP15/88#52"}));
+}
+
+// ---------------------------------------------------------------- Req Processor
+
+// The Bitmap Manager's port over the real ORNIC bitmap core, one cycle per call cycle.
+class UnitBitmap final : public BitmapPort {
+ public:
+  UnitBitmap() : unit_(ordering::make_unit("ornic", ordering::SchemeGeometry{})) {}
+  void open(Cycle, uint32_t qp, uint32_t start, uint32_t otd) override {
+    unit_->open(qp, start, otd);
+    high_[qp] = start;
+  }
+  void close(Cycle, uint32_t qp) override { unit_->close(qp); }
+  Result access(Cycle t, uint32_t qp, uint32_t psn, const ordering::PacketMeta& m) override {
+    Result r;
+    r.out = unit_->receive(qp, psn, m);
+    r.grant = t, r.done = t + r.out.cycles;
+    if (wire::psn_diff(psn + 1, high_[qp]) > 0) high_[qp] = (psn + 1) & wire::kPsnMask;
+    return r;
+  }
+  bool is_open(uint32_t qp) const override { return unit_->is_open(qp); }
+  uint32_t epsn(uint32_t qp) const override { return unit_->epsn(qp); }
+  bool has_pending(uint32_t qp) const override {
+    return wire::psn_diff(high_.at(qp), unit_->epsn(qp)) > 0;
+  }
+  const ordering::SchemeTraits& traits() const override {
+    return ordering::find_scheme("ornic").traits;
+  }
+
+ private:
+  std::unique_ptr<ordering::OrderingUnit> unit_;
+  std::map<uint32_t, uint32_t> high_;
+};
+
+class WorkRecorder final : public ResponderWork {
+ public:
+  struct Ack {
+    uint32_t psn, msn;
+    bool cached;
+  };
+  void register_ack(Cycle, uint32_t, uint32_t psn, uint32_t msn, bool cached) override {
+    acks.push_back({psn, msn, cached});
+  }
+  void register_nak(Cycle, uint32_t, uint8_t syndrome, uint32_t psn, uint32_t) override {
+    naks.push_back({psn, syndrome});
+  }
+  void register_bitmap_nak(Cycle, uint32_t, uint32_t, uint32_t, const wire::BitmapBlock&) override {
+    ++bitmap_naks;
+  }
+  void register_feedback(Cycle, uint32_t, uint32_t, uint32_t,
+                         const wire::SchemeFeedback&) override {}
+  void register_read(Cycle, uint32_t, uint64_t, uint32_t, uint32_t, uint32_t, bool, bool) override {
+  }
+  std::vector<Ack> acks;
+  std::vector<std::pair<uint32_t, uint8_t>> naks;
+  int bitmap_naks = 0;
+};
+
+struct ResponderRig {
+  Stats stats;
+  OrnicParams p = small_params();
+  Sram ctx_sram{"qp.context", p.sram.qp_context, stats, "nic0.sram.qp.context"};
+  Sram hdr_sram{"rx.req_hdr_buffer", p.sram.req_hdr_buffer, stats, "nic0.sram.rx.req_hdr_buffer"};
+  Sram pkt_sram{"rx.req_pkt_buffer", p.sram.req_pkt_buffer, stats, "nic0.sram.rx.req_pkt_buffer"};
+  QpContextTable qps{&ctx_sram, p.nic.max_qps};
+  PktBuffer hdr_buf{&hdr_sram}, pkt_buf{&pkt_sram};
+  UnitBitmap bitmap;
+  FakeDma dma;
+  WorkRecorder work;
+  ReqProcessorCore rp{CoreEnv{p, StatGroup(stats, "nic0.rx.req_processor")}, qps,
+                      ReqProcessorCore::Links{bitmap, dma, work, hdr_buf, pkt_buf}};
+  std::vector<uint8_t> frame;
+  Cycle t = 0;
+  ResponderRig() {
+    QpContext c;
+    c.qpn = 0x33, c.pmtu = 256;
+    c.regions.push_back(MemoryRegion{0x10000, 0x10000, 7});
+    qps.add(0, c);
+  }
+  // One OOO WRITE packet of the 3-packet WQE to 0x10000 (payload: 256 bytes of psn+1).
+  PacketRecord receive(uint8_t opcode, uint32_t psn) {
+    std::vector<uint8_t> payload(256, static_cast<uint8_t>(psn + 1));
+    wire::FrameSpec s;
+    s.bth.opcode = opcode, s.bth.dest_qp = 0x33, s.bth.psn = psn;
+    s.reth.va = 0x10000 + uint64_t{psn} * 256, s.reth.rkey = 7, s.reth.dma_len = 768;
+    s.payload = payload.data(), s.payload_len = 256;
+    frame.assign(wire::frame_size(s), 0);
+    frame.resize(wire::build(s, frame.data(), frame.size()));
+    wire::PacketView v;
+    EXPECT_EQ(wire::parse(frame.data(), frame.size(), v), wire::ParseStatus::kOk);
+    hdr_buf.write(t, v.header_len);
+    pkt_buf.write(t, v.payload_len);
+    PacketRecord rec;
+    rp.process(t, v, rec);
+    t += 20;
+    return rec;
+  }
+};
+
+TEST(ReqProcessorCore, FSpotCachesStartAddrByEq2ThenSpotsArePlacedByEq1) {
+  ResponderRig r;
+  // A Spot before any FSpot has no address to go to: dropped, nothing placed.
+  EXPECT_EQ(r.receive(wire::kOooWriteSpot, 1).drop, Drop::kSpotBeforeStartAddr);
+  EXPECT_TRUE(r.dma.writes.empty());
+  // FSpot of PSN 2 (ePSN 0): Start_Addr = 0x10200 - (2 - 0) x 256 = 0x10000 (Eq. 2).
+  PacketRecord a = r.receive(wire::kOooWriteFSpot, 2);
+  EXPECT_EQ(a.drop, Drop::kNone);
+  EXPECT_STREQ(a.verdict, "ooo");
+  EXPECT_TRUE(r.qps.at(0).start_addr_cached);
+  EXPECT_EQ(r.qps.at(0).start_addr, 0x10000u);
+  // Spots of PSN 1 and 0 carry no address: Start_Addr + (PSN - Start_PSN) x PMTU (Eq. 1).
+  r.receive(wire::kOooWriteSpot, 1);
+  r.receive(wire::kOooWriteSpot, 0);
+  ASSERT_EQ(r.dma.writes.size(), 3u);
+  EXPECT_EQ(r.dma.writes[0].addr, 0x10200u);
+  EXPECT_EQ(r.dma.writes[1].addr, 0x10100u);
+  EXPECT_EQ(r.dma.writes[2].addr, 0x10000u);
+  for (uint32_t psn = 0; psn < 3; ++psn) {
+    uint8_t b[256];
+    r.dma.get(0x10000 + psn * 256, b, 256);
+    EXPECT_EQ(b[0], psn + 1);
+    EXPECT_EQ(b[255], psn + 1);
+  }
+  EXPECT_EQ(r.qps.at(0).epsn, 3u);
+  // The ACK that follows the FSpot tells the requester Start_Addr is cached (once).
+  ASSERT_FALSE(r.work.acks.empty());
+  int cached = 0;
+  for (const auto& k : r.work.acks) cached += k.cached;
+  EXPECT_EQ(cached, 1);
+  EXPECT_EQ(r.work.acks.back().psn, 2u);
+  EXPECT_EQ(r.stats.counter_value("nic0.rx.req_processor.start_addr_cached"), 1u);
+}
+
+TEST(ReqProcessorCore, FSpotOutsideTheRegionIsNakedAsRemoteAccess) {
+  ResponderRig r;
+  // PSN 2 claims Write_Addr 0x10200 but a WQE of 768 B from 0x10000 with R_Key 8 is not
+  // registered: NAK remote access, nothing placed.
+  wire::FrameSpec s;
+  std::vector<uint8_t> payload(256, 1);
+  s.bth.opcode = wire::kOooWriteFSpot, s.bth.dest_qp = 0x33, s.bth.psn = 2;
+  s.reth.va = 0x10200, s.reth.rkey = 8, s.reth.dma_len = 768;
+  s.payload = payload.data(), s.payload_len = 256;
+  r.frame.assign(wire::frame_size(s), 0);
+  r.frame.resize(wire::build(s, r.frame.data(), r.frame.size()));
+  wire::PacketView v;
+  ASSERT_EQ(wire::parse(r.frame.data(), r.frame.size(), v), wire::ParseStatus::kOk);
+  r.hdr_buf.write(0, v.header_len);
+  r.pkt_buf.write(0, v.payload_len);
+  PacketRecord rec;
+  r.rp.process(0, v, rec);
+  EXPECT_EQ(rec.drop, Drop::kRemoteAccess);
+  ASSERT_EQ(r.work.naks.size(), 1u);
+  EXPECT_EQ(r.work.naks[0].second, wire::kAethNakRemoteAccess);
+  EXPECT_TRUE(r.dma.writes.empty());
+}
+
+// ------------------------------------------- QP Manager + Rsp Manager + CQE Manager
+
+// The requester's control and TX cores, wired as OrnicNic wires them, with the real Hdr
+// Generator and MAC, and the arbiter core driving them (no kernel: run() steps turn()).
+struct RequesterRig {
+  Stats stats;
+  OrnicParams p;
+  FakeDma dma;
+  FrameRecorder out;
+  WakeRecorder wake;
+  Agenda agenda;
+  Sram ctx_sram;
+  QpContextTable qps;
+  RegisterFile regs;
+  Sram wqe_cache;
+  MacCore mac;
+  HdrGeneratorCore hdr;
+  sender::OrnicRecovery recovery;
+  sender::NoRate rate;
+  CqeManagerCore cqe;
+  RspManagerCore rsp;
+  QpManagerCore qpm;
+  std::vector<std::string> unused_log;
+  FakeControl no_control;
+  TxArbiterCore arb;
+
+  static OrnicParams params(uint32_t window) {
+    OrnicParams p = small_params();
+    p.qp_manager.max_inflight_psns = window;
+    return p;
+  }
+  explicit RequesterRig(uint32_t window = 320)
+      : p(params(window)),
+        ctx_sram("qp.context", p.sram.qp_context, stats, "nic0.sram.qp.context"),
+        qps(&ctx_sram, p.nic.max_qps),
+        regs(p.nic.max_qps),
+        wqe_cache("tx.wqe_cache", p.sram.wqe_cache, stats, "nic0.sram.tx.wqe_cache"),
+        mac(CoreEnv{p, StatGroup(stats, "nic0.mac")}, out),
+        hdr(CoreEnv{p, StatGroup(stats, "nic0.tx.hdr_generator")}, mac),
+        cqe(CoreEnv{p, StatGroup(stats, "nic0.control.cqe_manager")}, qps, dma),
+        rsp(CoreEnv{p, StatGroup(stats, "nic0.control.rsp_manager")}, qps, regs, agenda,
+            RspManagerCore::Links{cqe, recovery, rate}),
+        qpm(CoreEnv{p, StatGroup(stats, "nic0.tx.qp_manager")}, qps, regs, agenda, wqe_cache,
+            QpManagerCore::Links{dma, hdr, cqe, rsp, recovery, rate}),
+        no_control(unused_log),
+        arb(CoreEnv{p, StatGroup(stats, "nic0.tx.arbiter")}, agenda, no_control, qpm, hdr) {
+    agenda.wake_port.bind(wake);
+    cqe.send_queues_port.bind(qpm);
+    rsp.send_queues_port.bind(qpm);
+    QpContext c;
+    c.qpn = 0x11, c.peer_qpn = 0x22, c.pmtu = 256;
+    qps.add(0, c);
+    regs.poke(0, QpReg::kSqBaseLo, 0x1000);
+    regs.poke(0, QpReg::kSqSize, 16);
+    regs.poke(0, QpReg::kCqBaseLo, 0x2000);
+    regs.poke(0, QpReg::kCqSize, 16);
+    regs.poke(0, QpReg::kSqPsn, 100);
+    regs.poke(0, QpReg::kTimeoutCycles, 1'000'000);  // no timeout inside these tests
+  }
+  // Post WQEs at the ring's next slots and ring the doorbell at cycle t.
+  void post(Cycle t, const std::vector<Wqe>& ws) {
+    for (const Wqe& w : ws) {
+      uint8_t b[kWqeBytes];
+      w.encode(b);
+      dma.put(0x1000 + uint64_t{posted_} * kWqeBytes, b, kWqeBytes);
+      std::vector<uint8_t> data(w.length);
+      for (uint32_t i = 0; i < w.length; ++i) data[i] = static_cast<uint8_t>(w.wr_id + i);
+      dma.put(w.local_addr, data.data(), data.size());
+      ++posted_;
+    }
+    qpm.doorbell(t, 0, posted_);
+  }
+  // Step the arbiter's turns until `until` (the shell's process, without the kernel).
+  void run(Cycle until) {
+    Cycle now = now_;
+    while (now <= until) {
+      Cycle next = arb.turn(now);
+      if (next == kNever || next > until) break;
+      now = std::max(next, now + 1);
+    }
+    now_ = until + 1;
+  }
+  std::vector<Cqe> cqes() const {
+    std::vector<Cqe> v;
+    for (const auto& w : dma.writes)
+      if (w.addr >= 0x2000 && w.addr < 0x2000 + 16 * kCqeBytes) {
+        uint8_t b[kCqeBytes];
+        dma.get(w.addr, b, kCqeBytes);
+        Cqe e;
+        e.decode(b);
+        v.push_back(e);
+      }
+    return v;
+  }
+  std::vector<uint32_t> psns_sent(size_t from = 0) const {
+    std::vector<uint32_t> v;
+    for (size_t i = from; i < out.frames.size(); ++i) v.push_back(out.frames[i].v.bth.psn);
+    return v;
+  }
+  uint32_t posted_ = 0;
+  Cycle now_ = 0;
+};
+
+Wqe write_wqe(uint64_t wr_id, uint32_t len, uint64_t local, bool ooo = false) {
+  Wqe w;
+  w.wr_id = wr_id, w.op = WqeOp::kWrite, w.length = len, w.local_addr = local;
+  w.remote_addr = 0x50000, w.rkey = 7, w.ooo = ooo;
+  return w;
+}
+
+TEST(RequesterCores, OneAckCompletesTwoWqesWithCqesInSqOrder) {
+  RequesterRig r;
+  r.post(0, {write_wqe(0xA1, 256, 0x8000), write_wqe(0xA2, 200, 0x8100)});
+  r.run(1000);
+  ASSERT_EQ(r.out.frames.size(), 2u);
+  EXPECT_EQ(r.psns_sent(), (std::vector<uint32_t>{100, 101}));
+  EXPECT_EQ(r.out.frames[0].v.bth.opcode, wire::kWriteOnly);
+  EXPECT_EQ(r.out.frames[0].v.bth.dest_qp, 0x22u);
+  EXPECT_EQ(r.out.frames[1].v.payload_len, 200u);
+  EXPECT_EQ(r.out.frames[1].v.reth.dma_len, 200u);
+  EXPECT_EQ(r.out.frames[1].v.payload[0], 0xA2);  // the WQE's bytes, fetched by DMA
+  EXPECT_TRUE(r.cqes().empty());                  // nothing acknowledged yet
+  // One coalesced ACK of PSN 101 covers both WQEs.
+  r.rsp.on_ack(1100, 0, 101, false);
+  r.run(2000);
+  std::vector<Cqe> c = r.cqes();
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].wr_id, 0xA1u);
+  EXPECT_EQ(c[1].wr_id, 0xA2u);
+  EXPECT_EQ(c[0].qpn, 0x11u);
+  EXPECT_EQ(c[0].start_psn, 100u);
+  EXPECT_EQ(c[1].start_psn, 101u);
+  EXPECT_EQ(c[1].byte_len, 200u);
+  EXPECT_EQ(c[0].status, 0);
+  EXPECT_EQ(c[0].owner, 1);
+  EXPECT_EQ(r.dma.writes[0].addr, 0x2000u);  // CQ ring slots 0 and 1, in that order
+  EXPECT_EQ(r.dma.writes[1].addr, 0x2020u);
+  EXPECT_LT(r.dma.writes[0].t, r.dma.writes[1].t);
+  EXPECT_EQ(r.stats.counter_value("nic0.control.rsp_manager.acks"), 1u);
+  EXPECT_EQ(r.stats.counter_value("nic0.control.cqe_manager.cqes"), 2u);
+  EXPECT_TRUE(r.qpm.idle());
+}
+
+TEST(RequesterCores, BitmapNakResendsExactlyTheThreeMissingPsns) {
+  RequesterRig r;
+  r.post(0, {write_wqe(0xB1, 8 * 256, 0x8000)});  // PSNs 100..107
+  r.run(2000);
+  ASSERT_EQ(r.out.frames.size(), 8u);
+  // The responder expects 102 and holds 103, 105, 107 of the block from 102: bits
+  // 0 1 0 1 0 1 -> 102, 104, 106 missing.
+  wire::BitmapBlock b;
+  b.base_psn = 102, b.nbits = 6;
+  b.set(1), b.set(3), b.set(5);
+  r.rsp.on_bitmap_nak(2100, 0, 102, b);
+  r.run(3000);
+  EXPECT_EQ(r.psns_sent(8), (std::vector<uint32_t>{102, 104, 106}));
+  EXPECT_EQ(r.out.frames[8].v.bth.opcode, wire::kWriteMiddle);
+  EXPECT_EQ(r.out.frames[8].v.payload[0], static_cast<uint8_t>(0xB1 + 2 * 256));
+  EXPECT_EQ(r.qpm.sq(0).una, 102u);  // the NAK's ePSN acknowledged 100 and 101
+  EXPECT_EQ(r.stats.counter_value("nic0.control.rsp_manager.selective_psns"), 3u);
+  EXPECT_EQ(r.stats.counter_value("nic0.tx.qp_manager.retransmitted"), 3u);
+  EXPECT_TRUE(r.cqes().empty());
+  r.rsp.on_ack(3100, 0, 107, false);
+  r.run(4000);
+  ASSERT_EQ(r.cqes().size(), 1u);
+  EXPECT_EQ(r.cqes()[0].wr_id, 0xB1u);
+}
+
+TEST(RequesterCores, SequenceNakGoesBackN) {
+  RequesterRig r;
+  r.post(0, {write_wqe(0xC1, 4 * 256, 0x8000)});  // PSNs 100..103
+  r.run(2000);
+  r.rsp.on_nak(2100, 0, wire::kAethNakPsnSeqErr, 101);
+  r.run(3000);
+  EXPECT_EQ(r.psns_sent(4), (std::vector<uint32_t>{101, 102, 103}));
+  EXPECT_EQ(r.out.frames[4].v.bth.opcode, wire::kWriteMiddle);
+  EXPECT_EQ(r.stats.counter_value("nic0.control.rsp_manager.go_backs"), 1u);
+}
+
+// With a window of one PSN the requester sends a packet only after the previous one
+// was ACKed, so the ACK's "Start_Addr cached" flag lands between packets of the WQE.
+TEST(RequesterCores, OooWriteSwitchesFromFSpotToSpotOnceStartAddrIsCached) {
+  for (bool cached : {false, true}) {
+    SCOPED_TRACE(cached ? "ACK says cached" : "ACK without the flag");
+    RequesterRig r(/*window=*/1);
+    r.post(0, {write_wqe(0xD1, 3 * 256, 0x8000, /*ooo=*/true)});  // PSNs 100..102
+    r.run(1000);
+    ASSERT_EQ(r.out.frames.size(), 1u);
+    EXPECT_EQ(r.out.frames[0].v.bth.opcode, wire::kOooWriteFSpot);
+    EXPECT_EQ(r.out.frames[0].v.reth.va, 0x50000u);  // Write_Addr of PSN 100
+    r.rsp.on_ack(1100, 0, 100, cached);
+    r.run(2000);
+    ASSERT_EQ(r.out.frames.size(), 2u);
+    const wire::PacketView& second = r.out.frames[1].v;
+    if (cached) {
+      EXPECT_EQ(second.bth.opcode, wire::kOooWriteSpot);
+      EXPECT_FALSE(second.flags & wire::kHasReth);  // no address: Eq. 1 at the responder
+    } else {
+      EXPECT_EQ(second.bth.opcode, wire::kOooWriteFSpot);
+      EXPECT_EQ(second.reth.va, 0x50000u + 256);
+    }
+    r.rsp.on_ack(2100, 0, 101, false);
+    r.run(3000);
+    ASSERT_EQ(r.out.frames.size(), 3u);
+    EXPECT_EQ(r.out.frames[2].v.bth.opcode,
+              cached ? wire::kOooWriteLast : wire::kOooWriteLastFSpot);
+  }
+}
+
+TEST(RequesterCores, ReadCompletesAfterItsDataAndBeforeTheWriteBehindIt) {
+  RequesterRig r;
+  Wqe rd;
+  rd.wr_id = 0xE1, rd.op = WqeOp::kRead, rd.length = 512, rd.local_addr = 0x9000;
+  rd.remote_addr = 0x60000, rd.rkey = 7;
+  r.post(0, {rd, write_wqe(0xE2, 256, 0x8000)});  // READ PSNs 100..101, WRITE 102
+  r.run(1000);
+  ASSERT_EQ(r.out.frames.size(), 2u);
+  EXPECT_EQ(r.out.frames[0].v.bth.opcode, wire::kReadRequest);
+  EXPECT_EQ(r.out.frames[0].v.reth.dma_len, 512u);
+  EXPECT_EQ(r.out.frames[1].v.bth.psn, 102u);
+  // The WRITE's ACK comes first: the WRITE is done but its CQE waits behind the READ's.
+  r.rsp.on_ack(1100, 0, 102, false);
+  r.run(1200);
+  EXPECT_TRUE(r.cqes().empty());
+  // The READ's last data is in host memory at 1500 (reported at 1300).
+  r.rsp.on_read_data(1300, 0, 100, 1500, true);
+  r.run(3000);
+  std::vector<Cqe> c = r.cqes();
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].wr_id, 0xE1u);
+  EXPECT_EQ(c[0].op, WqeOp::kRead);
+  EXPECT_EQ(c[1].wr_id, 0xE2u);
+  EXPECT_GE(r.dma.writes[0].t, 1500u);  // the READ's CQE follows its data
+  EXPECT_EQ(r.stats.counter_value("nic0.control.cqe_manager.read_cqes"), 1u);
+}
+
+}  // namespace

@@ -1,0 +1,215 @@
+// Unit tests of the transmit seam's loss-recovery cores (model/sender/standard_recovery.h,
+// model/eunomia/sender_agent_core.h) and the policy tables (model/sender/sender_policy.h),
+// against a scripted send state: each test says which PSNs were sent, what feedback
+// arrives, and which resends / go-backs the core must ask for. Plain C++.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/core/error.h"
+#include "model/core/stats.h"
+#include "model/eunomia/sender_agent_core.h"
+#include "model/ordering/factory.h"
+#include "model/sender/sender_policy.h"
+#include "model/sender/standard_recovery.h"
+
+namespace {
+
+using oonic::StatGroup;
+using oonic::Stats;
+namespace sender = oonic::sender;
+namespace wire = oonic::wire;
+
+// One QP (qi 0): [una, high) sent, the send pointer at send_psn; PSNs in `reads` belong to
+// a READ's span. Records what the core asks for.
+class ScriptedState final : public sender::SendState {
+ public:
+  uint32_t una(uint32_t) const override { return una_; }
+  uint32_t high(uint32_t) const override { return high_; }
+  uint32_t send_psn(uint32_t) const override { return send_; }
+  bool in_write_or_send(uint32_t, uint32_t psn) const override { return !reads.count(psn); }
+  bool resend(uint32_t, uint32_t psn) override {
+    if (wire::psn_diff(psn, una_) < 0 || wire::psn_diff(psn, high_) >= 0) return false;
+    for (uint32_t q : resent)
+      if (q == psn) return false;
+    resent.push_back(psn);
+    return true;
+  }
+  void go_back(uint32_t, uint32_t psn) override {
+    go_backs.push_back(psn);
+    resent.clear();
+    send_ = psn;
+  }
+  void set(uint32_t una, uint32_t high) { una_ = una, high_ = high, send_ = high; }
+  std::set<uint32_t> reads;
+  std::vector<uint32_t> resent, go_backs;
+
+ private:
+  uint32_t una_ = 0, high_ = 0, send_ = 0;
+};
+
+wire::SchemeFeedback fb(uint8_t type, uint32_t p0, uint32_t p1 = 0, uint8_t info = 0) {
+  wire::SchemeFeedback f;
+  f.type = type;
+  f.psn[0] = p0, f.psn[1] = p1;
+  f.info = info;
+  return f;
+}
+
+TEST(GoBackN, SequenceNakAndTimeoutGoBackNackResendsOtherFeedbackIsIgnored) {
+  sender::GoBackN r;
+  ScriptedState s;
+  s.set(10, 20);
+  r.on_sequence_nak(s, 0, 13);
+  EXPECT_EQ(s.go_backs, (std::vector<uint32_t>{13}));
+  s.set(13, 20);
+  r.on_timeout(s, 0);
+  EXPECT_EQ(s.go_backs, (std::vector<uint32_t>{13, 13}));
+  r.on_feedback(s, 0, fb(wire::SchemeFeedback::kNack, 17));
+  EXPECT_EQ(s.resent, (std::vector<uint32_t>{17}));
+  // A SACK or a bitmap block means nothing to go-back-N: left to the timeout.
+  r.on_feedback(s, 0, fb(wire::SchemeFeedback::kSack, 18));
+  wire::BitmapBlock b;
+  b.base_psn = 13, b.nbits = 4;
+  r.on_bitmap_nak(s, 0, b);
+  EXPECT_EQ(s.resent, (std::vector<uint32_t>{17}));
+  EXPECT_FALSE(r.holds(0, true, 19, 13));
+  EXPECT_TRUE(r.rerequest_on_read_sack());
+}
+
+TEST(OrnicRecovery, BitmapBlockResendsItsZeroBitsThatWereSent) {
+  sender::OrnicRecovery r;
+  ScriptedState s;
+  s.set(100, 110);  // 110.. never sent
+  wire::BitmapBlock b;
+  b.base_psn = 100, b.nbits = 16;  // covers 100..115
+  for (uint32_t i : {1u, 2u, 4u, 8u}) b.set(i);
+  r.on_bitmap_nak(s, 0, b);
+  // Zero bits: 100, 103, 105, 106, 107, 109 (and 110..115, never sent: not resent).
+  EXPECT_EQ(s.resent, (std::vector<uint32_t>{100, 103, 105, 106, 107, 109}));
+  EXPECT_TRUE(s.go_backs.empty());
+}
+
+TEST(OrnicRecovery, BitmapBlockAcrossThePsnWrap) {
+  sender::OrnicRecovery r;
+  ScriptedState s;
+  s.set(0xFFFFFE, 3);  // 0xFFFFFE, 0xFFFFFF, 0, 1, 2 sent
+  wire::BitmapBlock b;
+  b.base_psn = 0xFFFFFE, b.nbits = 5;
+  b.set(0), b.set(2), b.set(4);
+  r.on_bitmap_nak(s, 0, b);
+  EXPECT_EQ(s.resent, (std::vector<uint32_t>{0xFFFFFF, 1}));
+}
+
+TEST(SelectiveRepeat, OneSackResendsTheFirstHoleOncePerUna) {
+  sender::SelectiveRepeat r(4);
+  ScriptedState s;
+  s.set(50, 60);
+  r.on_feedback(s, 0, fb(wire::SchemeFeedback::kSack, 53));
+  r.on_feedback(s, 0, fb(wire::SchemeFeedback::kSack, 54));  // same una: nothing more
+  EXPECT_EQ(s.resent, (std::vector<uint32_t>{50}));
+  s.set(51, 60);  // 50 arrived; a SACK now resends 51
+  r.on_feedback(s, 0, fb(wire::SchemeFeedback::kMpAck, 51, 55));
+  EXPECT_EQ(s.resent, (std::vector<uint32_t>{50, 51}));
+  // QPs are independent.
+  ScriptedState t;
+  t.set(50, 60);
+  r.on_feedback(t, 1, fb(wire::SchemeFeedback::kSack, 52));
+  EXPECT_EQ(t.resent, (std::vector<uint32_t>{50}));
+}
+
+TEST(HoleList, HoleNackResendsEachHoleExactly) {
+  sender::HoleList r;
+  ScriptedState s;
+  s.set(200, 230);
+  wire::SchemeFeedback f = fb(wire::SchemeFeedback::kHoleNack, 203, 210, /*info=*/3);
+  f.psn[2] = 220;
+  f.len = {2, 1, 3};
+  r.on_feedback(s, 0, f);
+  EXPECT_EQ(s.resent, (std::vector<uint32_t>{203, 204, 210, 220, 221, 222}));
+  // info says how many entries count.
+  ScriptedState t;
+  t.set(200, 230);
+  f.info = 1;
+  r.on_feedback(t, 0, f);
+  EXPECT_EQ(t.resent, (std::vector<uint32_t>{203, 204}));
+}
+
+TEST(SenderAgentCore, HoldsTheLastPacketOfAnOooWriteUntilAllBeforeItIsAcked) {
+  Stats stats;
+  oonic::eunomia::SenderAgentCore a(StatGroup(stats, "tx.sender_agent"), 4, 320);
+  EXPECT_TRUE(a.holds(0, /*last=*/true, /*send_psn=*/9, /*una=*/5));
+  EXPECT_TRUE(a.holds(0, true, 9, 7));    // still held; counted once per packet
+  EXPECT_FALSE(a.holds(0, true, 9, 9));   // everything before it acknowledged
+  EXPECT_FALSE(a.holds(0, false, 8, 5));  // not a last packet
+  EXPECT_EQ(stats.counter_value("tx.sender_agent.last_packet_holds"), 1u);
+  // Every data packet of an OOO WQE carries Head and the last bit.
+  wire::FrameSpec f;
+  a.tag(f, 1234, true);
+  EXPECT_NE(f.bth.resv7 & wire::kBthEunomiaMetaBit, 0);
+  EXPECT_EQ(f.eunomia.head, 1234u);
+  EXPECT_TRUE(f.eunomia.last);
+  EXPECT_FALSE(a.rerequest_on_read_sack());
+}
+
+TEST(SenderAgentCore, SacksAreMarkedAndATimeoutResendsOnlyWhatNoSackCovers) {
+  Stats stats;
+  oonic::eunomia::SenderAgentCore a(StatGroup(stats, "tx.sender_agent"), 4, 320);
+  EXPECT_EQ(a.ring_psns(), 512u);  // 320 rounded up to a power of two
+  ScriptedState s;
+  s.set(10, 16);
+  for (uint32_t p : {11u, 13u, 14u}) a.on_feedback(s, 0, fb(wire::SchemeFeedback::kSack, p));
+  EXPECT_TRUE(s.resent.empty());  // a SACK is information only
+  EXPECT_TRUE(a.sacked(0, 13));
+  a.on_timeout(s, 0);
+  EXPECT_EQ(s.resent, (std::vector<uint32_t>{10, 12, 15}));
+  EXPECT_EQ(stats.counter_value("tx.sender_agent.timeout_resends"), 3u);
+  EXPECT_EQ(stats.counter_value("tx.sender_agent.timeout_skipped"), 3u);
+  // The cumulative ACK passing 11..13 clears their marks.
+  a.advanced(0, 10, 14);
+  EXPECT_FALSE(a.sacked(0, 11));
+  EXPECT_FALSE(a.sacked(0, 13));
+  EXPECT_TRUE(a.sacked(0, 14));
+  // A NACK resends that PSN.
+  ScriptedState t;
+  t.set(14, 16);
+  a.on_feedback(t, 0, fb(wire::SchemeFeedback::kNack, 15));
+  EXPECT_EQ(t.resent, (std::vector<uint32_t>{15}));
+}
+
+TEST(SenderAgentCore, TimeoutOverAReadSpanGoesBackN) {
+  Stats stats;
+  oonic::eunomia::SenderAgentCore a(StatGroup(stats, "tx.sender_agent"), 4, 320);
+  ScriptedState s;
+  s.set(10, 16);
+  s.reads = {12, 13};
+  a.on_timeout(s, 0);
+  EXPECT_TRUE(s.resent.empty());
+  EXPECT_EQ(s.go_backs, (std::vector<uint32_t>{10}));
+}
+
+TEST(SenderPolicy, EveryReceiveSchemeNamesARecoveryInTheTable) {
+  for (const auto& sc : oonic::ordering::schemes()) {
+    SCOPED_TRACE(sc.name);
+    EXPECT_NO_THROW(sender::find_recovery(sc.traits.recovery));
+  }
+  Stats stats;
+  sender::SenderPolicy p =
+      sender::make_sender_policy("hole-list", "none", StatGroup(stats, "nic0.tx"), {});
+  ASSERT_TRUE(p.recovery && p.rate);
+  EXPECT_STREQ(p.recovery->name(), "hole-list");
+  EXPECT_STREQ(p.rate->name(), "none");
+  try {
+    sender::find_recovery("go-back-m");
+    FAIL() << "an unknown recovery must be an error";
+  } catch (const oonic::Error& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find("go-back-m"), std::string::npos) << w;
+    EXPECT_NE(w.find("selective-repeat"), std::string::npos) << w;  // the choices
+  }
+}
+
+}  // namespace
