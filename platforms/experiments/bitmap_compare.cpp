@@ -60,7 +60,7 @@ same arrival orders.
                       is lost; its retransmission arrives after the last packet
 Per run: mean locate cycles of the out-of-order packets (verdict kOutOfOrder) and
 the maximum number of bitmap blocks the QP held; over the seeds: mean, std, min,
-p5, p95, max. Arrival models (std::mt19937_64 seeded with the seed):
+p5, p95, max. Arrival models (Python's random.Random(seed): oonic::PyRandom):
   window          the window holds the not-yet-sent packets at most D positions after
                   the first not-yet-sent one; each step sends one of them chosen
                   uniformly (OOD <= D; the outstanding PSNs may span D + 1)
@@ -291,45 +291,13 @@ const std::vector<Scheme>& bitmap_compare_schemes() {
   return schemes;
 }
 
-uint64_t uniform_below(std::mt19937_64& rng, uint64_t n) {
-  if (n <= 1) return 0;
-  // 2^64 mod n, computed in 64 bits: (2^64 - n) mod n.
-  const uint64_t rem = (0 - n) % n;
-  const uint64_t limit = std::numeric_limits<uint64_t>::max() - rem;  // accept x <= limit
-  uint64_t x = rng();
-  while (x > limit) x = rng();
-  return x % n;
-}
-
-std::vector<uint32_t> windowed_shuffle(uint32_t n, uint32_t d, std::mt19937_64& rng) {
-  std::vector<uint32_t> out;
-  out.reserve(n);
-  if (d == 0 || n < 2) {
-    for (uint32_t i = 0; i < n; ++i) out.push_back(i);
-    return out;
-  }
-  std::vector<uint32_t> window;  // not-yet-sent positions, ascending
-  window.reserve(static_cast<size_t>(std::min<uint64_t>(n, uint64_t{d} + 1)));
-  uint64_t nxt = 0;
-  while (out.size() < n) {
-    const uint64_t low = window.empty() ? nxt : window[0];
-    while (nxt < n && nxt <= low + d) window.push_back(static_cast<uint32_t>(nxt++));
-    const size_t pick = static_cast<size_t>(uniform_below(rng, window.size()));
-    out.push_back(window[pick]);
-    window.erase(window.begin() + static_cast<std::ptrdiff_t>(pick));
-  }
-  return out;
-}
-
 const char* arrival_name(Arrival a) {
   return a == Arrival::kWindow ? "window" : "aligned-groups";
 }
 
-std::vector<uint32_t> arrival_order(const BitmapCompareOptions& o, uint32_t n,
-                                    std::mt19937_64& rng) {
-  if (o.arrival == Arrival::kWindow) return windowed_shuffle(n, o.ooo_distance, rng);
-  return arrival::aligned_groups(n, o.group_size(),
-                                 [&](uint64_t m) { return uniform_below(rng, m); });
+std::vector<uint32_t> arrival_order(const BitmapCompareOptions& o, uint32_t n, PyRandom& rng) {
+  if (o.arrival == Arrival::kWindow) return arrival::windowed_shuffle(n, o.ooo_distance, rng);
+  return arrival::aligned_groups(n, o.group_size(), rng);
 }
 
 Spread spread(std::vector<double> v) {
@@ -400,10 +368,10 @@ BitmapCompareResult run_bitmap_compare(const BitmapCompareOptions& o) {
 
   for (uint32_t i = 0; i < o.seeds; ++i) {
     const uint64_t seed = o.first_seed + i;
-    std::mt19937_64 rng(seed);
+    PyRandom rng(seed);
     const std::vector<uint32_t> order = arrival_order(o, P, rng);
     check_shuffle(order, o.arrival_bound(), seed, &max_ood, &max_disp);
-    const uint32_t lost = static_cast<uint32_t>(uniform_below(rng, std::min(o.block_bits, P)));
+    const uint32_t lost = static_cast<uint32_t>(rng.randrange(std::min(o.block_bits, P)));
     psns[1].clear();
     for (uint32_t k = 0; k < P; ++k) {
       psns[0][k] = wire::psn_add(o.start_psn, order[k]);
@@ -484,7 +452,7 @@ std::string bitmap_compare_markdown(const BitmapCompareOptions& o, const BitmapC
     << "-bit QP bitmap (" << o.qp_bits / o.block_bits << " blocks), " << P
     << " packets per run (PSN " << o.start_psn << ".." << wire::psn_add(o.start_psn, P - 1) << "), "
     << arrival_text(o) << ", " << o.seeds << " seeds (" << o.first_seed << ".."
-    << o.first_seed + o.seeds - 1 << ", std::mt19937_64; measured max OOO distance "
+    << o.first_seed + o.seeds - 1 << ", Python random.Random(seed); measured max OOO distance "
     << res.max_ooo_distance << ", max displacement " << res.max_displacement
     << "). A: no loss. B: one random packet of the first block lost, retransmitted after "
        "the last packet; packets a scheme cannot track meanwhile are dropped.\n\n";

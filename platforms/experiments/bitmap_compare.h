@@ -22,10 +22,11 @@
 // Arrival (--arrival): the windowed shuffle (default) or aligned groups of G (ORNIC
 // §4.3's "OOO distance did not exceed 64": groups of 64 positions, each a random
 // permutation, in order; at most four 16-bit blocks are touched at once).
-// Shuffle (as scripts/gen-trace's windowed shuffle, with a different RNG): the
-// window holds the not-yet-sent packets whose in-order position is at most (first
-// not-yet-sent position) + D, in ascending order; each step sends the window entry
-// at index uniform_below(rng, window size), rng = std::mt19937_64(seed). So no
+// Shuffle (scripts/gen-trace's and `oonic trace perturb`'s windowed shuffle, the same
+// code and generator: platforms/common/arrival_order.h): the window holds the
+// not-yet-sent packets whose in-order position is at most (first not-yet-sent
+// position) + D, in ascending order; each step sends the window entry at index
+// rng.randrange(window size), rng = Python's random.Random(seed) (PyRandom). So no
 // packet arrives more than D PSNs beyond the first missing one and each lands
 // within D positions of its in-order place. The lost packet's offset u is drawn
 // from the same generator right after the shuffle.
@@ -33,11 +34,11 @@
 
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "model/ordering/ordering_unit.h"
+#include "platforms/common/py_random.h"
 
 namespace oonic::experiments {
 
@@ -46,15 +47,6 @@ int experiment_command(const std::vector<std::string>& args);
 
 // `oonic experiment bitmap-compare ARGS...` (args after "bitmap-compare").
 int bitmap_compare_command(const std::vector<std::string>& args);
-
-// Uniform integer in [0, n) from rng (n >= 1): rejection sampling on the raw 64-bit
-// output (draw x until x < 2^64 - (2^64 mod n), return x mod n). Defined here, not
-// std::uniform_int_distribution, so the arrival orders are the same with every
-// standard library.
-uint64_t uniform_below(std::mt19937_64& rng, uint64_t n);
-
-// The windowed shuffle of positions 0..n-1 with OOO distance d (see above).
-std::vector<uint32_t> windowed_shuffle(uint32_t n, uint32_t d, std::mt19937_64& rng);
 
 // How one seed's arrival order is made.
 enum class Arrival {
@@ -84,8 +76,7 @@ struct BitmapCompareOptions {
 };
 
 // The arrival order of positions 0..n-1 the options ask for, drawn from rng.
-std::vector<uint32_t> arrival_order(const BitmapCompareOptions& o, uint32_t n,
-                                    std::mt19937_64& rng);
+std::vector<uint32_t> arrival_order(const BitmapCompareOptions& o, uint32_t n, PyRandom& rng);
 
 // A scheme as the experiment builds it: one QP (qp 0), geometry from the options.
 struct Scheme {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "model/core/rng.h"
+#include "platforms/trace/pcap_io.h"
 
 namespace oonic::trace {
 
@@ -79,24 +80,6 @@ size_t check_pattern(uint64_t addr, const uint8_t* data, size_t n);
 // Classic pcap writer: nanosecond magic 0xa1b23c4d (host byte order),
 // LINKTYPE_ETHERNET, snaplen 262144, buffered. Frames longer than the snaplen
 // are cut (orig_len keeps the length).
-class PcapWriter {
- public:
-  static constexpr uint32_t kSnaplen = 262144;
-  explicit PcapWriter(const std::string& path);  // throws Error(kIo) naming path
-  PcapWriter(const PcapWriter&) = delete;
-  PcapWriter& operator=(const PcapWriter&) = delete;
-  ~PcapWriter();  // flushes and closes (errors ignored; call close() to see them)
-
-  void write(uint64_t time_ps, const uint8_t* data, size_t len);  // throws on I/O error
-  void close();                                                   // throws on I/O error
-  uint64_t frames() const { return frames_; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  std::FILE* fp_ = nullptr;
-  std::unique_ptr<char[]> buf_;
-  uint64_t frames_ = 0;
-};
+// PcapWriter: platforms/trace/pcap_io.h.
 
 }  // namespace oonic::trace

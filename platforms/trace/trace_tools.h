@@ -86,24 +86,8 @@ WriteSummary write_frames(const std::string& path, OutFormat fmt, const Frames& 
 
 // ------------------------------------------------------- Python's random ---
 
-// random.Random(seed) of CPython 3 (MT19937, init_by_array): the same seed
-// gives the same randrange / random() values as scripts/gen-trace.
-class PyRandom {
- public:
-  explicit PyRandom(uint64_t seed);
-  uint32_t genrand();
-  uint64_t getrandbits(int k);     // 1 <= k <= 64
-  uint64_t randrange(uint64_t n);  // n >= 1: uniform in [0, n)
-  double random();                 // [0, 1), 53 bits
-
- private:
-  uint32_t mt_[624];
-  int mti_ = 625;
-};
-
-// scripts/gen-trace's windowed_shuffle over positions 0 .. n-1: the emission
-// order (a permutation). distance 0 or n < 2: identity, no random draw.
-std::vector<uint32_t> windowed_shuffle(uint32_t n, uint32_t distance, PyRandom& rng);
+// The generator and the windowed shuffle are oonic::PyRandom (platforms/common/py_random.h)
+// and oonic::arrival::windowed_shuffle (platforms/common/arrival_order.h).
 
 // ---------------------------------------------------- stream classification ---
 

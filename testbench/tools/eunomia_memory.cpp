@@ -46,7 +46,6 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -55,7 +54,7 @@
 #include "model/eunomia/hd_bitmap_core.h"
 #include "model/eunomia/memory_controller_core.h"
 #include "model/wire/roce.h"
-#include "testbench/common/arrival_orders.h"
+#include "platforms/common/arrival_order.h"
 
 [[maybe_unused]] static const bool kNoBanner = [] {
   return setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0;
@@ -152,7 +151,7 @@ RunResult run_once(const Options& o, uint32_t reordered, uint32_t dist, uint64_t
   p.memory.blocks = o.master_blocks;
   HdBitmapCore bm(p);
 
-  std::mt19937_64 rng(seed);
+  oonic::PyRandom rng(seed);
   struct Conn {
     uint32_t start = 0;
     std::vector<uint32_t> queue;  // offsets, in delivery order
@@ -162,9 +161,9 @@ RunResult run_once(const Options& o, uint32_t reordered, uint32_t dist, uint64_t
   std::vector<Conn> conns(o.connections);
   for (uint32_t c = 0; c < o.connections; ++c) {
     Conn& k = conns[c];
-    k.start = static_cast<uint32_t>(rng() & oonic::wire::kPsnMask);
+    k.start = static_cast<uint32_t>(rng.getrandbits(24));
     if (c < reordered) {
-      k.queue = oonic::test::WindowShuffle(o.packets, dist, rng);  // the property tests' shuffle
+      k.queue = oonic::arrival::windowed_shuffle(o.packets, dist, rng);  // the one shuffle
     } else {
       k.queue.resize(o.packets);
       for (uint32_t i = 0; i < o.packets; ++i) k.queue[i] = i;
@@ -177,7 +176,7 @@ RunResult run_once(const Options& o, uint32_t reordered, uint32_t dist, uint64_t
   for (uint32_t c = 0; c < o.connections; ++c) active.push_back(c);
   const uint64_t limit = 1000ull * o.packets * o.connections + 100000;
   while (!active.empty()) {
-    const size_t ai = static_cast<size_t>(rng() % active.size());
+    const size_t ai = static_cast<size_t>(rng.randrange(active.size()));
     Conn& k = conns[active[ai]];
     const uint32_t c = active[ai];
     if (k.pos == k.queue.size()) {

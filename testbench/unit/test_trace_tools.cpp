@@ -19,6 +19,8 @@
 
 #include "model/core/error.h"
 #include "model/wire/roce.h"
+#include "platforms/common/arrival_order.h"
+#include "platforms/common/py_random.h"
 #include "platforms/trace/sidecar.h"
 #include "platforms/trace/text_writer.h"
 #include "platforms/trace/trace.h"
@@ -121,13 +123,13 @@ TEST_F(TraceToolsRandom, MatchesCPythonRandom) {
 }
 
 TEST_F(TraceToolsRandom, WindowedShuffleIsGenTraces) {
-  // scripts/gen-trace: windowed_shuffle(list(range(20)), 5, random.Random(7))
+  // scripts/gen-trace: oonic::arrival::windowed_shuffle(list(range(20)), 5, random.Random(7))
   PyRandom r(7);
-  EXPECT_EQ(windowed_shuffle(20, 5, r),
+  EXPECT_EQ(oonic::arrival::windowed_shuffle(20, 5, r),
             (std::vector<uint32_t>{2,  1, 5,  4,  0,  3,  10, 6,  9,  7,
                                    11, 8, 12, 16, 17, 13, 15, 14, 19, 18}));
   PyRandom r0(1);
-  EXPECT_EQ(windowed_shuffle(5, 0, r0), (std::vector<uint32_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(oonic::arrival::windowed_shuffle(5, 0, r0), (std::vector<uint32_t>{0, 1, 2, 3, 4}));
 }
 
 // --------------------------------------------------------------- perturb ---

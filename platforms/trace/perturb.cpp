@@ -1,0 +1,205 @@
+// `oonic trace perturb`: reorder (windowed shuffle, aligned groups, multipath), drop,
+// duplicate and retransmit the data packets of a trace.
+#include "platforms/trace/trace_tools.h"
+
+#include "platforms/trace/endpoint.h"
+
+#include <arpa/inet.h>
+#include <pcap/pcap.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string_view>
+#include <unordered_map>
+
+#include "model/core/error.h"
+#include "model/wire/roce.h"
+#include "platforms/common/arrival_order.h"
+#include "platforms/trace/text_writer.h"
+#include "platforms/trace/trace_util.h"
+
+namespace oonic::trace {
+
+// ----------------------------------------------------------------- perturb ---
+
+PerturbResult perturb(const Frames& in, const PerturbOptions& o, const std::optional<Sidecar>& sc) {
+  ClassifiedFull cf = classify_full(in, sc, o.dut);
+  const Classified& c = cf.c;
+  const size_t n = in.frames.size();
+  PyRandom rng(o.seed);
+  PerturbResult res;
+  res.out = in.derived();
+  res.streams = c.streams.size();
+  const uint32_t retx_after =
+      o.retx_after.value_or(o.aligned_group ? o.aligned_group : o.ooo_distance + 1);
+  const std::set<uint32_t> drop(o.drop_psns.begin(), o.drop_psns.end());
+
+  std::vector<uint32_t> psn_of(n, 0);
+  std::vector<uint8_t> last_of(n, 0), ooo_of(n, 0);
+  for (const Stream& s : c.streams) {
+    res.data_packets += s.records.size();
+    for (size_t k = 0; k < s.records.size(); ++k)
+      psn_of[s.records[k]] = s.psns[k], last_of[s.records[k]] = s.last[k];
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (c.stream_of[i] >= 0 && cf.opcode[i] >= wire::kOooWriteFSpot &&
+        cf.opcode[i] <= wire::kOooWriteLastFSpot)
+      ooo_of[i] = 1;
+
+  // Slots: the places (and times) packets arrive at. Windowed shuffle: the
+  // input's places. Multipath: each frame's time + its path's delay, stable
+  // sorted.
+  std::vector<int64_t> when(n);
+  std::vector<uint8_t> timed(n);
+  std::vector<uint32_t> slots(n);
+  for (size_t i = 0; i < n; ++i) slots[i] = static_cast<uint32_t>(i);
+  if (o.multipath) {
+    const size_t k = o.multipath;
+    int64_t prev = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const Frame& f = in.frames[i];
+      if (f.has_time)
+        when[i] = f.time_ps;
+      else
+        when[i] = i ? prev + static_cast<int64_t>(std::llround(
+                                 static_cast<double>(wire::wire_bytes(in.frames[i - 1].len)) *
+                                 8000.0 / o.gbps))
+                    : 0;
+      prev = when[i];
+      timed[i] = 1;
+    }
+    std::vector<uint64_t> rr(c.streams.size(), 0);
+    for (size_t i = 0; i < n; ++i) {
+      int32_t s = c.stream_of[i];
+      if (s < 0) continue;
+      size_t path = 0;
+      switch (o.spray) {
+        case PerturbOptions::Spray::kRoundRobin:
+          path = static_cast<size_t>(rr[static_cast<size_t>(s)]++ % k);
+          break;
+        case PerturbOptions::Spray::kRandom:
+          path = static_cast<size_t>(rng.randrange(k));
+          break;
+        case PerturbOptions::Spray::kHash: {
+          // ECMP on the flow: FNV-1a over IP addresses, UDP source port, dest QP.
+          wire::PacketView v;
+          wire::parse(in.data(in.frames[i]), in.frames[i].len, v, false);
+          uint64_t h = 0xcbf29ce484222325ull;
+          auto mix = [&](const uint8_t* p, size_t len) {
+            for (size_t b = 0; b < len; ++b) h = (h ^ p[b]) * 0x100000001b3ull;
+          };
+          mix(v.src_ip.data(), 16);
+          mix(v.dst_ip.data(), 16);
+          uint8_t t[5] = {static_cast<uint8_t>(v.udp_sport >> 8), static_cast<uint8_t>(v.udp_sport),
+                          static_cast<uint8_t>(v.bth.dest_qp >> 16),
+                          static_cast<uint8_t>(v.bth.dest_qp >> 8),
+                          static_cast<uint8_t>(v.bth.dest_qp)};
+          mix(t, 5);
+          path = static_cast<size_t>(h % k);
+          break;
+        }
+      }
+      when[i] += static_cast<int64_t>(o.path_delays_ps[path]);
+    }
+    std::stable_sort(slots.begin(), slots.end(),
+                     [&](uint32_t a, uint32_t b) { return when[a] < when[b]; });
+  } else {
+    for (size_t i = 0; i < n; ++i)
+      when[i] = in.frames[i].time_ps, timed[i] = in.frames[i].has_time ? 1 : 0;
+  }
+
+  // Per stream: its slots in arrival order; its packets, reordered, fill them.
+  std::vector<std::vector<uint32_t>> stream_slots(c.streams.size());
+  for (uint32_t r : slots)
+    if (c.stream_of[r] >= 0) stream_slots[static_cast<size_t>(c.stream_of[r])].push_back(r);
+  // What each slot delivers: the packet placed there (unless lost), its
+  // duplicate, then retransmissions due at that place.
+  std::vector<std::vector<std::pair<uint32_t, Mark>>> att(n);
+  for (size_t s = 0; s < c.streams.size(); ++s) {
+    const std::vector<uint32_t>& sl = stream_slots[s];
+    std::vector<std::pair<size_t, size_t>> units;
+    bool by_message = o.unit == PerturbOptions::Unit::kMessage;
+    if (o.unit == PerturbOptions::Unit::kAuto)
+      for (uint32_t r : sl) by_message = by_message || ooo_of[r];
+    if (by_message && !o.multipath) {
+      size_t a = 0;
+      for (size_t i = 0; i < sl.size(); ++i)
+        if (last_of[sl[i]] || i + 1 == sl.size()) units.push_back({a, i + 1}), a = i + 1;
+    } else if (!sl.empty()) {
+      units.push_back({0, sl.size()});
+    }
+    for (const auto& [a, b] : units) {
+      const uint32_t m = static_cast<uint32_t>(b - a);
+      std::vector<uint32_t> perm = o.multipath ? arrival::windowed_shuffle(m, 0, rng)
+                                   : o.aligned_group
+                                       ? arrival::aligned_groups(m, o.aligned_group, rng)
+                                       : arrival::windowed_shuffle(m, o.ooo_distance, rng);
+      std::deque<std::pair<uint64_t, uint32_t>> due;  // (position after which, record)
+      for (uint32_t i = 0; i < m; ++i) {
+        const uint32_t slot = sl[a + i];
+        const uint32_t item = sl[a + perm[i]];
+        bool lost =
+            drop.count(psn_of[item]) != 0 || (o.drop_rate > 0.0 && rng.random() < o.drop_rate);
+        if (lost) {
+          ++res.dropped;
+          res.dropped_psns.push_back({static_cast<uint32_t>(s), psn_of[item]});
+          if (!o.no_retx) due.push_back({uint64_t{i} + retx_after, item});
+        } else {
+          att[slot].push_back({item, Mark::kNone});
+          if (o.duplicate_rate > 0.0 && rng.random() < o.duplicate_rate) {
+            att[slot].push_back({item, Mark::kDuplicate});
+            ++res.duplicated;
+            res.duplicated_psns.push_back({static_cast<uint32_t>(s), psn_of[item]});
+          }
+        }
+        while (!due.empty() && due.front().first <= i) {
+          att[slot].push_back({due.front().second, Mark::kRetransmission});
+          ++res.retransmitted;
+          due.pop_front();
+        }
+      }
+      for (const auto& d : due) {  // past the end of the unit: after its last slot
+        att[sl[b - 1]].push_back({d.second, Mark::kRetransmission});
+        ++res.retransmitted;
+      }
+    }
+  }
+
+  // Assemble; times never go backwards (a frame takes its slot's time, at
+  // least the previous frame's).
+  res.out.frames.reserve(n + res.duplicated);
+  bool have_prev = false;
+  int64_t prev = 0;
+  auto emit = [&](uint32_t rec, Mark mark, int64_t t, bool has_time) {
+    Frame f = in.frames[rec];
+    if (mark != Mark::kNone) f.mark = mark;
+    f.has_time = has_time;
+    if (has_time) {
+      if (have_prev && t < prev) t = prev;
+      f.time_ps = t;
+      prev = t;
+      have_prev = true;
+    }
+    res.out.frames.push_back(f);
+  };
+  for (uint32_t r : slots) {
+    if (c.stream_of[r] < 0) {
+      emit(r, Mark::kNone, when[r], timed[r] != 0);
+      continue;
+    }
+    for (const auto& [item, mark] : att[r]) emit(item, mark, when[r], timed[r] != 0);
+  }
+  return res;
+}
+
+}  // namespace oonic::trace
