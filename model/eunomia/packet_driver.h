@@ -32,6 +32,8 @@ class PacketDriver : public sc_core::sc_module {
   // Records qp's conn_module_valid after a call that ended at t (write + occupancy).
   void update_valid(Cycle t, uint32_t qp, bool valid);
   Sram& conn_to_module_map() { return *map_; }
+  // The core this shell times (its connection-to-module map is the SRAM above).
+  const eunomia::PacketDriverCore& core() const { return core_; }
   uint32_t entry_bits() const { return entry_bits_; }
 
  private:
