@@ -55,7 +55,7 @@ Mc::Params McParams(uint32_t blocks, uint32_t conns, uint32_t meta, uint32_t w) 
 }
 
 HdBitmapCore::Params HdParams(uint32_t b = 16, uint32_t cap = 256, uint32_t blocks = 1024,
-                                 uint32_t conns = 8, uint32_t meta = 24, uint32_t w = 64) {
+                              uint32_t conns = 8, uint32_t meta = 24, uint32_t w = 64) {
   HdBitmapCore::Params p;
   p.block_bits = b;
   p.max_bitmap_bits = cap;
@@ -980,8 +980,7 @@ uint32_t HeldBlocks(const RefConn& c, uint32_t words_per_row, uint32_t meta_bloc
 }
 
 // Delivers one packet of flow fi. False when the flow has nothing left to send.
-bool Step(HdBitmapCore& bm, std::vector<Flow>& flows, size_t fi, std::mt19937_64& rng,
-          Stats& st) {
+bool Step(HdBitmapCore& bm, std::vector<Flow>& flows, size_t fi, std::mt19937_64& rng, Stats& st) {
   Flow& f = flows[fi];
   RefConn& r = f.ref;
   if (f.pos == f.queue.size()) {
@@ -1131,8 +1130,7 @@ FlowCfg RandomCfg(std::mt19937_64& rng, Loss loss, uint32_t max_dist) {
   return c;
 }
 
-Flow MakeFlow(uint32_t qp, const FlowCfg& c, const HdBitmapCore::Params& p,
-              std::mt19937_64& rng) {
+Flow MakeFlow(uint32_t qp, const FlowCfg& c, const HdBitmapCore::Params& p, std::mt19937_64& rng) {
   Flow f;
   f.ref.init(qp, c.start, c.count, p.block_bits, p.max_bitmap_bits / p.block_bits);
   f.dist = c.dist;

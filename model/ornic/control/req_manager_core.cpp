@@ -37,7 +37,8 @@ void ReqManagerCore::register_ack(Cycle t, uint32_t qp, uint32_t psn, uint32_t m
   wake_port->wake(t);
 }
 
-void ReqManagerCore::register_nak(Cycle t, uint32_t qp, uint8_t syndrome, uint32_t psn, uint32_t msn) {
+void ReqManagerCore::register_nak(Cycle t, uint32_t qp, uint8_t syndrome, uint32_t psn,
+                                  uint32_t msn) {
   Pending w{};
   w.t = t, w.seq = seq_++, w.kind = Kind::kNak, w.qp = qp, w.psn = psn, w.msn = msn;
   w.syndrome = syndrome;
@@ -47,7 +48,7 @@ void ReqManagerCore::register_nak(Cycle t, uint32_t qp, uint8_t syndrome, uint32
 }
 
 void ReqManagerCore::register_bitmap_nak(Cycle t, uint32_t qp, uint32_t epsn, uint32_t msn,
-                                     const wire::BitmapBlock& block) {
+                                         const wire::BitmapBlock& block) {
   Pending w{};
   w.t = t, w.seq = seq_++, w.kind = Kind::kBitmapNak, w.qp = qp, w.psn = epsn, w.msn = msn;
   if (free_blocks_.empty()) {
@@ -64,7 +65,7 @@ void ReqManagerCore::register_bitmap_nak(Cycle t, uint32_t qp, uint32_t epsn, ui
 }
 
 void ReqManagerCore::register_feedback(Cycle t, uint32_t qp, uint32_t epsn, uint32_t msn,
-                                   const wire::SchemeFeedback& fb) {
+                                       const wire::SchemeFeedback& fb) {
   Pending w{};
   w.t = t, w.seq = seq_++, w.kind = Kind::kFeedback, w.qp = qp, w.psn = epsn, w.msn = msn;
   if (free_fbs_.empty()) {
@@ -81,7 +82,7 @@ void ReqManagerCore::register_feedback(Cycle t, uint32_t qp, uint32_t epsn, uint
 }
 
 void ReqManagerCore::register_read(Cycle t, uint32_t qp, uint64_t va, uint32_t len, uint32_t psn,
-                               uint32_t msn, bool ooo, bool duplicate) {
+                                   uint32_t msn, bool ooo, bool duplicate) {
   Pending w{};
   w.t = t, w.seq = seq_++, w.kind = Kind::kRead, w.qp = qp, w.psn = psn, w.msn = msn, w.va = va;
   w.len = len, w.flag = ooo, w.dup = duplicate;
@@ -171,11 +172,14 @@ void ReqManagerCore::send_control(Cycle now) {
     s.nak_queued = false;
     Cycle t = mem_.read(now + p_.req_manager.schedule_cycles, 64);
     if (s.nak_is_feedback)
-      last_activity_ = hdr_generator_port->send_feedback(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_feedback);
+      last_activity_ =
+          hdr_generator_port->send_feedback(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_feedback);
     else if (s.nak_is_bitmap)
-      last_activity_ = hdr_generator_port->send_bitmap_nak(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_block);
+      last_activity_ =
+          hdr_generator_port->send_bitmap_nak(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_block);
     else
-      last_activity_ = hdr_generator_port->send_ack(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_syndrome, false);
+      last_activity_ =
+          hdr_generator_port->send_ack(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_syndrome, false);
     return;
   }
   uint32_t qp = ack_q_.front();
@@ -184,7 +188,8 @@ void ReqManagerCore::send_control(Cycle now) {
   s.queued = false;
   Cycle t = mem_.read(now + p_.req_manager.schedule_cycles, 64);
   acks_sent_.inc();
-  last_activity_ = hdr_generator_port->send_ack(t, qps_.at(qp), s.psn, s.msn, wire::kAethAckNoCredit, s.cached);
+  last_activity_ =
+      hdr_generator_port->send_ack(t, qps_.at(qp), s.psn, s.msn, wire::kAethAckNoCredit, s.cached);
   s.cached = false;
 }
 
@@ -213,8 +218,8 @@ void ReqManagerCore::send_read(Cycle now) {
   else
     op = wire::kReadResponseMiddle;
   const uint8_t* data = j.data.data() + size_t{j.sent % p_.dma.read_prefetch_packets} * pmtu;
-  last_activity_ = hdr_generator_port->send_read_response(now + p_.req_manager.schedule_cycles, qp, op,
-                                            wire::psn_add(j.psn, j.sent), j.msn, data, n);
+  last_activity_ = hdr_generator_port->send_read_response(
+      now + p_.req_manager.schedule_cycles, qp, op, wire::psn_add(j.psn, j.sent), j.msn, data, n);
   j.ready.pop_front();
   ++j.sent;
   if (j.sent == j.packets) {

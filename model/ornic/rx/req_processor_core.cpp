@@ -30,8 +30,8 @@ ReqProcessorCore::ReqProcessorCore(const CoreEnv& env, QpContextTable& qps, Link
           env.stats.counter("ooo_accepted", "packet",
                             "OOO WRITE (and Eunomia OOO SEND) packets accepted ahead of ePSN")),
       in_order_(env.stats.counter("in_order_accepted", "packet", "packets accepted at ePSN")),
-      messages_(env.stats.counter("messages", "message",
-                                  "complete requests received (MSN increments)")),
+      messages_(
+          env.stats.counter("messages", "message", "complete requests received (MSN increments)")),
       start_addr_cached_(env.stats.counter("start_addr_cached", "event",
                                            "Start_Addr computed by Eq. 2 and cached")),
       reads_(env.stats.counter("read_requests", "request", "READ requests accepted")) {
@@ -52,7 +52,8 @@ ReqProcessorCore::ReqProcessorCore(const CoreEnv& env, QpContextTable& qps, Link
   env.probe(p_verdict_, "drop", 8);
 }
 
-bool ReqProcessorCore::region_ok(const QpContext& c, uint32_t rkey, uint64_t va, uint64_t len) const {
+bool ReqProcessorCore::region_ok(const QpContext& c, uint32_t rkey, uint64_t va,
+                                 uint64_t len) const {
   for (const MemoryRegion& r : c.regions)
     if (r.rkey == rkey && va >= r.base && va + len <= r.base + r.length && va + len >= va)
       return true;
@@ -105,10 +106,11 @@ void ReqProcessorCore::process(Cycle ready, const wire::PacketView& v, PacketRec
   if (a.rob_flush) rob_flush(t5, static_cast<uint32_t>(qi), c.epsn);
   if (a.read) {
     if (!a.read_dup) reads_.inc();
-    l_.work.register_read(t5, static_cast<uint32_t>(qi), v.reth.va, v.reth.dma_len, v.bth.psn, c.msn,
-                      a.read_ooo, a.read_dup);
+    l_.work.register_read(t5, static_cast<uint32_t>(qi), v.reth.va, v.reth.dma_len, v.bth.psn,
+                          c.msn, a.read_ooo, a.read_dup);
   }
-  if (a.bitmap_nak) l_.work.register_bitmap_nak(t5, static_cast<uint32_t>(qi), c.epsn, c.msn, a.block);
+  if (a.bitmap_nak)
+    l_.work.register_bitmap_nak(t5, static_cast<uint32_t>(qi), c.epsn, c.msn, a.block);
   if (a.feedback) l_.work.register_feedback(t5, static_cast<uint32_t>(qi), c.epsn, c.msn, a.fb);
   if (a.nak) l_.work.register_nak(t5, static_cast<uint32_t>(qi), a.syndrome, a.nak_psn, c.msn);
   if (a.ack) ack(t5, static_cast<uint32_t>(qi), c);
@@ -224,7 +226,7 @@ void ReqProcessorCore::standard(Cycle t3, uint32_t qi, QpContext& c, const wire:
 }
 
 void ReqProcessorCore::ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
-                             PacketRecord& rec, Cycle* t4) {
+                                 PacketRecord& rec, Cycle* t4) {
   Actions& a = act_;
   const uint8_t op = v.bth.opcode;
   const uint32_t psn = v.bth.psn;
@@ -319,7 +321,7 @@ void ReqProcessorCore::ooo_send(Cycle t3, uint32_t qi, QpContext& c, const wire:
 }
 
 void ReqProcessorCore::ordered(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
-                           PacketRecord& rec, Cycle* t4, uint64_t addr, bool last, bool send) {
+                               PacketRecord& rec, Cycle* t4, uint64_t addr, bool last, bool send) {
   Actions& a = act_;
   const uint32_t psn = v.bth.psn;
   ordering::PacketMeta meta;  // Eunomia: Head / last from the data packet's metadata
@@ -396,7 +398,7 @@ void ReqProcessorCore::ordered(Cycle t3, uint32_t qi, QpContext& c, const wire::
 }
 
 void ReqProcessorCore::read_request(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
-                                PacketRecord& rec) {
+                                    PacketRecord& rec) {
   Actions& a = act_;
   const uint32_t psn = v.bth.psn;
   int32_t d = wire::psn_diff(psn, c.epsn);

@@ -10,24 +10,25 @@ RspProcessorCore::RspProcessorCore(const CoreEnv& env, QpContextTable& qps, Link
     : p_(env.p),
       qps_(qps),
       l_(links),
-      packets_(env.stats.counter("packets", "packet",
-                                 "response headers processed")),
+      packets_(env.stats.counter("packets", "packet", "response headers processed")),
       acks_(env.stats.counter("acks", "frame", "ACKs received")),
       psns_acked_(env.stats.counter("psns_acked", "PSN",
                                     "PSNs newly acknowledged (a coalesced ACK covers several)")),
       coalesced_(env.stats.counter("coalesced_acks", "frame",
                                    "ACKs that acknowledged more than one new PSN")),
-      naks_(env.stats.counter("naks", "frame",
-                              "NAKs received (PSN sequence, RNR, access, invalid)")),
-      bitmap_naks_(env.stats.counter("bitmap_naks", "frame",
-                                     "OOO NAKs with a bitmap block received")),
+      naks_(
+          env.stats.counter("naks", "frame", "NAKs received (PSN sequence, RNR, access, invalid)")),
+      bitmap_naks_(
+          env.stats.counter("bitmap_naks", "frame", "OOO NAKs with a bitmap block received")),
       feedback_(env.stats.counter("scheme_feedback", "frame",
                                   "Scheme Feedback frames received (MELO NACK, SACK, NACK, "
                                   "MP-RDMA ACK)")),
-      cached_flags_(env.stats.counter("start_addr_cached_acks", "frame", "ACKs carrying the Start_Addr-cached flag")),
-      read_packets_(env.stats.counter("read_response_packets", "packet", "READ response packets placed")),
-      read_bytes_(env.stats.counter("read_response_bytes", "byte",
-                                    "READ response payload bytes placed")),
+      cached_flags_(env.stats.counter("start_addr_cached_acks", "frame",
+                                      "ACKs carrying the Start_Addr-cached flag")),
+      read_packets_(
+          env.stats.counter("read_response_packets", "packet", "READ response packets placed")),
+      read_bytes_(
+          env.stats.counter("read_response_bytes", "byte", "READ response payload bytes placed")),
       reads_done_(env.stats.counter("reads_completed", "request",
                                     "READs whose every response packet is placed")) {}
 
@@ -135,7 +136,8 @@ void RspProcessorCore::process(Cycle ready, const wire::PacketView& v, PacketRec
         } else {
           drop(t3, v, rec, d < 0 ? Drop::kDuplicate : Drop::kPsnSequenceError);
           if (d > 0)
-            l_.requester.on_read_gap(t3 + 1, static_cast<uint32_t>(qi), rw->start_psn, rw->next_psn);
+            l_.requester.on_read_gap(t3 + 1, static_cast<uint32_t>(qi), rw->start_psn,
+                                     rw->next_psn);
         }
       }
       if (accept) {
@@ -155,7 +157,8 @@ void RspProcessorCore::process(Cycle ready, const wire::PacketView& v, PacketRec
           reads_done_.inc();
           if (rw->ooo) l_.bitmap.close(t5, static_cast<uint32_t>(qi));
         }
-        l_.requester.on_read_data(t5, static_cast<uint32_t>(qi), rw->start_psn, rw->last_done, complete);
+        l_.requester.on_read_data(t5, static_cast<uint32_t>(qi), rw->start_psn, rw->last_done,
+                                  complete);
         return;
       }
     }
@@ -165,7 +168,8 @@ void RspProcessorCore::process(Cycle ready, const wire::PacketView& v, PacketRec
   l_.pkt_buf.discard(t5, rec.drop == Drop::kNone ? v.payload_len : 0);
   switch (tell) {
     case Tell::kAck:
-      l_.requester.on_ack(t5, static_cast<uint32_t>(qi), psn, v.bth.resv7 & wire::kBthStartAddrCachedBit);
+      l_.requester.on_ack(t5, static_cast<uint32_t>(qi), psn,
+                          v.bth.resv7 & wire::kBthStartAddrCachedBit);
       break;
     case Tell::kNak:
       l_.requester.on_nak(t5, static_cast<uint32_t>(qi), v.aeth.syndrome, psn);

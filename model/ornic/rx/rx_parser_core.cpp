@@ -46,7 +46,7 @@ RxParserCore::RxParserCore(const CoreEnv& env, RxBuffers buffers)
 }
 
 RxParserCore::Result RxParserCore::receive(Cycle arrival, const uint8_t* frame, uint32_t len,
-                                   wire::PacketView& v) {
+                                           wire::PacketView& v) {
   Result r;
   frames_.inc();
   bytes_.inc(len);

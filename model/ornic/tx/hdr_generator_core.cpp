@@ -7,8 +7,8 @@ HdrGeneratorCore::HdrGeneratorCore(const CoreEnv& env, MacPort& mac)
       mac_(mac),
       buf_(16384),
       acks_(env.stats.counter("acks", "frame", "ACK frames sent")),
-      naks_(env.stats.counter("naks", "frame",
-                              "NAK frames sent (PSN sequence, remote access, RNR, invalid request)")),
+      naks_(env.stats.counter(
+          "naks", "frame", "NAK frames sent (PSN sequence, remote access, RNR, invalid request)")),
       bitmap_naks_(
           env.stats.counter("bitmap_naks", "frame", "OOO NAK frames carrying a bitmap block")),
       feedback_(env.stats.counter("scheme_feedback", "frame",
@@ -37,8 +37,8 @@ HdrGeneratorCore::HdrGeneratorCore(const CoreEnv& env, MacPort& mac)
   env.probe(p_qpn_, "qpn", 24);
 }
 
-Cycle HdrGeneratorCore::emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec, const QpContext& qp,
-                         bool in_place) {
+Cycle HdrGeneratorCore::emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec,
+                             const QpContext& qp, bool in_place) {
   spec.bth.dest_qp = qp.peer_qpn;
   size_t need = wire::frame_size(spec);
   uint8_t* out;
@@ -64,7 +64,7 @@ Cycle HdrGeneratorCore::emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec
 }
 
 Cycle HdrGeneratorCore::send_ack(Cycle t, const QpContext& qp, uint32_t psn, uint32_t msn,
-                             uint8_t syndrome, bool start_addr_cached) {
+                                 uint8_t syndrome, bool start_addr_cached) {
   wire::FrameSpec s = qp.tx_template;
   s.bth = wire::Bth{};
   s.bth.opcode = wire::kAcknowledge;
@@ -78,7 +78,7 @@ Cycle HdrGeneratorCore::send_ack(Cycle t, const QpContext& qp, uint32_t psn, uin
 }
 
 Cycle HdrGeneratorCore::send_bitmap_nak(Cycle t, const QpContext& qp, uint32_t epsn, uint32_t msn,
-                                    const wire::BitmapBlock& block) {
+                                        const wire::BitmapBlock& block) {
   wire::FrameSpec s = qp.tx_template;
   s.bth = wire::Bth{};
   s.bth.opcode = wire::kOooNak;
@@ -91,7 +91,7 @@ Cycle HdrGeneratorCore::send_bitmap_nak(Cycle t, const QpContext& qp, uint32_t e
 }
 
 Cycle HdrGeneratorCore::send_feedback(Cycle t, const QpContext& qp, uint32_t epsn, uint32_t msn,
-                                  const wire::SchemeFeedback& fb) {
+                                      const wire::SchemeFeedback& fb) {
   wire::FrameSpec s = qp.tx_template;
   s.bth = wire::Bth{};
   s.bth.opcode = wire::kSchemeFeedback;
@@ -105,8 +105,9 @@ Cycle HdrGeneratorCore::send_feedback(Cycle t, const QpContext& qp, uint32_t eps
   return emit(t, p_.hdr_generator.ack_cycles, s, qp);
 }
 
-Cycle HdrGeneratorCore::send_read_response(Cycle t, const QpContext& qp, uint8_t opcode, uint32_t psn,
-                                       uint32_t msn, const uint8_t* payload, uint32_t len) {
+Cycle HdrGeneratorCore::send_read_response(Cycle t, const QpContext& qp, uint8_t opcode,
+                                           uint32_t psn, uint32_t msn, const uint8_t* payload,
+                                           uint32_t len) {
   wire::FrameSpec s = qp.tx_template;
   s.bth = wire::Bth{};
   s.bth.opcode = opcode;

@@ -51,8 +51,10 @@ void QpManagerCore::doorbell(Cycle t, uint32_t qi, uint32_t pi) {
     SqState& s = sq_[qi];
     if (!s.configured) {
       // The ring registers are latched at the QP's first doorbell.
-      s.sq_base = uint64_t{regs_.peek(qi, QpReg::kSqBaseHi)} << 32 | regs_.peek(qi, QpReg::kSqBaseLo);
-      s.cq_base = uint64_t{regs_.peek(qi, QpReg::kCqBaseHi)} << 32 | regs_.peek(qi, QpReg::kCqBaseLo);
+      s.sq_base =
+          uint64_t{regs_.peek(qi, QpReg::kSqBaseHi)} << 32 | regs_.peek(qi, QpReg::kSqBaseLo);
+      s.cq_base =
+          uint64_t{regs_.peek(qi, QpReg::kCqBaseHi)} << 32 | regs_.peek(qi, QpReg::kCqBaseLo);
       s.sq_size = regs_.peek(qi, QpReg::kSqSize);
       s.cq_size = regs_.peek(qi, QpReg::kCqSize);
       if (!s.sq_size || !s.cq_size) {
