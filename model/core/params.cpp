@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "model/core/error.h"
+#include "model/core/number.h"
 
 namespace oonic {
 
@@ -123,15 +124,13 @@ void ParamTable::set(const std::string& key, const std::string& text, const std:
   };
   switch (e->type) {
     case Type::kUInt: {
-      const char* b = text.data();
-      const char* end = b + text.size();
-      int base = 10;
-      if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
-        b += 2, base = 16;
-      uint64_t v = 0;
-      auto r = std::from_chars(b, end, v, base);
-      if (r.ec != std::errc() || r.ptr != end || b == end)
-        throw bad("expected a non-negative integer, got '" + text + "'");
+      // Sizes (bytes, bits) take K/M/G like every size on the command line.
+      const NumberSuffix sfx =
+          e->unit == "byte" || e->unit == "bit" ? NumberSuffix::kBinary : NumberSuffix::kNone;
+      const std::optional<uint64_t> parsed = parse_uint(text, sfx);
+      if (!parsed)
+        throw bad(std::string("expected ") + number_syntax(sfx) + ", got '" + text + "'");
+      const uint64_t v = *parsed;
       if (static_cast<double>(v) < e->min || static_cast<double>(v) > e->max)
         throw bad("value " + text + " out of range [" + fmt_double(e->min) + ", " +
                   fmt_double(e->max) + "] " + e->unit);

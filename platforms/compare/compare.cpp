@@ -9,11 +9,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "model/core/error.h"
 #include "model/ordering/factory.h"
+#include "platforms/cli/cli.h"
 #include "platforms/common/results.h"
 
 extern char** environ;
@@ -24,37 +26,31 @@ namespace oonic::compare {
 
 namespace {
 
-const char* kUsage = R"(usage: oonic compare TRACE [options]
-       oonic compare --run CONFIG [options]
+const char* kDescription =
+    "Runs TRACE (oonic replay) or the two-NIC workload CONFIG (oonic run) once per\n"
+    "receive-order scheme (nic.ordering) and prints two tables. The first: end\n"
+    "cycle, throughput, ordering SRAM bits (every bitmap.* and eunomia.* instance\n"
+    "of the scheme but the free list, both NICs in a run: peak and time-weighted\n"
+    "mean, summed), control frames sent (ACK, NAK, bitmap NAK, SACK, NACK), drops,\n"
+    "retransmissions (run) and integrity (replay: host memory equals the trace's\n"
+    "bytes; run: the scoreboard). The second: peak and mean bits of each of those\n"
+    "SRAM instances, per scheme. In a run, each figure is NIC a's plus NIC b's (a sum\n"
+    "of peaks, not the peak of the sum).";
 
-Runs TRACE (oonic replay) or the two-NIC workload CONFIG (oonic run) once per
-receive-order scheme (nic.ordering) and prints two tables. The first: end
-cycle, throughput, ordering SRAM bits (every bitmap.* and eunomia.* instance
-of the scheme but the free list, both NICs in a run: peak and time-weighted
-mean, summed), control frames sent (ACK, NAK, bitmap NAK, SACK, NACK), drops,
-retransmissions (run) and integrity (replay: host memory equals the trace's
-bytes; run: the scoreboard). The second: peak and mean bits of each of those
-SRAM instances, per scheme. In a run, each figure is NIC a's plus NIC b's (a sum
-of peaks, not the peak of the sum).
+const char* kFooter =
+    "Each scheme's own results directory holds its stats.json and the rest.\n"
+    "\"NAK\" is the standard NAK (PSN sequence error: go back N; remote access, RNR,\n"
+    "invalid request); \"bitmap NAK\" ORNIC's OOO NAK with its bitmap block; \"SACK\" the\n"
+    "Scheme Feedback frames of type SACK (IRN, Eunomia) and MP-RDMA ACK; \"NACK\" those\n"
+    "of type NACK (Eunomia, MP-RDMA: not tracked, dropped) and MELO's hole NACK.\n"
+    "DIR/compare.csv holds the first table, DIR/compare_sram.csv the second.";
 
-options:
-  --schemes LIST     comma-separated (default: every scheme:
-                     ornic,gbn,irn,static,melo,melo+,left,left+,mprdma,eunomia)
-  --ordering LIST    the same as --schemes (e.g. --ordering ornic,eunomia)
-  --set KEY=VALUE    passed to every run (repeatable)
-  --config FILE      replay only: the YAML config passed to every replay
-  --out DIR          results, one directory per scheme (default results/compare/<name>)
-  --csv FILE         also write the table as CSV (default DIR/compare.csv)
-  --seed N           run seed passed to every run (default 1)
-  -h, --help         this text
-
-Each scheme's own results directory holds its stats.json and the rest.
-"NAK" is the standard NAK (PSN sequence error: go back N; remote access, RNR,
-invalid request); "bitmap NAK" ORNIC's OOO NAK with its bitmap block; "SACK" the
-Scheme Feedback frames of type SACK (IRN, Eunomia) and MP-RDMA ACK; "NACK" those
-of type NACK (Eunomia, MP-RDMA: not tracked, dropped) and MELO's hole NACK.
-DIR/compare.csv holds the first table, DIR/compare_sram.csv the second.
-)";
+struct CompareOptions {
+  std::string input, config, out, csv;
+  uint64_t seed = 1;
+  bool run = false;
+  std::vector<std::string> sets, schemes;
+};
 
 struct Row {
   std::string scheme;
@@ -98,44 +94,12 @@ using results::fmt;
 
 }  // namespace
 
-int compare_command(const std::vector<std::string>& args) {
-  std::string input, config, out, csv, seed = "1";
-  bool run = false;
-  std::vector<std::string> sets, schemes;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& s = args[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw Error(msg::kCli, "compare: " + s + " needs a value");
-      return args[++i];
-    };
-    if (s == "-h" || s == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    } else if (s == "--run") {
-      run = true;
-      input = next();
-    } else if (s == "--schemes" || s == "--ordering") {
-      std::stringstream ss(next());
-      for (std::string x; std::getline(ss, x, ',');)
-        if (!x.empty()) schemes.push_back(x);
-    } else if (s == "--set") {
-      sets.push_back(next());
-    } else if (s == "--config") {
-      config = next();
-    } else if (s == "--out") {
-      out = next();
-    } else if (s == "--csv") {
-      csv = next();
-    } else if (s == "--seed") {
-      seed = next();
-    } else if (!s.empty() && s[0] == '-') {
-      throw Error(msg::kCli, "compare: unknown option '" + s + "' (see oonic compare --help)");
-    } else if (!input.empty()) {
-      throw Error(msg::kCli, "compare: more than one TRACE given");
-    } else {
-      input = s;
-    }
-  }
+int run_compare(const CompareOptions& o) {
+  std::string input = o.input, config = o.config, out = o.out, csv = o.csv;
+  const std::string seed = std::to_string(o.seed);
+  const bool run = o.run;
+  const std::vector<std::string>& sets = o.sets;
+  std::vector<std::string> schemes = o.schemes;
   if (input.empty()) throw Error(msg::kCli, "compare: no TRACE (or --run CONFIG) given");
   if (run && !config.empty())
     throw Error(msg::kCli, "compare: --config is for a replay; a run's CONFIG is its argument");
@@ -285,6 +249,42 @@ int compare_command(const std::vector<std::string>& args) {
   t << "\nCSV: " << csv << ", " << sram_csv << "\n";
   std::fputs(t.str().c_str(), stdout);
   return all_ok ? 0 : 1;
+}
+
+void add_command(CLI::App& oonic, cli::Context& ctx) {
+  auto o = std::make_shared<CompareOptions>();
+  CLI::App* c = cli::add_command(oonic, "compare",
+                                 "the same trace or workload through every receive-order\n"
+                                 "scheme (nic.ordering), one table",
+                                 kDescription, kFooter);
+  cli::add_positional(c, "TRACE", o->input, "the trace to replay (or --run CONFIG)", false);
+  c->add_option_function<std::string>(
+       "--run",
+       [o](const std::string& v) {
+         o->run = true;
+         o->input = v;
+       },
+       "run this two-NIC workload (oonic run) instead of a trace")
+      ->option_text("CONFIG");
+  cli::add_list(
+      c, "--schemes,--ordering", o->schemes,
+      "LIST", "comma-separated (default: every scheme:\n" + [] {
+        std::string all;
+        for (const auto& s : ordering::scheme_names()) all += (all.empty() ? "" : ",") + s;
+        return all;
+      }() + ")");
+  cli::add_sets(c, o->sets, "passed to every run (repeatable)");
+  cli::add_text(c, "--config", o->config, "FILE",
+                "replay only: the YAML config passed to every replay");
+  cli::add_text(c, "--out", o->out, "DIR",
+                "results, one directory per scheme (default results/compare/<name>)");
+  cli::add_text(c, "--csv", o->csv, "FILE",
+                "also write the table as CSV (default DIR/compare.csv)");
+  cli::add_seed(c, o->seed, "run seed passed to every run");
+  c->callback([o, c, &ctx] {
+    if (o->run && c->count("TRACE")) cli::fail(c, "give TRACE or --run CONFIG, not both");
+    ctx.rc = run_compare(*o);
+  });
 }
 
 }  // namespace oonic::compare

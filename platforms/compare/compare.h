@@ -6,11 +6,16 @@
 // frames sent, drops, retransmissions, integrity / scoreboard. CSV too.
 #pragma once
 
-#include <string>
-#include <vector>
+namespace CLI {
+class App;
+}
+namespace oonic::cli {
+struct Context;
+}
 
 namespace oonic::compare {
 
-int compare_command(const std::vector<std::string>& args);
+// Adds `oonic compare` and its options under `oonic` (platforms/cli/cli.h).
+void add_command(CLI::App& oonic, cli::Context& ctx);
 
 }  // namespace oonic::compare

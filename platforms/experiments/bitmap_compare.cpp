@@ -33,58 +33,31 @@
 #include "model/ordering/ornic_bitmap.h"
 #include "model/ordering/static_bitmap.h"
 #include "model/wire/roce.h"
+#include "platforms/cli/cli.h"
 #include "platforms/common/arrival_order.h"
 
 namespace oonic::experiments {
 
 namespace {
 
-const char* kExperimentUsage = R"(usage: oonic experiment NAME [options]
-
-Reruns one of the reference evaluations of the published designs on the model's
-cores. `oonic experiment NAME --help` for its options.
-
-experiments:
-  bitmap-compare   ORNIC §4.3: cycles to locate a bitmap block and blocks held,
-                   ORNIC vs MELO+ / LEFT / LEFT+ / Eunomia HD / static bitmap
-)";
-
-const char* kBitmapCompareUsage = R"(usage: oonic experiment bitmap-compare [options]
-
-ORNIC §4.3's bitmap comparison on the ordering cores (model/ordering/), no SystemC:
-one QP, M-bit blocks, a B-bit QP bitmap, P packets per run reordered by a windowed
-shuffle with OOO distance D or in aligned groups (--arrival); every scheme sees the
-same arrival orders.
-  scenario no-loss    every packet arrives once
-  scenario head-loss  one random packet of the first bitmap block (PSN start..start+M-1)
-                      is lost; its retransmission arrives after the last packet
-Per run: mean locate cycles of the out-of-order packets (verdict kOutOfOrder) and
-the maximum number of bitmap blocks the QP held; over the seeds: mean, std, min,
-p5, p95, max. Arrival models (Python's random.Random(seed): oonic::PyRandom):
-  window          the window holds the not-yet-sent packets at most D positions after
-                  the first not-yet-sent one; each step sends one of them chosen
-                  uniformly (OOD <= D; the outstanding PSNs may span D + 1)
-  aligned-groups  consecutive groups of G positions from the first PSN, each a
-                  uniformly random permutation, groups in order (OOD <= G - 1; with
-                  G = 64 and M = 16 a group touches exactly 4 blocks: ORNIC §4.3)
-See docs/experiments/bitmap-compare.md.
-
-options:
-  --seeds N          runs per scheme and scenario (default 1000)
-  --first-seed S     seeds S .. S+N-1 (default 1)
-  --packets N        packets per run (default 10 x --qp-bits = 3200)
-  --arrival MODE     window (default) or aligned-groups
-  --ooo-distance D   shuffle distance, also the OTD of ORNIC (default 64)
-  --group G          aligned-groups: positions per group (default D)
-  --block-bits M     bits per bitmap block (default 16)
-  --qp-bits B        QP bitmap bits, a multiple of M (default 320)
-  --start-psn PSN    first PSN of a run (default 0; 24 bits, wraps)
-  --schemes LIST     comma-separated subset of: %s
-  --csv FILE         write the CSV (one row per scheme x scenario)
-  --markdown FILE    write the Markdown table
-  --quiet            do not print the table on stdout
-  -h, --help         this text
-)";
+const char* kBitmapCompareDescription =
+    "ORNIC \u00a74.3's bitmap comparison on the ordering cores (model/ordering/), no SystemC:\n"
+    "one QP, M-bit blocks, a B-bit QP bitmap, P packets per run reordered by a windowed\n"
+    "shuffle with OOO distance D or in aligned groups (--arrival); every scheme sees the\n"
+    "same arrival orders.\n"
+    "  scenario no-loss    every packet arrives once\n"
+    "  scenario head-loss  one random packet of the first bitmap block (PSN start..start+M-1)\n"
+    "                      is lost; its retransmission arrives after the last packet\n"
+    "Per run: mean locate cycles of the out-of-order packets (verdict kOutOfOrder) and\n"
+    "the maximum number of bitmap blocks the QP held; over the seeds: mean, std, min,\n"
+    "p5, p95, max. Arrival models (Python's random.Random(seed): oonic::PyRandom):\n"
+    "  window          the window holds the not-yet-sent packets at most D positions after\n"
+    "                  the first not-yet-sent one; each step sends one of them chosen\n"
+    "                  uniformly (OOD <= D; the outstanding PSNs may span D + 1)\n"
+    "  aligned-groups  consecutive groups of G positions from the first PSN, each a\n"
+    "                  uniformly random permutation, groups in order (OOD <= G - 1; with\n"
+    "                  G = 64 and M = 16 a group touches exactly 4 blocks: ORNIC \u00a74.3)\n"
+    "See docs/experiments/bitmap-compare.md.";
 
 // ------------------------------------------------------------------ schemes ---
 
@@ -137,16 +110,6 @@ std::unique_ptr<ordering::OrderingUnit> make_static(const BitmapCompareOptions& 
 
 const char* kScenarios[2] = {"no-loss", "head-loss"};
 const char* kScenarioLabels[2] = {"A: no loss", "B: head loss"};
-
-uint32_t parse_u32(const std::string& opt, const std::string& s, uint64_t max) {
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(s.c_str(), &end, 0);
-  if (s.empty() || *end || s[0] == '-' || errno || v > max)
-    throw Error(msg::kCli, "bitmap-compare: " + opt + " '" + s + "': expected a number 0.." +
-                               std::to_string(max));
-  return static_cast<uint32_t>(v);
-}
 
 std::string scheme_ids() {
   std::string ids;
@@ -474,97 +437,55 @@ std::string bitmap_compare_markdown(const BitmapCompareOptions& o, const BitmapC
   return s.str();
 }
 
-int bitmap_compare_command(const std::vector<std::string>& args) {
-  BitmapCompareOptions o;
-  std::string csv, markdown;
-  bool quiet = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string s = args[i], inline_val;
-    bool has_inline = false;
-    if (s.rfind("--", 0) == 0) {
-      const size_t eq = s.find('=');
-      if (eq != std::string::npos) {
-        inline_val = s.substr(eq + 1);
-        s = s.substr(0, eq);
-        has_inline = true;
-      }
-    }
-    auto val = [&]() -> std::string {
-      if (has_inline) return inline_val;
-      if (i + 1 >= args.size()) throw Error(msg::kCli, "bitmap-compare: " + s + " needs a value");
-      return args[++i];
-    };
-    if (s == "-h" || s == "--help") {
-      std::printf(kBitmapCompareUsage, scheme_ids().c_str());
-      return 0;
-    } else if (s == "--seeds") {
-      o.seeds = parse_u32(s, val(), 10000000);
-    } else if (s == "--first-seed") {
-      o.first_seed = parse_u32(s, val(), 0xFFFFFFFFu);
-    } else if (s == "--packets") {
-      o.packets = parse_u32(s, val(), (1u << 23) - 1);
-      if (o.packets == 0) throw Error(msg::kCli, "bitmap-compare: --packets must be at least 1");
-    } else if (s == "--ooo-distance") {
-      o.ooo_distance = parse_u32(s, val(), (1u << 22) - 1);
-    } else if (s == "--arrival") {
-      const std::string a = val();
-      if (a == "window")
-        o.arrival = Arrival::kWindow;
-      else if (a == "aligned-groups")
-        o.arrival = Arrival::kAlignedGroups;
-      else
-        throw Error(msg::kCli,
-                    "bitmap-compare: --arrival '" + a + "': expected window or aligned-groups");
-    } else if (s == "--group") {
-      o.group = parse_u32(s, val(), (1u << 22) - 1);
-      if (o.group == 0) throw Error(msg::kCli, "bitmap-compare: --group must be at least 1");
-    } else if (s == "--block-bits") {
-      o.block_bits = parse_u32(s, val(), wire::kMaxBitmapBlockBits);
-    } else if (s == "--qp-bits") {
-      o.qp_bits = parse_u32(s, val(), (1u << 22) - 1);
-    } else if (s == "--start-psn") {
-      o.start_psn = parse_u32(s, val(), wire::kPsnMask);
-    } else if (s == "--schemes") {
-      std::string list = val();
-      o.schemes.clear();
-      std::stringstream ss(list);
-      std::string id;
-      while (std::getline(ss, id, ','))
-        if (!id.empty()) o.schemes.push_back(id);
-      if (o.schemes.empty()) throw Error(msg::kCli, "bitmap-compare: --schemes: empty list");
-    } else if (s == "--csv") {
-      csv = val();
-    } else if (s == "--markdown") {
-      markdown = val();
-    } else if (s == "--quiet" && !has_inline) {
-      quiet = true;
-    } else {
-      throw Error(msg::kCli, "bitmap-compare: unknown option '" + args[i] +
-                                 "' (see oonic experiment bitmap-compare --help)");
-    }
-  }
-  const BitmapCompareResult res = run_bitmap_compare(o);
-  const std::string md = bitmap_compare_markdown(o, res);
-  if (!csv.empty()) write_file(csv, bitmap_compare_csv(o, res));
-  if (!markdown.empty()) write_file(markdown, md);
-  if (!quiet) std::fputs(md.c_str(), stdout);
-  return 0;
-}
+void add_command(CLI::App& oonic, cli::Context& ctx) {
+  CLI::App* e = cli::add_command(
+      oonic, "experiment", "rerun a paper evaluation on the cores: bitmap-compare (ORNIC 4.3)",
+      "Reruns one of the reference evaluations of the published designs on the model's\n"
+      "cores.");
 
-int experiment_command(const std::vector<std::string>& args) {
-  if (args.empty()) {
-    std::fputs(kExperimentUsage, stderr);
-    return 2;
-  }
-  const std::string& name = args[0];
-  if (name == "-h" || name == "--help" || name == "help") {
-    std::fputs(kExperimentUsage, stdout);
-    return 0;
-  }
-  if (name == "bitmap-compare")
-    return bitmap_compare_command(std::vector<std::string>(args.begin() + 1, args.end()));
-  throw Error(msg::kCli,
-              "experiment: unknown experiment '" + name + "' (see oonic experiment --help)");
+  struct Args {
+    BitmapCompareOptions o;
+    std::string arrival = "window", csv, markdown;
+    bool quiet = false;
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App* b =
+      cli::add_command(*e, "bitmap-compare",
+                       "ORNIC \u00a74.3: cycles to locate a bitmap block and blocks held,\n"
+                       "ORNIC vs MELO+ / LEFT / LEFT+ / Eunomia HD / static bitmap",
+                       kBitmapCompareDescription);
+  BitmapCompareOptions& o = a->o;
+  cli::add_uint(b, "--seeds", o.seeds, "N", "runs per scheme and scenario (default 1000)", 1,
+                10000000);
+  cli::add_uint(b, "--first-seed", o.first_seed, "S", "seeds S .. S+N-1 (default 1)", 0,
+                0xFFFFFFFFu);
+  cli::add_uint(b, "--packets", o.packets, "N", "packets per run (default 10 x --qp-bits = 3200)",
+                1, (1u << 23) - 1);
+  cli::add_choice(b, "--arrival", a->arrival, {"window", "aligned-groups"},
+                  "window (default) or aligned-groups");
+  cli::add_uint(b, "--ooo-distance", o.ooo_distance, "D",
+                "shuffle distance, also the OTD of ORNIC (default 64)", 0, (1u << 22) - 1);
+  cli::add_uint(b, "--group", o.group, "G", "aligned-groups: positions per group (default D)", 1,
+                (1u << 22) - 1);
+  cli::add_uint(b, "--block-bits", o.block_bits, "M", "bits per bitmap block (default 16)", 0,
+                wire::kMaxBitmapBlockBits);
+  cli::add_uint(b, "--qp-bits", o.qp_bits, "B", "QP bitmap bits, a multiple of M (default 320)", 0,
+                (1u << 22) - 1);
+  cli::add_uint(b, "--start-psn", o.start_psn, "PSN",
+                "first PSN of a run (default 0; 24 bits, wraps)", 0, wire::kPsnMask);
+  cli::add_list(b, "--schemes", o.schemes, "LIST", "comma-separated subset of: " + scheme_ids());
+  cli::add_text(b, "--csv", a->csv, "FILE", "write the CSV (one row per scheme x scenario)");
+  cli::add_text(b, "--markdown", a->markdown, "FILE", "write the Markdown table");
+  cli::add_flag(b, "--quiet", a->quiet, "do not print the table on stdout");
+  b->callback([a, &ctx] {
+    a->o.arrival = a->arrival == "window" ? Arrival::kWindow : Arrival::kAlignedGroups;
+    const BitmapCompareResult res = run_bitmap_compare(a->o);
+    const std::string md = bitmap_compare_markdown(a->o, res);
+    if (!a->csv.empty()) write_file(a->csv, bitmap_compare_csv(a->o, res));
+    if (!a->markdown.empty()) write_file(a->markdown, md);
+    if (!a->quiet) std::fputs(md.c_str(), stdout);
+    ctx.rc = 0;
+  });
 }
 
 }  // namespace oonic::experiments

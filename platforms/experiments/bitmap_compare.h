@@ -40,13 +40,17 @@
 #include "model/ordering/ordering_unit.h"
 #include "platforms/common/py_random.h"
 
+namespace CLI {
+class App;
+}
+namespace oonic::cli {
+struct Context;
+}
+
 namespace oonic::experiments {
 
-// `oonic experiment ARGS...` (args after "experiment"); returns the exit status.
-int experiment_command(const std::vector<std::string>& args);
-
-// `oonic experiment bitmap-compare ARGS...` (args after "bitmap-compare").
-int bitmap_compare_command(const std::vector<std::string>& args);
+// Adds `oonic experiment` and its experiments under `oonic` (platforms/cli/cli.h).
+void add_command(CLI::App& oonic, cli::Context& ctx);
 
 // How one seed's arrival order is made.
 enum class Arrival {

@@ -23,10 +23,17 @@
 #include "platforms/trace/sidecar.h"
 #include "platforms/trace/trace.h"
 
+namespace CLI {
+class App;
+}
+namespace oonic::cli {
+struct Context;
+}
+
 namespace oonic::trace {
 
-// `oonic trace ARGS...` (args after "trace"); returns the exit status.
-int trace_command(const std::vector<std::string>& args);
+// Adds `oonic trace` and its commands under `oonic` (platforms/cli/cli.h).
+void add_command(CLI::App& oonic, cli::Context& ctx);
 
 // ------------------------------------------------------------------ frames ---
 

@@ -164,7 +164,8 @@ TEST_F(CoreConfig, WrongTypeNamesKey) {
                         "sram:\n"
                         "  depth: lots\n");  // line 2: a string for a uint
   std::string m = config_error([&] { oonic::apply_config_file(p.t, f); });
-  EXPECT_EQ(m, f + ":2: parameter 'sram.depth': expected a non-negative integer, got 'lots'");
+  EXPECT_EQ(m, f + ":2: parameter 'sram.depth': expected a non-negative integer (decimal or 0x "
+                   "hex), got 'lots'");
   f = write("type2.yaml", "rx: {parser: {check_icrc: sometimes}}\n");
   m = config_error([&] { oonic::apply_config_file(p.t, f); });
   EXPECT_EQ(m, f + ":1: parameter 'rx.parser.check_icrc': expected true or false, got 'sometimes'");
@@ -307,10 +308,12 @@ TEST_F(CoreConfig, OverrideErrors) {
             "--set 'sram.depth': expected KEY=VALUE");
   EXPECT_EQ(config_error([&] { oonic::apply_override(p.t, "=5"); }),
             "--set '=5': expected KEY=VALUE");
-  EXPECT_EQ(config_error([&] { oonic::apply_override(p.t, "sram.depth="); }),
-            "--set: parameter 'sram.depth': expected a non-negative integer, got ''");
+  EXPECT_EQ(
+      config_error([&] { oonic::apply_override(p.t, "sram.depth="); }),
+      "--set: parameter 'sram.depth': expected a non-negative integer (decimal or 0x hex), got ''");
   EXPECT_EQ(config_error([&] { oonic::apply_override(p.t, "sram.depth=[1, 2]"); }),
-            "--set: parameter 'sram.depth': expected a non-negative integer, got '[1, 2]'");
+            "--set: parameter 'sram.depth': expected a non-negative integer (decimal or 0x hex), "
+            "got '[1, 2]'");
   EXPECT_EQ(config_error([&] { oonic::apply_override(p.t, "sram.depht=5"); }),
             "--set: unknown parameter 'sram.depht' (did you mean 'sram.depth'?); `oonic "
             "params` lists them all");

@@ -95,13 +95,17 @@ TEST(CoreParams, UIntDecimalAndHex) {
   EXPECT_EQ(f.width, 4000u);
   f.t.set("sram.width_bits", "0010", "x");  // leading zeros stay decimal: 10
   EXPECT_EQ(f.width, 10u);
+  f.t.set("sram.width_bits", "2k", "x");  // a size in bits: K = 2^10
+  EXPECT_EQ(f.width, 2048u);
+  f.t.set("sram.width_bits", "0x10", "x");
+  EXPECT_EQ(f.width, 16u);
   // 64-bit: the full range, 2^64 - 1.
   f.t.set("dma.bytes", "0xFFFFFFFFFFFFFFFF", "x");
   EXPECT_EQ(f.bytes, UINT64_MAX);
   f.t.set("dma.bytes", "4294967296", "x");  // 2^32 does not truncate in a uint64
   EXPECT_EQ(f.bytes, 4294967296ull);
   EXPECT_EQ(f.t.value_text(*f.t.find("dma.bytes")), "4294967296");
-  EXPECT_EQ(f.t.value_text(*f.t.find("sram.width_bits")), "10");
+  EXPECT_EQ(f.t.value_text(*f.t.find("sram.width_bits")), "16");
 }
 
 TEST(CoreParams, UIntRejectsNonIntegersAndKeepsTheValue) {
@@ -109,8 +113,9 @@ TEST(CoreParams, UIntRejectsNonIntegersAndKeepsTheValue) {
   for (const char* bad : {"-1", "1.5", "", "abc", "0x", "0xg", " 5", "5 ", "+5", "12abc",
                           "99999999999999999999999" /* > 2^64 */}) {
     std::string m = config_error([&] { f.t.set("sram.width_bits", bad, "cfg.yaml:9"); });
+    // width_bits is a size in bits: K/M/G are allowed, and the message says so.
     EXPECT_EQ(m, std::string("cfg.yaml:9: parameter 'sram.width_bits': expected a non-negative "
-                             "integer, got '") +
+                             "integer (decimal or 0x hex; K/M/G = 2^10/2^20/2^30), got '") +
                      bad + "'")
         << bad;
   }

@@ -19,6 +19,7 @@
 
 #include "model/core/error.h"
 #include "model/wire/roce.h"
+#include "platforms/cli/cli.h"
 #include "platforms/common/arrival_order.h"
 #include "platforms/common/py_random.h"
 #include "platforms/trace/sidecar.h"
@@ -826,7 +827,9 @@ TEST_F(TraceToolsSynth, EunomiaMetadataOnOooWritesOnly) {
 
 std::string cli_error(const std::vector<std::string>& args, const char* id) {
   try {
-    trace_command(args);
+    std::vector<std::string> all = {"trace"};
+    all.insert(all.end(), args.begin(), args.end());
+    cli::dispatch(all);
   } catch (const Error& e) {
     EXPECT_EQ(e.id(), id);
     return e.what();
@@ -843,7 +846,7 @@ TEST_F(TraceToolsCli, Errors) {
   EXPECT_NE(
       cli_error({"convert", "a.pcap", "b.xyz"}, msg::kCli).find("b.xyz: unknown output format"),
       std::string::npos);
-  EXPECT_NE(cli_error({"bogus"}, msg::kCli).find("unknown subcommand 'bogus'"), std::string::npos);
+  EXPECT_NE(cli_error({"bogus"}, msg::kCli).find("unknown command 'bogus'"), std::string::npos);
   EXPECT_NE(cli_error({"perturb", "a.txt", "b.txt", "--ooo-distance", "3", "--multipath", "2",
                        "--path-delays-ns", "0,1"},
                       msg::kCli)
