@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <queue>
 #include <sstream>
 #include <vector>
 
@@ -11,16 +13,22 @@ namespace oonic::replay {
 
 namespace {
 
+// A payload range the DUT must have placed: its bytes are the frame's at
+// payload_off, read back from the trace when compared (the trace need not hold
+// its frames in memory).
 struct Piece {
   uint64_t addr;
-  const uint8_t* data;
+  uint32_t pos;  // in trace.records
+  uint32_t payload_off;
   uint32_t len;
   uint32_t record;
 };
 
 struct Pkt {
   uint32_t record;
-  wire::PacketView v;
+  uint32_t pos;
+  uint32_t payload_off;
+  wire::PacketView v;  // headers; payload is not kept
 };
 
 }  // namespace
@@ -44,11 +52,15 @@ IntegrityResult check_integrity(const trace::Trace& trace, const ReplaySetup& se
   // Valid RC frames for the DUT, grouped by destination QP, first copy of each PSN.
   // qpn -> (psn -> packet); requests and responses apart (an ACK shares PSNs with data).
   std::map<uint32_t, std::map<uint32_t, Pkt>> by_qp, rsp_by_qp;
+  trace::Trace::Cursor cur(trace);
   for (uint32_t i : setup.input) {
     const trace::Record& r = trace.records[i];
     if (r.orig_len > r.len) continue;
-    Pkt p{r.index, {}};
-    if (wire::parse(trace.data(r), r.len, p.v, true) != wire::ParseStatus::kOk) continue;
+    Pkt p{r.index, i, 0, {}};
+    const uint8_t* f = cur.frame(r);
+    if (wire::parse(f, r.len, p.v, true) != wire::ParseStatus::kOk) continue;
+    p.payload_off = static_cast<uint32_t>(p.v.payload ? p.v.payload - f : 0);
+    p.v.payload = nullptr;
     auto& m = (p.v.flags & wire::kIsRequest) ? by_qp : rsp_by_qp;
     m[p.v.bth.dest_qp].emplace(p.v.bth.psn, p);
   }
@@ -97,7 +109,7 @@ IntegrityResult check_integrity(const trace::Trace& trace, const ReplaySetup& se
           if (have_start && w.payload_len)
             pieces.push_back(
                 {start_addr + uint64_t(uint32_t(wire::psn_diff(w.bth.psn, start))) * c.pmtu,
-                 w.payload, w.payload_len, req[m]->record});
+                 req[m]->pos, req[m]->payload_off, w.payload_len, req[m]->record});
         }
         expect = wire::psn_add(last_psn, 1);
         k = j - 1;
@@ -126,7 +138,7 @@ IntegrityResult check_integrity(const trace::Trace& trace, const ReplaySetup& se
       }
       if (!in_msg) break;
       if (v.payload_len && cursor + v.payload_len <= end)
-        pieces.push_back({cursor, v.payload, v.payload_len, req[k]->record});
+        pieces.push_back({cursor, req[k]->pos, req[k]->payload_off, v.payload_len, req[k]->record});
       cursor += v.payload_len;
       if (v.flags & wire::kIsLast) in_msg = false;
       expect = wire::psn_add(expect, 1);
@@ -145,8 +157,8 @@ IntegrityResult check_integrity(const trace::Trace& trace, const ReplaySetup& se
       if (!(p.v.flags & wire::kIsResponse) || p.v.bth.opcode == wire::kAcknowledge || d < 0 ||
           static_cast<uint32_t>(d) >= packets || !p.v.payload_len)
         continue;
-      pieces.push_back(
-          {rw.local_addr + uint64_t(uint32_t(d)) * pmtu, p.v.payload, p.v.payload_len, p.record});
+      pieces.push_back({rw.local_addr + uint64_t(uint32_t(d)) * pmtu, p.pos, p.payload_off,
+                        p.v.payload_len, p.record});
     }
   }
 
@@ -154,7 +166,6 @@ IntegrityResult check_integrity(const trace::Trace& trace, const ReplaySetup& se
   res.checked = !pieces.empty();
   // Later pieces win where they overlap: paint, then compare each piece's surviving bytes.
   SparseMemory expected;
-  std::map<uint64_t, uint32_t> owner;  // only needed when pieces overlap
   bool overlap = false;
   {
     std::vector<std::pair<uint64_t, uint64_t>> iv;
@@ -163,31 +174,100 @@ IntegrityResult check_integrity(const trace::Trace& trace, const ReplaySetup& se
     for (size_t i = 1; i < iv.size(); ++i)
       if (iv[i].first < iv[i - 1].second) overlap = true;
   }
+  // The pieces' bytes are read in trace order (one pass, streamed), whatever
+  // order the pieces are in; the verdict is the one of piece order.
+  std::vector<uint32_t> by_pos(pieces.size());
+  for (uint32_t k = 0; k < by_pos.size(); ++k) by_pos[k] = k;
+  std::stable_sort(by_pos.begin(), by_pos.end(),
+                   [&](uint32_t a, uint32_t b) { return pieces[a].pos < pieces[b].pos; });
   if (!overlap) {
-    for (const Piece& p : pieces) {
+    struct Bad {
+      uint32_t rank;
+      uint64_t addr;
+      uint8_t expected;
+    };
+    std::optional<Bad> first;  // the mismatch of the earliest piece in piece order
+    trace::Trace::Cursor cur2(trace);
+    for (uint32_t k : by_pos) {
+      const Piece& p = pieces[k];
       res.bytes += p.len, ++res.ranges;
-      int64_t bad = host.first_difference(p.addr, p.data, p.len);
-      if (bad >= 0 && res.ok) {
-        res.ok = false;
-        res.first_bad_addr = static_cast<uint64_t>(bad);
-        res.expected = p.data[bad - static_cast<int64_t>(p.addr)];
-        host.read(static_cast<uint64_t>(bad), &res.actual, 1);
-        res.record = p.record;
-      }
+      if (first && first->rank < k) continue;
+      const uint8_t* d = cur2.frame(trace.records[p.pos]) + p.payload_off;
+      int64_t bad = host.first_difference(p.addr, d, p.len);
+      if (bad >= 0)
+        first = Bad{k, static_cast<uint64_t>(bad), d[bad - static_cast<int64_t>(p.addr)]};
+    }
+    if (first) {
+      res.ok = false;
+      res.first_bad_addr = first->addr;
+      res.expected = first->expected;
+      host.read(first->addr, &res.actual, 1);
+      res.record = pieces[first->rank].record;
     }
     return res;
   }
-  for (const Piece& p : pieces) expected.write(p.addr, p.data, p.len);
-  std::vector<uint8_t> buf;
+  // Overlaps: each address holds the bytes of the last piece (in piece order)
+  // that covers it. Find, without the bytes, which piece wins where; then paint
+  // those parts in trace order.
+  struct Seg {
+    uint64_t from, to;
+    uint32_t winner;
+  };
+  std::vector<Seg> segs;
+  {
+    std::vector<uint64_t> bounds;
+    bounds.reserve(pieces.size() * 2);
+    for (const Piece& p : pieces) bounds.push_back(p.addr), bounds.push_back(p.addr + p.len);
+    std::sort(bounds.begin(), bounds.end());
+    bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+    std::vector<uint32_t> by_addr(pieces.size());
+    for (uint32_t k = 0; k < by_addr.size(); ++k) by_addr[k] = k;
+    std::sort(by_addr.begin(), by_addr.end(),
+              [&](uint32_t a, uint32_t b) { return pieces[a].addr < pieces[b].addr; });
+    std::priority_queue<std::pair<uint32_t, uint64_t>> active;  // (rank, end): latest on top
+    size_t next = 0;
+    for (size_t b = 0; b + 1 < bounds.size(); ++b) {
+      const uint64_t from = bounds[b], to = bounds[b + 1];
+      for (; next < by_addr.size() && pieces[by_addr[next]].addr <= from; ++next)
+        active.push({by_addr[next], pieces[by_addr[next]].addr + pieces[by_addr[next]].len});
+      while (!active.empty() && active.top().second <= from) active.pop();
+      if (active.empty()) continue;
+      const uint32_t w = active.top().first;
+      if (!segs.empty() && segs.back().to == from && segs.back().winner == w)
+        segs.back().to = to;
+      else
+        segs.push_back({from, to, w});
+    }
+  }
+  // Each piece's winning parts, painted in trace order.
+  std::vector<std::pair<uint32_t, uint32_t>> jobs;  // (rank, seg)
+  jobs.reserve(segs.size());
+  for (uint32_t g = 0; g < segs.size(); ++g) jobs.push_back({segs[g].winner, g});
+  std::sort(jobs.begin(), jobs.end(), [&](const auto& a, const auto& b) {
+    return pieces[a.first].pos != pieces[b.first].pos ? pieces[a.first].pos < pieces[b.first].pos
+                                                      : a.second < b.second;
+  });
+  {
+    trace::Trace::Cursor cur2(trace);
+    uint32_t have = UINT32_MAX;
+    const uint8_t* d = nullptr;
+    for (const auto& [rank, g] : jobs) {
+      const Piece& p = pieces[rank];
+      if (p.pos != have) d = cur2.frame(trace.records[p.pos]) + p.payload_off, have = p.pos;
+      const Seg& sg = segs[g];
+      expected.write(sg.from, d + (sg.from - p.addr), sg.to - sg.from);
+    }
+  }
+  std::vector<uint8_t> want;
   for (const Piece& p : pieces) {
-    buf.resize(p.len);
-    expected.read(p.addr, buf.data(), p.len);
+    want.resize(p.len);
+    expected.read(p.addr, want.data(), p.len);
     res.bytes += p.len, ++res.ranges;
-    int64_t bad = host.first_difference(p.addr, buf.data(), p.len);
+    int64_t bad = host.first_difference(p.addr, want.data(), p.len);
     if (bad >= 0 && res.ok) {
       res.ok = false;
       res.first_bad_addr = static_cast<uint64_t>(bad);
-      res.expected = buf[bad - static_cast<int64_t>(p.addr)];
+      res.expected = want[bad - static_cast<int64_t>(p.addr)];
       host.read(static_cast<uint64_t>(bad), &res.actual, 1);
       res.record = p.record;
     }

@@ -66,8 +66,15 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
   ReplaySetup out;
   const auto& recs = trace.records;
   std::vector<Parsed> parsed(recs.size());
-  for (size_t i = 0; i < recs.size(); ++i)
-    parsed[i].st = wire::parse(trace.data(recs[i]), recs[i].len, parsed[i].v, false);
+  std::vector<uint8_t> buf;
+  {
+    // Headers only are kept: a view's payload pointer is not valid past its frame.
+    trace::Trace::Cursor cur(trace);
+    for (size_t i = 0; i < recs.size(); ++i) {
+      parsed[i].st = wire::parse(cur.frame(recs[i]), recs[i].len, parsed[i].v, false);
+      parsed[i].v.payload = nullptr;
+    }
+  }
 
   // ---- the device under test ----
   std::vector<const wire::PacketView*> rc_views;
@@ -319,7 +326,11 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
       uint64_t off = uint64_t(uint32_t(std::max(d, 0))) * pmtu;
       if (d < 0 || off >= pf.len) continue;
       uint64_t n = std::min<uint64_t>(x.v.payload_len, pf.len - off);
-      std::memcpy(bytes.data() + off, x.v.payload, n);
+      wire::PacketView again;  // the frame read back, for its payload
+      if (wire::parse(trace.frame(recs[j], buf), recs[j].len, again, false) !=
+          wire::ParseStatus::kOk)
+        continue;
+      std::memcpy(bytes.data() + off, again.payload, n);
       seen += n;
     }
     if (seen) pf.bytes = std::move(bytes);

@@ -40,6 +40,7 @@ TraceSource::TraceSource(sc_core::sc_module_name name, const trace::Trace& trace
     : sc_module(name),
       mac_tx_socket("mac_tx_socket"),
       trace_(trace),
+      cursor_(trace),
       input_(input),
       clk_(clk),
       progress_(progress),
@@ -81,7 +82,7 @@ void TraceSource::run() {
     log_skipped_before(input_[k]);
     gp_.set_command(tlm::TLM_WRITE_COMMAND);
     gp_.set_address(0);
-    gp_.set_data_ptr(const_cast<uint8_t*>(trace_.data(r)));
+    gp_.set_data_ptr(const_cast<uint8_t*>(cursor_.frame(r)));
     gp_.set_data_length(r.len);
     gp_.set_streaming_width(r.len);
     gp_.set_byte_enable_ptr(nullptr);

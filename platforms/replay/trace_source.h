@@ -51,6 +51,7 @@ class TraceSource : public sc_core::sc_module {
   SC_HAS_PROCESS(TraceSource);
   void run();
   const trace::Trace& trace_;
+  trace::Trace::Cursor cursor_;  // input frames are played in record order
   const std::vector<uint32_t>& input_;
   ClockDomain clk_;
   std::vector<Cycle> arrival_;

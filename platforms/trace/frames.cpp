@@ -135,8 +135,9 @@ Frames read_text(const std::string& path) {
     f.line = r.line;
     fr.frames.push_back(f);
   }
-  Record zero;
-  fr.base = t->data(zero);
+  Record zero;  // a text trace's frames are in its arena: its start
+  std::vector<uint8_t> unused;
+  fr.base = t->frame(zero, unused);
   fr.owner = t;
 
   // Annotations this tool writes in comments.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "model/core/error.h"
@@ -34,8 +35,26 @@ bool close_out(std::FILE*& fp) {
 
 PcapReader::PcapReader(const std::string& path) {
   char errbuf[PCAP_ERRBUF_SIZE] = {0};
-  p_ = pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, errbuf);
-  if (!p_) throw Error(msg::kTrace, path + ": cannot read capture: " + errbuf);
+  // Our own stream with a 1 MB buffer: stdio's default (4 KB) costs a read
+  // system call per frame of a 4 KB-packet capture. libpcap closes it.
+  std::FILE* fp = std::fopen(path.c_str(), "rb");
+  if (!fp)
+    throw Error(msg::kTrace, path + ": cannot read capture: " + std::string(std::strerror(errno)));
+  // glibc ignores the size unless given the buffer; it outlives the stream
+  // (pcap_close in the destructor, before the members go).
+  iobuf_ = std::make_unique<char[]>(kIoBuffer);
+  std::setvbuf(fp, iobuf_.get(), _IOFBF, kIoBuffer);
+  // Classic pcap: records follow the 24-byte header back to back, so where one
+  // ends is counted, not asked of the stream (ftell is a system call).
+  uint8_t magic[4] = {0, 0, 0, 0};
+  ng_ = std::fread(magic, 1, 4, fp) == 4 && magic[0] == 0x0a && magic[1] == 0x0d &&
+        magic[2] == 0x0d && magic[3] == 0x0a;
+  std::rewind(fp);
+  p_ = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+  if (!p_) {
+    std::fclose(fp);
+    throw Error(msg::kTrace, path + ": cannot read capture: " + errbuf);
+  }
   const int dlt = pcap_datalink(p_);
   if (dlt != DLT_EN10MB) {
     const char* name = pcap_datalink_val_to_name(dlt);
@@ -65,6 +84,16 @@ bool PcapReader::next(Record& r) {
   r.caplen = h->caplen;
   r.len = h->len;
   r.data = data;
+  // Where the record ends in the file, so a reader can find its bytes again
+  // (Trace keeps offsets, not bytes). libpcap reads a savefile through stdio.
+  if (ng_) {
+    std::FILE* f = pcap_file(p_);
+    const long pos = f ? std::ftell(f) : -1;
+    r.end_offset = pos >= 0 ? static_cast<int64_t>(pos) : -1;
+  } else {
+    pos_ += 16 + int64_t{h->caplen};
+    r.end_offset = pos_;
+  }
   return true;
 }
 

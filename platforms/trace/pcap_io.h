@@ -33,6 +33,8 @@ class PcapReader {
     uint32_t caplen = 0;            // bytes captured (at data)
     uint32_t len = 0;               // bytes on the wire
     const uint8_t* data = nullptr;  // valid until the next call
+    int64_t end_offset = -1;        // file position just past the record (-1: unknown;
+                                    // classic pcap: counted, so a reader checks it)
   };
   // The next record: true; false at the end or when reading stopped (error() says why:
   // empty at a clean end).
@@ -42,6 +44,10 @@ class PcapReader {
  private:
   pcap* p_ = nullptr;
   std::string error_;
+  static constexpr size_t kIoBuffer = 1 << 20;
+  std::unique_ptr<char[]> iobuf_;  // the stream's buffer
+  bool ng_ = false;                // pcapng (else classic pcap)
+  int64_t pos_ = 24;               // classic: file offset past the last record read
 };
 
 class PcapWriter {

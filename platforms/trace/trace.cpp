@@ -3,9 +3,11 @@
 #include "platforms/trace/trace.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <pcap/pcap.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -141,14 +143,90 @@ Trace Trace::load(const std::string& path) {
 
 // ------------------------------------------------------------------- pcap ---
 
+namespace {
+
+// Reads n bytes at off; false on a short read or an error.
+bool read_at(int fd, uint64_t off, uint8_t* out, size_t n) {
+  while (n > 0) {
+    const ssize_t got = ::pread(fd, out, n, static_cast<off_t>(off));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    out += got, off += static_cast<uint64_t>(got), n -= static_cast<size_t>(got);
+  }
+  return true;
+}
+
+uint32_t load32(const uint8_t* b, bool big) {
+  return big ? (uint32_t{b[0]} << 24 | uint32_t{b[1]} << 16 | uint32_t{b[2]} << 8 | b[3])
+             : (uint32_t{b[3]} << 24 | uint32_t{b[2]} << 16 | uint32_t{b[1]} << 8 | b[0]);
+}
+
+// Where a record's bytes start in the file, given where libpcap's read of it
+// ended: classic pcap: just before the end; pcapng: inside the packet block
+// that ends there (Enhanced / obsolete Packet Block: 28 bytes in; Simple: 12),
+// found from the block's trailing length. -1 when that cannot be shown.
+int64_t data_offset(Format f, int fd, bool big, int64_t end, uint32_t caplen) {
+  if (end < 0) return -1;
+  if (f == Format::kPcap) return end >= caplen ? end - caplen : -1;
+  uint8_t t[4];
+  if (end < 32 || !read_at(fd, static_cast<uint64_t>(end) - 4, t, 4)) return -1;
+  const uint32_t len = load32(t, big);
+  if (len < 16 || len % 4 || len > static_cast<uint64_t>(end)) return -1;
+  const uint64_t start = static_cast<uint64_t>(end) - len;
+  uint8_t h[8];
+  if (!read_at(fd, start, h, 8) || load32(h + 4, big) != len) return -1;
+  const uint32_t type = load32(h, big);
+  const uint32_t at = type == 6 || type == 2 ? 28 : type == 3 ? 12 : 0;
+  if (!at || uint64_t{at} + caplen + 4 > len) return -1;
+  return static_cast<int64_t>(start + at);
+}
+
+}  // namespace
+
+const uint8_t* Trace::frame(const Record& r, std::vector<uint8_t>& buf) const {
+  if (!file_) return arena_.data() + r.offset;
+  buf.resize(r.len);
+  if (!read_at(*file_, r.offset, buf.data(), r.len))
+    fail_file(path, "cannot read record " + std::to_string(r.index) +
+                        " again (did the file change during the replay?)");
+  return buf.data();
+}
+
+Trace::Cursor::Cursor(const Trace& t) : t_(&t) {
+  if (t.in_file()) in_ = std::make_unique<PcapReader>(t.path);
+}
+
+Trace::Cursor::~Cursor() = default;
+
+const uint8_t* Trace::Cursor::frame(const Record& r) {
+  if (!in_) return t_->frame(r, buf_);
+  PcapReader::Record h;
+  while (in_ && at_ < r.index) {
+    if (!in_->next(h)) {
+      in_.reset();  // the file changed under us: read the frame back
+      break;
+    }
+    ++at_;
+  }
+  if (in_ && at_ == r.index && h.caplen == r.len) return h.data;
+  return t_->frame(r, buf_);
+}
+
 void Trace::load_pcap() {
   PcapReader in(path);
-  // Captured bytes never exceed the file size: one reservation, no regrowth.
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && st.st_size > 0) {
-    arena_.reserve(static_cast<size_t>(st.st_size));
-    advise_huge_pages(arena_);
+  // The capture stays on disk: records point into it. A second descriptor
+  // reads frames back; if an offset cannot be shown to hold the bytes libpcap
+  // returned, every frame is copied into the arena instead (as for text).
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  bool big = false;
+  if (fd >= 0 && format == Format::kPcapNg) {
+    uint8_t shb[12];
+    if (read_at(fd, 0, shb, 12)) big = load32(shb + 8, true) == 0x1A2B3C4D;
   }
+  bool by_offset = fd >= 0;
+  std::vector<uint8_t> check;
+  struct stat fst {};
+  const int64_t file_size = fd >= 0 && ::fstat(fd, &fst) == 0 ? fst.st_size : -1;
 
   bool have_t0 = false;
   i128 t0_ns = 0;
@@ -177,13 +255,48 @@ void Trace::load_pcap() {
     if (rel_ps > kMaxTimePs)
       issues.push_back({index, 0, "timestamp more than 2^62 ps after the first record: clamped"});
     r.has_time = true;
-    r.offset = arena_.size();
     r.len = h.caplen;
     r.orig_len = h.len > h.caplen ? h.len : h.caplen;
     r.index = index;
     r.line = 0;
-    arena_.insert(arena_.end(), h.data, h.data + h.caplen);
+    if (by_offset) {
+      const int64_t off = data_offset(format, fd, big, h.end_offset, h.caplen);
+      // Shown on the first record, every 1024th and the last: the bytes there are
+      // libpcap's (a counted offset that drifted stays off, so a sample finds it).
+      if (off >= 0 && ((records.size() & 1023) == 0 || h.end_offset == file_size)) {
+        check.resize(h.caplen);
+        if (!read_at(fd, static_cast<uint64_t>(off), check.data(), h.caplen) ||
+            (h.caplen && std::memcmp(check.data(), h.data, h.caplen) != 0))
+          by_offset = false;
+      }
+      if (off < 0) by_offset = false;
+      if (!by_offset) {
+        // Fall back: copy what was skipped so far, then every frame.
+        std::vector<uint8_t> tmp;
+        for (Record& old : records) {
+          tmp.resize(old.len);
+          if (!read_at(fd, old.offset, tmp.data(), old.len))
+            fail_file(path, "cannot read record " + std::to_string(old.index) + " again");
+          old.offset = arena_.size();
+          arena_.insert(arena_.end(), tmp.begin(), tmp.end());
+        }
+      } else {
+        r.offset = static_cast<uint64_t>(off);
+      }
+    }
+    if (!by_offset) {
+      r.offset = arena_.size();
+      arena_.insert(arena_.end(), h.data, h.data + h.caplen);
+    }
     records.push_back(r);
+  }
+  if (by_offset) {
+    file_ = std::shared_ptr<const int>(new int(fd), [](const int* p) {
+      ::close(*p);
+      delete p;
+    });
+  } else if (fd >= 0) {
+    ::close(fd);
   }
 }
 

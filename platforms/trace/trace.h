@@ -1,7 +1,11 @@
 // Trace input/output for the replay: pcap / pcapng (libpcap) and oonic's text
-// trace (one packet a line, traces/README.md), loaded into one contiguous
-// arena of frames; and a buffered classic-pcap writer (nanosecond timestamps)
-// for the frames the NIC sends (tx.pcap).
+// trace (one packet a line, traces/README.md); and a buffered classic-pcap
+// writer (nanosecond timestamps) for the frames the NIC sends (tx.pcap).
+//
+// A capture's frames stay in the file: loading keeps each record's time,
+// lengths and the file offset of its bytes (40 B a record), and frame() reads
+// them back when the replay needs them, so memory does not hold the capture.
+// A text trace's frames are built once, into one contiguous arena.
 //
 // Errors (missing file, unsupported link type, bad text line) throw
 // oonic::Error (msg::kTrace / msg::kIo) naming the file (and line and field for
@@ -30,7 +34,7 @@ struct Record {
   // text: the time column as written (ns since the start of the replay).
   uint64_t time_ps = 0;
   bool has_time = false;  // false for a text line whose time is '-'
-  uint64_t offset = 0;    // of the frame in the arena
+  uint64_t offset = 0;    // of the frame: in the capture file, or in the arena
   uint32_t len = 0;       // captured bytes in the arena
   uint32_t orig_len = 0;  // bytes on the wire (> len: cut by the snaplen)
   uint32_t index = 0;     // 1-based record number in the file
@@ -54,13 +58,35 @@ class Trace {
   std::vector<Record> records;
   std::vector<Issue> issues;
 
-  const uint8_t* data(const Record& r) const { return arena_.data() + r.offset; }
-  size_t bytes() const { return arena_.size(); }  // frame bytes held
+  // The bytes of r's frame (r.len of them): in the arena, or read from the
+  // capture into buf (valid until buf changes). Throws Error(kTrace) if the
+  // capture can no longer be read there.
+  const uint8_t* frame(const Record& r, std::vector<uint8_t>& buf) const;
+  size_t bytes() const { return arena_.size(); }  // frame bytes held in memory
+
+  // Frames in record order, each read once: a capture is streamed through
+  // libpcap (no system call per frame), a text trace's are in the arena. Ask
+  // for records in increasing order; the ones between are skipped. Out of
+  // order, it reads the one frame back (Trace::frame).
+  class Cursor {
+   public:
+    explicit Cursor(const Trace& t);
+    ~Cursor();
+    const uint8_t* frame(const Record& r);  // r.len bytes, valid until the next call
+
+   private:
+    const Trace* t_;
+    std::unique_ptr<PcapReader> in_;
+    uint32_t at_ = 0;  // index of the record the reader returned last
+    std::vector<uint8_t> buf_;
+  };
+  bool in_file() const { return file_ != nullptr; }  // frames read back from the capture
 
  private:
   void load_pcap();
   void load_text();
   std::vector<uint8_t> arena_;
+  std::shared_ptr<const int> file_;  // the capture's descriptor (closed with the last copy)
 };
 
 // The deterministic payload pattern of `payload=pat:<addr>` (traces/README.md):

@@ -22,6 +22,12 @@
 namespace oonic::trace {
 namespace {
 
+// A frame read back from a trace (its bytes stay valid until the next read).
+std::vector<uint8_t>& frame_buf() {
+  static std::vector<uint8_t> b;
+  return b;
+}
+
 class TraceTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -64,7 +70,8 @@ using TraceGen = TraceTest;
 wire::PacketView parse_ok(const Trace& t, size_t i, bool check_icrc = true) {
   wire::PacketView v;
   const Record& r = t.records.at(i);
-  EXPECT_EQ(wire::parse(t.data(r), r.len, v, check_icrc), wire::ParseStatus::kOk)
+  static std::vector<uint8_t> buf;  // the view's payload points here until the next call
+  EXPECT_EQ(wire::parse(t.frame(r, buf), r.len, v, check_icrc), wire::ParseStatus::kOk)
       << "record " << r.index << " line " << r.line;
   return v;
 }
@@ -228,18 +235,18 @@ TEST_F(TraceText, ParsesEveryField) {
 
   // raw: exact bytes
   ASSERT_EQ(t.records[8].len, raw.size());
-  EXPECT_EQ(std::memcmp(t.data(t.records[8]), raw.data(), raw.size()), 0);
+  EXPECT_EQ(std::memcmp(t.frame(t.records[8], frame_buf()), raw.data(), raw.size()), 0);
 
   // badicrc: everything fine but the ICRC
   wire::PacketView bad;
-  EXPECT_EQ(wire::parse(t.data(t.records[9]), t.records[9].len, bad, true),
+  EXPECT_EQ(wire::parse(t.frame(t.records[9], frame_buf()), t.records[9].len, bad, true),
             wire::ParseStatus::kBadIcrc);
   v = parse_ok(t, 9, false);
   EXPECT_EQ(v.bth.psn, 12u);
 
   // @endpoints changed the defaults; CNP gets its 16 reserved bytes
   wire::PacketView cnp;
-  EXPECT_EQ(wire::parse(t.data(t.records[10]), t.records[10].len, cnp),
+  EXPECT_EQ(wire::parse(t.frame(t.records[10], frame_buf()), t.records[10].len, cnp),
             wire::ParseStatus::kUdOrCnp);
   EXPECT_EQ(cnp.bth.opcode, wire::kCnp);
   EXPECT_EQ(cnp.bth.dest_qp, 0x118u);
@@ -479,9 +486,13 @@ TEST_F(TracePcap, WriteThenReadRoundTrip) {
     EXPECT_EQ(r.time_ps, rel[i]);
     ASSERT_EQ(r.len, frames[i].size());
     EXPECT_EQ(r.orig_len, r.len);
-    EXPECT_EQ(std::memcmp(t.data(r), frames[i].data(), r.len), 0);
+    std::vector<uint8_t> buf;
+    EXPECT_EQ(std::memcmp(t.frame(r, buf), frames[i].data(), r.len), 0);
     parse_ok(t, i);
   }
+  // The capture's frames stay in the file: nothing is held in memory.
+  EXPECT_TRUE(t.in_file());
+  EXPECT_EQ(t.bytes(), 0u);
 }
 
 TEST_F(TracePcap, WriterCannotOpenNamesPath) {
@@ -577,8 +588,11 @@ TEST_F(TracePcap, SnaplenCutKeepsWireLength) {
   EXPECT_EQ(t.records[0].len, 64u);
   EXPECT_EQ(t.records[0].orig_len, f.size());
   EXPECT_EQ(t.records[1].time_ps, 2'000'000u);  // 2 us
-  EXPECT_EQ(t.records[1].offset, 64u);
-  EXPECT_EQ(std::memcmp(t.data(t.records[1]), f.data(), f.size()), 0);
+  // Offsets are in the file: 24-byte file header, 16 + 64, 16.
+  EXPECT_TRUE(t.in_file());
+  EXPECT_EQ(t.records[0].offset, 40u);
+  EXPECT_EQ(t.records[1].offset, 120u);
+  EXPECT_EQ(std::memcmp(t.frame(t.records[1], frame_buf()), f.data(), f.size()), 0);
 }
 
 TEST_F(TracePcap, PcapNg) {
@@ -622,8 +636,77 @@ TEST_F(TracePcap, PcapNg) {
   EXPECT_EQ(t.format, Format::kPcapNg);
   ASSERT_EQ(t.records.size(), 2u);
   EXPECT_EQ(t.records[1].time_ps, 250'000'000u);
-  EXPECT_EQ(std::memcmp(t.data(t.records[1]), frames[1].data(), frames[1].size()), 0);
+  std::vector<uint8_t> buf;
+  EXPECT_TRUE(t.in_file());
+  EXPECT_EQ(std::memcmp(t.frame(t.records[1], buf), frames[1].data(), frames[1].size()), 0);
+  EXPECT_EQ(std::memcmp(t.frame(t.records[0], buf), frames[0].data(), frames[0].size()), 0);
   parse_ok(t, 0);
+}
+
+// A pcapng Enhanced Packet Block with options after the data, a Simple Packet
+// Block, and a big-endian section: each frame read back from its offset.
+TEST_F(TracePcap, PcapNgOffsetsWithOptionsSimpleBlocksAndBigEndian) {
+  for (bool big : {false, true}) {
+    std::vector<uint8_t> b;
+    auto u32 = [&](uint32_t v) {
+      for (int k = 0; k < 4; ++k)
+        b.push_back(static_cast<uint8_t>(big ? v >> (24 - 8 * k) : v >> (8 * k)));
+    };
+    auto u16 = [&](uint16_t v) {
+      for (int k = 0; k < 2; ++k)
+        b.push_back(static_cast<uint8_t>(big ? v >> (8 - 8 * k) : v >> (8 * k)));
+    };
+    u32(0x0a0d0d0a), u32(28), u32(0x1a2b3c4d), u16(1), u16(0), u32(0xffffffff), u32(0xffffffff),
+        u32(28);
+    u32(1), u32(20), u16(1), u16(0), u32(0), u32(20);  // IDB: Ethernet
+    std::vector<std::vector<uint8_t>> frames = {frame(1, 33), frame(2, 64), frame(3, 10)};
+    // EPB with an opt_comment (code 1, 5 bytes, padded) and opt_endofopt.
+    {
+      const auto& f = frames[0];
+      uint32_t padded = (static_cast<uint32_t>(f.size()) + 3) & ~3u;
+      uint32_t len = 32 + padded + 12 + 4;
+      u32(6), u32(len), u32(0), u32(0), u32(1000), u32(static_cast<uint32_t>(f.size())),
+          u32(static_cast<uint32_t>(f.size()));
+      b.insert(b.end(), f.begin(), f.end());
+      b.resize(b.size() + (padded - f.size()), 0);
+      u16(1), u16(5);
+      for (char c : std::string("hello")) b.push_back(static_cast<uint8_t>(c));
+      b.resize(b.size() + 3, 0);
+      u16(0), u16(0);
+      u32(len);
+    }
+    // SPB: original length, then the data (snaplen 0: all of it).
+    {
+      const auto& f = frames[1];
+      uint32_t padded = (static_cast<uint32_t>(f.size()) + 3) & ~3u;
+      u32(3), u32(16 + padded), u32(static_cast<uint32_t>(f.size()));
+      b.insert(b.end(), f.begin(), f.end());
+      b.resize(b.size() + (padded - f.size()), 0);
+      u32(16 + padded);
+    }
+    // A plain EPB again.
+    {
+      const auto& f = frames[2];
+      uint32_t padded = (static_cast<uint32_t>(f.size()) + 3) & ~3u;
+      u32(6), u32(32 + padded), u32(0), u32(0), u32(2000), u32(static_cast<uint32_t>(f.size())),
+          u32(static_cast<uint32_t>(f.size()));
+      b.insert(b.end(), f.begin(), f.end());
+      b.resize(b.size() + (padded - f.size()), 0);
+      u32(32 + padded);
+    }
+    const std::string p = dir_ + (big ? "/be.pcapng" : "/le.pcapng");
+    write_bytes(p, b);
+    Trace t = Trace::load(p);
+    ASSERT_EQ(t.records.size(), 3u) << big;
+    EXPECT_TRUE(t.issues.empty()) << big;
+    EXPECT_TRUE(t.in_file()) << big;
+    std::vector<uint8_t> buf;
+    for (size_t i = 0; i < 3; ++i) {
+      ASSERT_EQ(t.records[i].len, frames[i].size()) << big << " #" << i;
+      EXPECT_EQ(std::memcmp(t.frame(t.records[i], buf), frames[i].data(), frames[i].size()), 0)
+          << big << " #" << i;
+    }
+  }
 }
 
 TEST(TraceCaptures, RealCapturesLoad) {
@@ -648,9 +731,24 @@ TEST(TraceCaptures, RealCapturesLoad) {
       EXPECT_TRUE(r.has_time);
     }
   }
+  // Every frame read back from the file equals what libpcap returned in order.
+  for (const auto& f : files) {
+    Trace t = Trace::load(dir + f.name);
+    EXPECT_TRUE(t.in_file()) << f.name;
+    PcapReader in(dir + f.name);
+    PcapReader::Record h;
+    std::vector<uint8_t> buf;
+    for (const Record& r : t.records) {
+      ASSERT_TRUE(in.next(h)) << f.name;
+      ASSERT_EQ(r.len, h.caplen) << f.name << " #" << r.index;
+      EXPECT_EQ(std::memcmp(t.frame(r, buf), h.data, h.caplen), 0) << f.name << " #" << r.index;
+    }
+  }
   Trace rr = Trace::load(dir + "softroce-read-request.pcap");
   wire::PacketView v;
-  ASSERT_EQ(wire::parse(rr.data(rr.records[0]), rr.records[0].len, v), wire::ParseStatus::kOk);
+  std::vector<uint8_t> buf;
+  ASSERT_EQ(wire::parse(rr.frame(rr.records[0], buf), rr.records[0].len, v),
+            wire::ParseStatus::kOk);
   EXPECT_EQ(v.bth.psn, 5557091u);
 }
 
