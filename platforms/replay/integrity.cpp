@@ -24,11 +24,26 @@ struct Piece {
   uint32_t record;
 };
 
+// The header fields of a frame the reference receiver reads (a PacketView is
+// 248 bytes; this is kept for every input frame).
+struct Hdr {
+  struct {
+    uint32_t psn, dest_qp;
+    uint8_t opcode;
+  } bth;
+  struct {
+    uint64_t va;
+    uint32_t dma_len;
+  } reth;
+  decltype(wire::PacketView::flags) flags;
+  uint32_t payload_len;
+};
+
 struct Pkt {
   uint32_t record;
   uint32_t pos;
   uint32_t payload_off;
-  wire::PacketView v;  // headers; payload is not kept
+  Hdr v;
 };
 
 }  // namespace
@@ -56,11 +71,14 @@ IntegrityResult check_integrity(const trace::Trace& trace, const ReplaySetup& se
   for (uint32_t i : setup.input) {
     const trace::Record& r = trace.records[i];
     if (r.orig_len > r.len) continue;
-    Pkt p{r.index, i, 0, {}};
     const uint8_t* f = cur.frame(r);
-    if (wire::parse(f, r.len, p.v, true) != wire::ParseStatus::kOk) continue;
-    p.payload_off = static_cast<uint32_t>(p.v.payload ? p.v.payload - f : 0);
-    p.v.payload = nullptr;
+    wire::PacketView v;
+    if (wire::parse(f, r.len, v, true) != wire::ParseStatus::kOk) continue;
+    Pkt p{r.index, i, static_cast<uint32_t>(v.payload ? v.payload - f : 0),
+          Hdr{{v.bth.psn, v.bth.dest_qp, v.bth.opcode},
+              {v.reth.va, v.reth.dma_len},
+              v.flags,
+              v.payload_len}};
     auto& m = (p.v.flags & wire::kIsRequest) ? by_qp : rsp_by_qp;
     m[p.v.bth.dest_qp].emplace(p.v.bth.psn, p);
   }
@@ -80,7 +98,7 @@ IntegrityResult check_integrity(const trace::Trace& trace, const ReplaySetup& se
     bool in_msg = false;
     uint32_t recv_used = 0;
     for (size_t k = 0; k < req.size(); ++k) {
-      const wire::PacketView& v = req[k]->v;
+      const Hdr& v = req[k]->v;
       const uint8_t op = v.bth.opcode;
       const bool ooo = op >= wire::kOooWriteFSpot && op <= wire::kOooWriteLastFSpot;
       if (ooo) {
@@ -90,7 +108,7 @@ IntegrityResult check_integrity(const trace::Trace& trace, const ReplaySetup& se
         bool have_start = false;
         uint64_t start_addr = 0;
         for (; j < req.size(); ++j) {
-          const wire::PacketView& w = req[j]->v;
+          const Hdr& w = req[j]->v;
           uint8_t o = w.bth.opcode;
           if (o < wire::kOooWriteFSpot || o > wire::kOooWriteLastFSpot) break;
           if ((w.flags & wire::kHasOooAddr) && !have_start) {
@@ -104,7 +122,7 @@ IntegrityResult check_integrity(const trace::Trace& trace, const ReplaySetup& se
         }
         uint32_t last_psn = start;
         for (size_t m = k; m < j; ++m) {
-          const wire::PacketView& w = req[m]->v;
+          const Hdr& w = req[m]->v;
           last_psn = w.bth.psn;
           if (have_start && w.payload_len)
             pieces.push_back(
