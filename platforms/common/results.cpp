@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iomanip>
+#include <queue>
 #include <sstream>
 #include <tuple>
 
@@ -59,18 +60,48 @@ nlohmann::json sram_json(const std::vector<NamedSram>& srams, Cycle end) {
 }
 
 void write_sram_csv(const std::string& path, const std::vector<NamedSram>& srams, Cycle end) {
-  std::vector<std::tuple<Cycle, size_t, int64_t>> rows;
+  // Rows in (cycle, instance, value) order: a merge of the instances' change
+  // points (each already in cycle order), written as they come, so nothing the
+  // size of the run is built here.
+  struct Row {
+    Cycle t;
+    size_t k;
+    int64_t v;
+    bool operator>(const Row& o) const { return std::tie(t, k, v) > std::tie(o.t, o.k, o.v); }
+  };
+  // Instance k's rows: its points with the closing row of the step function
+  // (end, final value) in its sorted place (after every point, unless a point
+  // lies at or past the end).
+  std::vector<size_t> closing_at(srams.size());
   for (size_t k = 0; k < srams.size(); ++k) {
-    for (const auto& [t, v] : srams[k].second->occupancy().points()) rows.emplace_back(t, k, v);
-    // Close every instance's step function at the end of the run.
-    rows.emplace_back(end, k, srams[k].second->occupancy().final_value());
+    const auto& pts = srams[k].second->occupancy().points();
+    const std::pair<Cycle, int64_t> closing{end, srams[k].second->occupancy().final_value()};
+    closing_at[k] =
+        static_cast<size_t>(std::upper_bound(pts.begin(), pts.end(), closing) - pts.begin());
   }
-  std::sort(rows.begin(), rows.end());
+  auto row_at = [&](size_t k, size_t i) -> Row {
+    const auto& pts = srams[k].second->occupancy().points();
+    if (i == closing_at[k]) return Row{end, k, srams[k].second->occupancy().final_value()};
+    const auto& p = pts[i < closing_at[k] ? i : i - 1];
+    return Row{p.first, k, p.second};
+  };
+  struct Later {
+    bool operator()(const std::pair<Row, size_t>& a, const std::pair<Row, size_t>& b) const {
+      return a.first > b.first;
+    }
+  };
+  std::priority_queue<std::pair<Row, size_t>, std::vector<std::pair<Row, size_t>>, Later> heap;
+  for (size_t k = 0; k < srams.size(); ++k) heap.push({row_at(k, 0), 0});
   std::ofstream f(path);
   if (!f) throw Error(msg::kIo, path + ": cannot write");
   f << "cycle,instance,used_bits,capacity_bits\n";
-  for (const auto& [t, k, v] : rows)
-    f << t << "," << srams[k].first << "," << v << "," << srams[k].second->capacity_bits() << "\n";
+  while (!heap.empty()) {
+    auto [r, i] = heap.top();
+    heap.pop();
+    f << r.t << "," << srams[r.k].first << "," << r.v << "," << srams[r.k].second->capacity_bits()
+      << "\n";
+    if (i < srams[r.k].second->occupancy().points().size()) heap.push({row_at(r.k, i + 1), i + 1});
+  }
 }
 
 }  // namespace oonic::results
