@@ -1,10 +1,10 @@
 #include "platforms/replay/integrity.h"
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <queue>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 #include "model/wire/roce.h"
@@ -46,6 +46,35 @@ struct Pkt {
   Hdr v;
 };
 
+// Packets by (QP, PSN), the first copy of each PSN kept: one sorted vector
+// (48 B a packet) instead of a map per QP.
+class ByQp {
+ public:
+  void reserve(size_t n) { v_.reserve(n); }
+  void add(const Pkt& p) { v_.push_back(p); }
+  void seal() {
+    std::stable_sort(v_.begin(), v_.end(), [](const Pkt& a, const Pkt& b) {
+      return std::tie(a.v.bth.dest_qp, a.v.bth.psn) < std::tie(b.v.bth.dest_qp, b.v.bth.psn);
+    });
+    v_.erase(std::unique(v_.begin(), v_.end(),
+                         [](const Pkt& a, const Pkt& b) {
+                           return a.v.bth.dest_qp == b.v.bth.dest_qp && a.v.bth.psn == b.v.bth.psn;
+                         }),
+             v_.end());
+  }
+  // QP q's packets in PSN order.
+  std::pair<const Pkt*, const Pkt*> of(uint32_t q) const {
+    auto lo = std::lower_bound(v_.begin(), v_.end(), q,
+                               [](const Pkt& p, uint32_t x) { return p.v.bth.dest_qp < x; });
+    auto hi = std::upper_bound(lo, v_.end(), q,
+                               [](uint32_t x, const Pkt& p) { return x < p.v.bth.dest_qp; });
+    return {v_.data() + (lo - v_.begin()), v_.data() + (hi - v_.begin())};
+  }
+
+ private:
+  std::vector<Pkt> v_;
+};
+
 }  // namespace
 
 std::string IntegrityResult::text() const {
@@ -66,7 +95,8 @@ IntegrityResult check_integrity(const trace::Trace& trace, const ReplaySetup& se
   std::vector<Piece> pieces;
   // Valid RC frames for the DUT, grouped by destination QP, first copy of each PSN.
   // qpn -> (psn -> packet); requests and responses apart (an ACK shares PSNs with data).
-  std::map<uint32_t, std::map<uint32_t, Pkt>> by_qp, rsp_by_qp;
+  ByQp by_qp, rsp_by_qp;
+  by_qp.reserve(setup.input.size());
   trace::Trace::Cursor cur(trace);
   for (uint32_t i : setup.input) {
     const trace::Record& r = trace.records[i];
@@ -79,16 +109,18 @@ IntegrityResult check_integrity(const trace::Trace& trace, const ReplaySetup& se
               {v.reth.va, v.reth.dma_len},
               v.flags,
               v.payload_len}};
-    auto& m = (p.v.flags & wire::kIsRequest) ? by_qp : rsp_by_qp;
-    m[p.v.bth.dest_qp].emplace(p.v.bth.psn, p);
+    ((p.v.flags & wire::kIsRequest) ? by_qp : rsp_by_qp).add(p);
   }
+  by_qp.seal();
+  rsp_by_qp.seal();
   for (const ornic::QpContext& c : setup.qps) {
-    auto it = by_qp.find(c.qpn);
-    if (it == by_qp.end()) continue;
+    const auto [qb, qe] = by_qp.of(c.qpn);
+    if (qb == qe) continue;
     // Requests in PSN order from the QP's start PSN.
     std::vector<const Pkt*> req;
-    for (const auto& [psn, p] : it->second)
-      if ((p.v.flags & wire::kIsRequest) && wire::psn_diff(psn, c.epsn) >= 0) req.push_back(&p);
+    for (const Pkt* p = qb; p != qe; ++p)
+      if ((p->v.flags & wire::kIsRequest) && wire::psn_diff(p->v.bth.psn, c.epsn) >= 0)
+        req.push_back(p);
     std::sort(req.begin(), req.end(), [&](const Pkt* a, const Pkt* b) {
       return wire::psn_diff(a->v.bth.psn, c.epsn) < wire::psn_diff(b->v.bth.psn, c.epsn);
     });
@@ -164,14 +196,15 @@ IntegrityResult check_integrity(const trace::Trace& trace, const ReplaySetup& se
   }
   // READ responses to the DUT's own READs.
   for (const auto& [qpn, rw] : setup.reads) {
-    auto it = rsp_by_qp.find(qpn);
-    if (it == rsp_by_qp.end()) continue;
+    const auto [rb, re] = rsp_by_qp.of(qpn);
+    if (rb == re) continue;
     uint32_t pmtu = 4096;
     for (const auto& c : setup.qps)
       if (c.qpn == qpn) pmtu = c.pmtu;
     uint32_t packets = std::max<uint32_t>(1, (rw.length + pmtu - 1) / pmtu);
-    for (const auto& [psn, p] : it->second) {
-      int32_t d = wire::psn_diff(psn, rw.start_psn);
+    for (const Pkt* q = rb; q != re; ++q) {
+      const Pkt& p = *q;
+      int32_t d = wire::psn_diff(p.v.bth.psn, rw.start_psn);
       if (!(p.v.flags & wire::kIsResponse) || p.v.bth.opcode == wire::kAcknowledge || d < 0 ||
           static_cast<uint32_t>(d) >= packets || !p.v.payload_len)
         continue;
