@@ -213,6 +213,10 @@ IntegrityResult check_integrity(const trace::Trace& trace, const ReplaySetup& se
     }
   }
 
+  // The headers have given their pieces: free them before the bytes are read.
+  by_qp = ByQp();
+  rsp_by_qp = ByQp();
+
   IntegrityResult res;
   res.checked = !pieces.empty();
   // Later pieces win where they overlap: paint, then compare each piece's surviving bytes.
