@@ -1,4 +1,5 @@
 #include "model/ornic/rx/rsp_processor_core.h"
+#include "model/ornic/rx/context_stage.h"
 
 #include <algorithm>
 
@@ -40,19 +41,18 @@ void RspProcessorCore::drop(Cycle t, const wire::PacketView& v, PacketRecord& re
 
 void RspProcessorCore::process(Cycle ready, const wire::PacketView& v, PacketRecord& rec) {
   packets_.inc();
-  Cycle s = pipe_.acquire(ready, p_.rsp_processor.ii_cycles);
-  Cycle t1 = l_.hdr_buf.read_out(s, v.header_len);
+  const ContextStage cs = context_stage(pipe_, ready, p_.rsp_processor.ii_cycles, l_.hdr_buf, v,
+                                        qps_, p_.rsp_processor.check_cycles);
   rec.verdict = "accepted";
-  int64_t qi = qps_.find(v.bth.dest_qp);
-  if (qi < 0) {
-    drop(t1, v, rec, Drop::kUnknownQp);
-    rec.processed = t1;
+  if (cs.qi < 0) {
+    drop(cs.t1, v, rec, Drop::kUnknownQp);
+    rec.processed = cs.t1;
     return;
   }
+  const int64_t qi = cs.qi;
   QpContext& c = qps_.at(static_cast<uint32_t>(qi));
   const uint32_t ctx_bits = qps_.sram().params().width_bits;
-  Cycle t2 = qps_.sram().read(t1, ctx_bits);
-  Cycle t3 = t2 + p_.rsp_processor.check_cycles;
+  const Cycle t3 = cs.t3;
   Cycle t4 = t3;
   const uint8_t op = v.bth.opcode;
   const uint32_t psn = v.bth.psn;
