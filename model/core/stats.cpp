@@ -18,39 +18,90 @@ void Histogram::add(double x) {
   ++buckets[i];
 }
 
-void TimeWeighted::finalize(Cycle end) {
-  std::vector<std::pair<Cycle, int64_t>> events_;
+void TimeWeighted::late(Cycle t) const {
+  throw Error(msg::kModel, "occupancy change booked at cycle " + std::to_string(t) +
+                               ", before cycle " + std::to_string(settled_before_) +
+                               " whose changes were already settled");
+}
+
+std::vector<TimeWeighted::Point> TimeWeighted::sorted_pending() const {
+  std::vector<Point> ev;
   size_t n = 0;
   for (const auto& c : chunks_) n += c.size();
-  events_.reserve(n);
-  for (const auto& c : chunks_) events_.insert(events_.end(), c.begin(), c.end());
-  std::stable_sort(events_.begin(), events_.end(),
+  ev.reserve(n);
+  for (const auto& c : chunks_) ev.insert(ev.end(), c.begin(), c.end());
+  std::stable_sort(ev.begin(), ev.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  // One value per cycle: the changes booked for a cycle are summed first, so a
-  // value that exists only between two changes of the same cycle is never seen.
-  points_.clear();
-  int64_t v = 0;
-  peak_ = 0, min_ = 0;
-  long double area = 0;
-  Cycle last_t = 0;
-  for (size_t i = 0; i < events_.size();) {
-    Cycle t = events_[i].first;
-    int64_t d = 0;
-    for (; i < events_.size() && events_[i].first == t; ++i) d += events_[i].second;
-    if (t > last_t) {
-      area += static_cast<long double>(v) *
-              static_cast<long double>(std::min(t, end) - std::min(last_t, end));
-      last_t = t;
-    }
-    if (d == 0) continue;
-    v += d;
-    points_.push_back({t, v});
-    peak_ = std::max(peak_, v), min_ = std::min(min_, v);
+  return ev;
+}
+
+// One value per cycle: the changes booked for a cycle are summed first, so a
+// value that exists only between two changes of the same cycle is never seen.
+bool TimeWeighted::Fold::step(Cycle t, int64_t d, Cycle end) {
+  if (t > last_t) {
+    area += static_cast<long double>(v) *
+            static_cast<long double>(std::min(t, end) - std::min(last_t, end));
+    last_t = t;
   }
-  if (end > last_t) area += static_cast<long double>(v) * (end - last_t);
-  final_ = v;
+  if (d == 0) return false;
+  v += d;
+  peak = std::max(peak, v), min = std::min(min, v);
+  return true;
+}
+
+// The histogram's segments up to cycle t (the value v held since hist_t).
+void TimeWeighted::Fold::hist_to(Cycle t, int64_t top, int n) {
+  if (hist.empty() || top <= 0) return;
+  int b = std::clamp(static_cast<int>((static_cast<double>(v) / top) * n), 0, n - 1);
+  if (t > hist_t) hist[b] += static_cast<double>(t - hist_t);
+  hist_t = std::max(hist_t, t);
+}
+
+void TimeWeighted::track_histogram(int64_t top, int n) {
+  hist_top_ = top, hist_n_ = n;
+  settled_.hist.assign(n > 0 ? n : 0, 0.0);
+}
+
+void TimeWeighted::settle(Cycle before, std::vector<Point>* taken) {
+  std::vector<Point> ev = sorted_pending();
+  size_t i = 0;
+  points_.resize(kept_);  // a previous finalize's tail is recomputed later
+  while (i < ev.size() && ev[i].first < before) {
+    Cycle t = ev[i].first;
+    int64_t d = 0;
+    for (; i < ev.size() && ev[i].first == t; ++i) d += ev[i].second;
+    // Settled cycles lie before the run's end: no clipping.
+    if (d != 0) settled_.hist_to(t, hist_top_, hist_n_);
+    if (!settled_.step(t, d, ~Cycle{0})) continue;
+    if (taken)
+      taken->push_back({t, settled_.v}), taken_ = true;
+    else
+      points_.push_back({t, settled_.v}), ++kept_;
+  }
+  chunks_.clear();
+  if (i < ev.size()) chunks_.emplace_back(ev.begin() + static_cast<std::ptrdiff_t>(i), ev.end());
+  settled_before_ = std::max(settled_before_, before);
+  finalized_ = false;
+}
+
+void TimeWeighted::finalize(Cycle end) {
+  if (end < settled_before_)
+    throw Error(msg::kModel, "occupancy finalized at cycle " + std::to_string(end) +
+                                 ", before its settled cycle " + std::to_string(settled_before_));
+  std::vector<Point> ev = sorted_pending();
+  points_.resize(kept_);
+  Fold f = settled_;
+  for (size_t i = 0; i < ev.size();) {
+    Cycle t = ev[i].first;
+    int64_t d = 0;
+    for (; i < ev.size() && ev[i].first == t; ++i) d += ev[i].second;
+    if (f.step(t, d, end)) points_.push_back({t, f.v});
+  }
+  if (end > f.last_t) f.area += static_cast<long double>(f.v) * (end - f.last_t);
+  peak_ = f.peak, min_ = f.min;
+  final_ = f.v;
   end_ = end;
-  mean_ = end ? static_cast<double>(area / end) : 0.0;
+  mean_ = end ? static_cast<double>(f.area / end) : 0.0;
   finalized_ = true;
 }
 
@@ -63,6 +114,12 @@ std::vector<double> TimeWeighted::histogram(int64_t top, int n) const {
   };
   Cycle prev_t = 0;
   int64_t prev_v = 0;
+  if (taken_) {
+    // The settled points are gone: continue the histogram kept while settling.
+    if (top != hist_top_ || n != hist_n_)
+      throw Error(msg::kModel, "occupancy histogram of another shape than the one tracked");
+    h = settled_.hist, prev_t = settled_.hist_t, prev_v = settled_.v;
+  }
   for (const auto& [t, v] : points_) {
     Cycle tt = std::min(t, end_);
     if (tt > prev_t) h[bucket(prev_v)] += static_cast<double>(tt - prev_t);

@@ -31,11 +31,17 @@ struct Histogram {
 };
 
 // A quantity that is a step function of the cycle (queue depth, SRAM bits used).
-// Changes may be recorded out of cycle order (blocks book future cycles); the
-// series is sorted once at finalize().
+// Changes may be recorded out of cycle order (blocks book future cycles); they
+// are sorted when settled or finalized. A long run settles behind simulated
+// time (settle): changes before a cycle no block can book any more are folded
+// into the running figures, so memory follows the changes in flight, not the
+// length of the run.
 class TimeWeighted {
  public:
+  using Point = std::pair<Cycle, int64_t>;
+  // t must not lie before a cycle already settled (an Error of kModel).
   void change(Cycle t, int64_t delta) {
+    if (t < settled_before_) late(t);
     // Chunked: growing never copies what is already recorded (runs book millions).
     if (chunks_.empty() || chunks_.back().size() == kChunk) {
       chunks_.emplace_back();
@@ -43,9 +49,18 @@ class TimeWeighted {
     }
     chunks_.back().push_back({t, delta});
   }
+  // Folds every change booked before cycle `before` (the caller promises that
+  // none earlier will be booked, and that the run ends at or after it). Their
+  // change points go to *taken when given (then points() keeps only later
+  // ones and histogram() answers only for the tracked shape), else they stay.
+  void settle(Cycle before, std::vector<Point>* taken = nullptr);
+  // The histogram shape kept up while settling (top, buckets).
+  void track_histogram(int64_t top, int n);
+  // Figures at `end` from everything booked so far; may be called again after
+  // more changes.
   void finalize(Cycle end);
   // After finalize: change points (cycle, value), one per cycle with a change.
-  const std::vector<std::pair<Cycle, int64_t>>& points() const { return points_; }
+  const std::vector<Point>& points() const { return points_; }
   int64_t peak() const { return peak_; }
   double mean() const { return mean_; }
   int64_t final_value() const { return final_; }
@@ -56,9 +71,28 @@ class TimeWeighted {
   bool finalized() const { return finalized_; }
 
  private:
+  // The fold of the changes in cycle order up to some cycle.
+  struct Fold {
+    int64_t v = 0, peak = 0, min = 0;
+    long double area = 0;
+    Cycle last_t = 0;
+    Cycle hist_t = 0;  // histogram: the cycle its segments reach
+    std::vector<double> hist;
+    // Folds the changes of cycle t (summed to d): the area up to t (clipped at end).
+    bool step(Cycle t, int64_t d, Cycle end);
+    void hist_to(Cycle t, int64_t top, int n);
+  };
+  [[noreturn]] void late(Cycle t) const;
+  std::vector<Point> sorted_pending() const;
   static constexpr size_t kChunk = 4096;
-  std::vector<std::vector<std::pair<Cycle, int64_t>>> chunks_;
-  std::vector<std::pair<Cycle, int64_t>> points_;
+  std::vector<std::vector<Point>> chunks_;  // booked, not yet settled
+  std::vector<Point> points_;               // settled points kept, then finalize's
+  size_t kept_ = 0;                         // of points_, the settled ones
+  bool taken_ = false;                      // some settled points went elsewhere
+  Cycle settled_before_ = 0;
+  Fold settled_;
+  int64_t hist_top_ = 0;
+  int hist_n_ = 0;
   int64_t peak_ = 0, final_ = 0, min_ = 0;
   double mean_ = 0;
   Cycle end_ = 0;

@@ -28,6 +28,7 @@ Sram::Sram(std::string name, const SramParams& p, Stats& stats, const std::strin
       writes_(&stats.counter(stat_prefix + ".writes", "access", "write accesses")) {
   if (p.ports != "1RW" && p.ports != "1R1W" && p.ports != "2RW")
     throw Error(msg::kConfig, "SRAM " + name_ + ": ports must be 1RW, 1R1W or 2RW");
+  occupancy_.track_histogram(static_cast<int64_t>(capacity_bits()), kOccupancyBuckets);
   stats.derived(stat_prefix + ".capacity_bits", "bit", "width_bits x depth",
                 [this] { return static_cast<double>(capacity_bits()); });
   stats.derived(stat_prefix + ".stall_cycles", "cycle", "cycles accesses waited for a busy port",

@@ -29,6 +29,9 @@ struct SramParams {
   void describe(ParamTable& t, const std::string& prefix, const char* what);
 };
 
+// Buckets of the time-weighted occupancy histogram reported per SRAM.
+inline constexpr int kOccupancyBuckets = 16;
+
 class Sram {
  public:
   Sram(std::string name, const SramParams& p, Stats& stats, const std::string& stat_prefix);

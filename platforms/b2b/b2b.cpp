@@ -41,6 +41,9 @@ void RunParams::describe(ParamTable& t) {
 
 namespace {
 
+// Results settle behind simulated time every this many completed WQEs.
+constexpr uint64_t kSettleCompletions = 16;
+
 // One side: NIC, PCIe link, host memory.
 struct Node : sc_core::sc_module {
   ornic::OrnicNic nic;
@@ -229,6 +232,14 @@ int run_b2b(const RunOptions& o) {
     sys->ba.on_deliver([&](uint64_t ps, const uint8_t* f, size_t n) { pba->write(ps, f, n); });
   }
 
+  std::vector<results::NamedSram> srams;
+  for (Sram* s : sys->a.nic.srams()) srams.emplace_back("a." + s->name(), s);
+  for (Sram* s : sys->b.nic.srams()) srams.emplace_back("b." + s->name(), s);
+  results::SramCsv sram_csv(all.run.sram_csv ? dir + "/sram.csv" : "", srams);
+  // Settle behind the last CQE's cycle (rounded down: no block books earlier).
+  sys->host.every_completions(kSettleCompletions,
+                              [&](uint64_t ps) { sram_csv.settle(ps / clk.period_ps()); });
+
   auto w0 = std::chrono::steady_clock::now();
   sc_core::sc_start(sc_core::sc_time(all.run.max_sim_ms, sc_core::SC_MS));
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
@@ -265,9 +276,6 @@ int run_b2b(const RunOptions& o) {
     }
   }
   // ---- stats.json, sram.csv ----
-  std::vector<results::NamedSram> srams;
-  for (Sram* s : sys->a.nic.srams()) srams.emplace_back("a." + s->name(), s);
-  for (Sram* s : sys->b.nic.srams()) srams.emplace_back("b." + s->name(), s);
   nlohmann::json j;
   j["run"] = {{"config", o.config},
               {"seed", o.seed},
@@ -285,7 +293,7 @@ int run_b2b(const RunOptions& o) {
                      {"completed", sb.completed},    {"bytes_checked", sb.bytes_checked},
                      {"failures", sb.failure_count}, {"text", sb.text()}};
   write_text(dir + "/stats.json", j.dump(2) + "\n");
-  if (all.run.sram_csv) results::write_sram_csv(dir + "/sram.csv", srams, end);
+  sram_csv.finish(end);
   if (vcd) vcd->write(dir + "/waves.vcd", o.vcd_from, o.vcd_to);
 
   if (!o.quiet) {

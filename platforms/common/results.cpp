@@ -1,6 +1,7 @@
 #include "platforms/common/results.h"
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <iomanip>
 #include <queue>
@@ -54,54 +55,107 @@ nlohmann::json sram_json(const std::vector<NamedSram>& srams, Cycle end) {
                 {"reads", s->reads()},
                 {"writes", s->writes()},
                 {"stall_cycles", s->stall_cycles()},
-                {"histogram_16", s->occupancy().histogram(s->capacity_bits(), 16)}};
+                {"histogram_16", s->occupancy().histogram(s->capacity_bits(), kOccupancyBuckets)}};
   }
   return sj;
 }
 
-void write_sram_csv(const std::string& path, const std::vector<NamedSram>& srams, Cycle end) {
-  // Rows in (cycle, instance, value) order: a merge of the instances' change
-  // points (each already in cycle order), written as they come, so nothing the
-  // size of the run is built here.
-  struct Row {
-    Cycle t;
-    size_t k;
-    int64_t v;
-    bool operator>(const Row& o) const { return std::tie(t, k, v) > std::tie(o.t, o.k, o.v); }
-  };
-  // Instance k's rows: its points with the closing row of the step function
-  // (end, final value) in its sorted place (after every point, unless a point
-  // lies at or past the end).
-  std::vector<size_t> closing_at(srams.size());
-  for (size_t k = 0; k < srams.size(); ++k) {
-    const auto& pts = srams[k].second->occupancy().points();
-    const std::pair<Cycle, int64_t> closing{end, srams[k].second->occupancy().final_value()};
-    closing_at[k] =
-        static_cast<size_t>(std::upper_bound(pts.begin(), pts.end(), closing) - pts.begin());
+struct SramCsv::Row {
+  Cycle t;
+  size_t k;
+  int64_t v;
+  bool operator>(const Row& o) const { return std::tie(t, k, v) > std::tie(o.t, o.k, o.v); }
+};
+
+SramCsv::SramCsv(const std::string& path, std::vector<NamedSram> srams)
+    : path_(path), srams_(std::move(srams)), taken_(srams_.size()) {
+  if (path.empty()) return;
+  for (const auto& [name, m] : srams_) {
+    mid_.push_back("," + name + ",");
+    tail_.push_back("," + std::to_string(m->capacity_bits()) + "\n");
   }
-  auto row_at = [&](size_t k, size_t i) -> Row {
-    const auto& pts = srams[k].second->occupancy().points();
-    if (i == closing_at[k]) return Row{end, k, srams[k].second->occupancy().final_value()};
-    const auto& p = pts[i < closing_at[k] ? i : i - 1];
-    return Row{p.first, k, p.second};
-  };
+  f_ = std::fopen(path.c_str(), "w");
+  if (!f_) throw Error(msg::kIo, path + ": cannot write");
+  buf_ = "cycle,instance,used_bits,capacity_bits\n";
+}
+
+SramCsv::~SramCsv() {
+  if (f_) std::fclose(f_);
+}
+
+void SramCsv::put(Cycle t, size_t k, int64_t v) {
+  char num[24];
+  buf_.append(num, std::to_chars(num, num + sizeof num, t).ptr);
+  buf_ += mid_[k];
+  buf_.append(num, std::to_chars(num, num + sizeof num, v).ptr);
+  buf_ += tail_[k];
+  if (buf_.size() >= (1u << 20)) flush();
+}
+
+void SramCsv::flush() {
+  if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size())
+    throw Error(msg::kIo, path_ + ": cannot write");
+  buf_.clear();
+}
+
+// Writes the rows of every instance merged in (cycle, instance, value) order:
+// instance k has count(k) rows, row(k, i) each already in cycle order.
+template <typename Count, typename RowAt>
+void SramCsv::write_merged(Count count, RowAt row) {
   struct Later {
     bool operator()(const std::pair<Row, size_t>& a, const std::pair<Row, size_t>& b) const {
       return a.first > b.first;
     }
   };
   std::priority_queue<std::pair<Row, size_t>, std::vector<std::pair<Row, size_t>>, Later> heap;
-  for (size_t k = 0; k < srams.size(); ++k) heap.push({row_at(k, 0), 0});
-  std::ofstream f(path);
-  if (!f) throw Error(msg::kIo, path + ": cannot write");
-  f << "cycle,instance,used_bits,capacity_bits\n";
+  for (size_t k = 0; k < srams_.size(); ++k)
+    if (count(k)) heap.push({row(k, 0), 0});
   while (!heap.empty()) {
     auto [r, i] = heap.top();
     heap.pop();
-    f << r.t << "," << srams[r.k].first << "," << r.v << "," << srams[r.k].second->capacity_bits()
-      << "\n";
-    if (i < srams[r.k].second->occupancy().points().size()) heap.push({row_at(r.k, i + 1), i + 1});
+    put(r.t, r.k, r.v);
+    if (i + 1 < count(r.k)) heap.push({row(r.k, i + 1), i + 1});
   }
+}
+
+void SramCsv::settle(Cycle now) {
+  for (size_t k = 0; k < srams_.size(); ++k) {
+    taken_[k].clear();
+    srams_[k].second->occupancy().settle(now, &taken_[k]);  // without a file they are dropped
+  }
+  // Every row still to come lies at or after `now`: these go first.
+  if (f_)
+    write_merged([&](size_t k) { return taken_[k].size(); },
+                 [&](size_t k, size_t i) {
+                   return Row{taken_[k][i].first, k, taken_[k][i].second};
+                 });
+}
+
+void SramCsv::finish(Cycle end) {
+  // Instance k's rows: its remaining points with the closing row of the step
+  // function (end, final value) in its sorted place (after every point, unless
+  // a point lies at or past the end).
+  std::vector<size_t> closing_at(srams_.size());
+  for (size_t k = 0; k < srams_.size(); ++k) {
+    TimeWeighted& g = srams_[k].second->occupancy();
+    g.finalize(end);
+    const auto& pts = g.points();
+    const TimeWeighted::Point closing{end, g.final_value()};
+    closing_at[k] =
+        static_cast<size_t>(std::upper_bound(pts.begin(), pts.end(), closing) - pts.begin());
+  }
+  if (!f_) return;
+  auto row = [&](size_t k, size_t i) -> Row {
+    const TimeWeighted& g = srams_[k].second->occupancy();
+    if (i == closing_at[k]) return Row{end, k, g.final_value()};
+    const auto& p = g.points()[i < closing_at[k] ? i : i - 1];
+    return Row{p.first, k, p.second};
+  };
+  write_merged([&](size_t k) { return srams_[k].second->occupancy().points().size() + 1; }, row);
+  flush();
+  int rc = std::fclose(f_);
+  f_ = nullptr;
+  if (rc != 0) throw Error(msg::kIo, path_ + ": cannot write");
 }
 
 }  // namespace oonic::results

@@ -3,6 +3,7 @@
 // sram.csv.
 #pragma once
 
+#include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -28,7 +29,34 @@ std::unique_ptr<Vcd> make_vcd(bool on, const std::string& groups, uint64_t perio
 // capacity, peak, mean, final bits, 16-bucket time-weighted histogram, reads,
 // writes, stall cycles.
 nlohmann::json sram_json(const std::vector<NamedSram>& srams, Cycle end);
-// sram.csv: every occupancy change point, one closing row per instance at `end`.
-void write_sram_csv(const std::string& path, const std::vector<NamedSram>& srams, Cycle end);
+// sram.csv: every occupancy change point in (cycle, instance) order, and one
+// closing row per instance at the end. Written as the run settles, so nothing
+// the size of the run is held; with no path the settled points are only folded
+// into the figures (stats.json) and nothing is written.
+class SramCsv {
+ public:
+  SramCsv(const std::string& path, std::vector<NamedSram> srams);  // throws Error(kIo)
+  // Settles every instance's occupancy before cycle `now` (no block books an
+  // earlier cycle any more; the run ends at or after it) and writes those rows.
+  void settle(Cycle now);
+  // Finalizes at `end` and writes the remaining rows and the closing ones.
+  void finish(Cycle end);
+  ~SramCsv();
+  SramCsv(const SramCsv&) = delete;
+  SramCsv& operator=(const SramCsv&) = delete;
+
+ private:
+  struct Row;
+  template <typename Count, typename RowAt>
+  void write_merged(Count count, RowAt row);
+  void put(Cycle t, size_t k, int64_t v);  // one row into buf_
+  void flush();
+  std::string path_;
+  std::vector<NamedSram> srams_;
+  std::vector<std::string> mid_, tail_;  // ",<name>," and ",<capacity>\n" per instance
+  std::FILE* f_ = nullptr;
+  std::string buf_;  // rows not yet written (written 1 MB at a time)
+  std::vector<std::vector<TimeWeighted::Point>> taken_;
+};
 
 }  // namespace oonic::results

@@ -160,6 +160,7 @@ void HostDriver::run() {
         ++q.completed;
         ++done_;
         last_cqe_ps_ = std::max(last_cqe_ps_, ps);
+        if (every_ && done_ % every_ == 0 && on_every_) on_every_(last_cqe_ps_);
       }
       ++q.cq_ci;
       touched.push_back(slot);

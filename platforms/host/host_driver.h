@@ -10,6 +10,7 @@
 #pragma once
 
 #include <tlm_utils/simple_initiator_socket.h>
+#include <functional>
 #include <map>
 #include <queue>
 #include <systemc>
@@ -62,6 +63,11 @@ class HostDriver : public sc_core::sc_module {
   // Simulated time of the last CQE (ps).
   uint64_t last_cqe_ps() const { return last_cqe_ps_; }
   void set_progress(bool on) { progress_ = on; }
+  // Calls f(last CQE time, ps) after every n-th completion: the run's results
+  // settle behind it (nothing earlier is booked once a CQE has been read).
+  void every_completions(uint64_t n, std::function<void(uint64_t)> f) {
+    every_ = n, on_every_ = std::move(f);
+  }
 
  private:
   SC_HAS_PROCESS(HostDriver);
@@ -87,6 +93,8 @@ class HostDriver : public sc_core::sc_module {
   tlm::tlm_generic_payload gp_;
   uint64_t done_ = 0, bad_cqes_ = 0, reg_errors_ = 0, last_cqe_ps_ = 0;
   bool progress_ = false;
+  uint64_t every_ = 0;
+  std::function<void(uint64_t)> on_every_;
   Counter& wqes_posted_;
   Counter& doorbells_;
   Counter& cqes_;

@@ -40,6 +40,9 @@ void PlatformParams::describe(ParamTable& t) {
 
 namespace {
 
+// Results settle behind simulated time every this many input frames.
+constexpr uint32_t kSettleFrames = 4096;
+
 // The systems of a replay, bound by name.
 struct ReplaySystem {
   ornic::OrnicNic nic;
@@ -126,6 +129,11 @@ int run_replay(const ReplayOptions& o) {
     plog_raw->write(r);
   });
 
+  std::vector<results::NamedSram> named;
+  for (Sram* m : sys->nic.srams()) named.emplace_back(m->name(), m);
+  results::SramCsv sram_csv(all.platform.sram_csv ? dir + "/sram.csv" : "", named);
+  sys->source.every_frames(kSettleFrames, [&](Cycle now) { sram_csv.settle(now); });
+
   auto w0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
@@ -149,9 +157,6 @@ int run_replay(const ReplayOptions& o) {
               {"first_arrival_cycle", first},
               {"end_cycle", end}};
   j["stats"] = stats.to_json(end);
-  auto srams = sys->nic.srams();
-  std::vector<results::NamedSram> named;
-  for (Sram* m : srams) named.emplace_back(m->name(), m);
   j["sram"] = results::sram_json(named, end);
   j["integrity"] = {{"checked", integ.checked},
                     {"ok", integ.ok},
@@ -164,7 +169,7 @@ int run_replay(const ReplayOptions& o) {
   j["trace_issues"] = issues;
   write_text(dir + "/stats.json", j.dump(2) + "\n");
 
-  if (all.platform.sram_csv) results::write_sram_csv(dir + "/sram.csv", named, end);
+  sram_csv.finish(end);
   if (vcd) vcd->write(dir + "/waves.vcd", o.vcd_from, o.vcd_to);
 
   if (!o.quiet) {
@@ -209,7 +214,7 @@ int run_replay(const ReplayOptions& o) {
     s << "  SRAM        " << std::left << std::setw(24) << "instance" << std::right << std::setw(12)
       << "capacity" << std::setw(12) << "peak" << std::setw(14) << "mean (bits)"
       << "\n";
-    for (Sram* m : srams)
+    for (const auto& [name, m] : named)
       s << "              " << std::left << std::setw(24) << m->name() << std::right
         << std::setw(12) << m->capacity_bits() << std::setw(12) << m->occupancy().peak()
         << std::setw(14) << fmt(m->occupancy().mean(), 1) << "\n";

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "model/core/error.h"
 #include "model/core/rng.h"
@@ -19,21 +20,46 @@ namespace {
 constexpr uint64_t kRecvBase = 0x7f0000000000ull;  // receive buffers the replay provisions
 constexpr uint64_t kReadBase = 0x7e0000000000ull;  // local buffers of the DUT's own READs
 
-struct Parsed {
-  wire::ParseStatus st;
-  wire::PacketView v;
+// One address of a frame (source or destination), as Endpoint matches it.
+struct Addr {
+  uint8_t ip_version = 0;
+  std::array<uint8_t, 16> ip{};
+  std::array<uint8_t, 6> mac{};
+  auto key() const { return std::tie(ip_version, ip, mac); }
+  bool operator<(const Addr& o) const { return key() < o.key(); }
+  bool operator==(const Addr& o) const { return key() == o.key(); }
 };
 
-bool is_src(const Endpoint& e, const Parsed& p) {
-  return e.is_src(p.v);
-}
-bool is_dst(const Endpoint& e, const Parsed& p) {
-  return e.is_dst(p.v);
-}
+// Interns the few distinct addresses of a capture, so a frame keeps two ids.
+class AddrTable {
+ public:
+  uint32_t id(const Addr& a) {
+    if (!all_.empty() && all_[last_] == a) return last_;
+    auto it = index_.emplace(a, static_cast<uint32_t>(all_.size())).first;
+    if (it->second == all_.size()) all_.push_back(a);
+    return last_ = it->second;
+  }
+  const Addr& operator[](uint32_t i) const { return all_[i]; }
+  size_t size() const { return all_.size(); }
 
-bool rc(const Parsed& p) {
-  return p.st == wire::ParseStatus::kOk || p.st == wire::ParseStatus::kBadIcrc;
-}
+ private:
+  std::vector<Addr> all_;
+  std::map<Addr, uint32_t> index_;
+  uint32_t last_ = 0;
+};
+
+constexpr uint32_t kNoReth = ~0u;
+
+// What the setup needs of one frame: 32 bytes instead of a whole PacketView,
+// so the first pass over a long capture stays small.
+struct Seen {
+  uint32_t src = 0, dst = 0;  // AddrTable ids
+  uint32_t dest_qp = 0, psn = 0, payload_len = 0;
+  uint32_t reth = kNoReth;  // index into the RETHs / OOO address extensions
+  uint16_t flags = 0, udp_sport = 0;
+  uint8_t opcode = 0;
+  bool rc = false;  // parsed as an RC frame (ICRC good or not)
+};
 
 std::string hex(uint64_t v) {
   std::ostringstream os;
@@ -55,8 +81,8 @@ struct QpObs {  // what the trace shows of one DUT QP
   std::map<uint32_t, std::pair<uint64_t, uint64_t>> rkeys;  // rkey -> [lo, hi)
   uint32_t send_messages = 0;
   uint64_t send_bytes_max = 0, send_cur = 0;
-  const Parsed* peer_frame = nullptr;  // a frame from the peer on this QP
-  std::vector<const Parsed*> fspots;   // OOO FSpot frames (region from Eq. 2)
+  const Seen* peer_frame = nullptr;  // a frame from the peer on this QP
+  std::vector<const Seen*> fspots;   // OOO FSpot frames (region from Eq. 2)
 };
 
 }  // namespace
@@ -65,30 +91,55 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
                        const std::string& dut_arg, const ornic::OrnicParams& p) {
   ReplaySetup out;
   const auto& recs = trace.records;
-  std::vector<Parsed> parsed(recs.size());
-  std::vector<uint8_t> buf;
+  // One pass over the frames keeps what the derivations below need (Seen,
+  // RETHs, addresses, the census for the DUT), never the frames themselves.
+  std::vector<Seen> seen(recs.size());
+  std::vector<wire::Reth> reths;
+  AddrTable addrs;
+  trace::DutCensus census;
   {
-    // Headers only are kept: a view's payload pointer is not valid past its frame.
     trace::Trace::Cursor cur(trace);
+    wire::PacketView v;
     for (size_t i = 0; i < recs.size(); ++i) {
-      parsed[i].st = wire::parse(cur.frame(recs[i]), recs[i].len, parsed[i].v, false);
-      parsed[i].v.payload = nullptr;
+      v = wire::PacketView{};
+      wire::ParseStatus st = wire::parse(cur.frame(recs[i]), recs[i].len, v, false);
+      Seen& x = seen[i];
+      x.rc = st == wire::ParseStatus::kOk || st == wire::ParseStatus::kBadIcrc;
+      x.src = addrs.id({v.ip_version, v.src_ip, v.src_mac});
+      x.dst = addrs.id({v.ip_version, v.dst_ip, v.dst_mac});
+      x.dest_qp = v.bth.dest_qp, x.psn = v.bth.psn, x.payload_len = v.payload_len;
+      x.flags = v.flags, x.udp_sport = v.udp_sport, x.opcode = v.bth.opcode;
+      if (v.flags & (wire::kHasReth | wire::kHasOooAddr)) {
+        x.reth = static_cast<uint32_t>(reths.size());
+        reths.push_back(v.reth);
+      }
+      if (x.rc) census.add(v);
     }
   }
+  auto reth = [&](const Seen& x) -> const wire::Reth& {
+    static const wire::Reth kNone{};
+    return x.reth == kNoReth ? kNone : reths[x.reth];
+  };
 
   // ---- the device under test ----
-  std::vector<const wire::PacketView*> rc_views;
-  for (const Parsed& x : parsed)
-    if (rc(x)) rc_views.push_back(&x.v);
-  trace::DutChoice choice = trace::choose_dut(dut_arg, sidecar, rc_views, trace.path);
+  trace::DutChoice choice = trace::choose_dut(dut_arg, sidecar, census, trace.path);
   out.dut = choice.dut;
   out.dut_how = choice.how;
   out.notes.push_back("device under test: " + out.dut.text() + " (" + out.dut_how + ")");
 
   // ---- input frames and what the DUT sent ----
+  // Endpoint matching per distinct address, then per frame by id.
+  std::vector<uint8_t> dut_src(addrs.size()), dut_dst(addrs.size());
+  for (uint32_t k = 0; k < addrs.size(); ++k) {
+    wire::PacketView pv;
+    pv.ip_version = addrs[k].ip_version;
+    pv.src_ip = pv.dst_ip = addrs[k].ip;
+    pv.src_mac = pv.dst_mac = addrs[k].mac;
+    dut_src[k] = out.dut.is_src(pv);
+    dut_dst[k] = out.dut.is_dst(pv);
+  }
   for (uint32_t i = 0; i < recs.size(); ++i) {
-    if ((out.dut.has_ip || out.dut.has_mac) && is_src(out.dut, parsed[i]) &&
-        !is_dst(out.dut, parsed[i]))
+    if ((out.dut.has_ip || out.dut.has_mac) && dut_src[seen[i].src] && !dut_dst[seen[i].dst])
       out.from_dut.push_back(i);
     else
       out.input.push_back(i);
@@ -98,52 +149,53 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
   std::map<uint32_t, QpObs> obs;  // DUT qpn -> observations
   std::vector<uint32_t> order;
   for (uint32_t i : out.input) {
-    const Parsed& x = parsed[i];
-    if (!rc(x)) continue;
-    uint32_t q = x.v.bth.dest_qp;
+    const Seen& x = seen[i];
+    if (!x.rc) continue;
+    uint32_t q = x.dest_qp;
     if (!obs.count(q)) order.push_back(q);
     QpObs& o = obs[q];
     if (!o.peer_frame) o.peer_frame = &x;
-    if (!(x.v.flags & wire::kIsRequest)) continue;
-    if (!o.any_request) o.any_request = true, o.first_psn = x.v.bth.psn;
-    o.min_rel = std::min(o.min_rel, wire::psn_diff(x.v.bth.psn, o.first_psn));
-    uint8_t op = x.v.bth.opcode;
+    if (!(x.flags & wire::kIsRequest)) continue;
+    if (!o.any_request) o.any_request = true, o.first_psn = x.psn;
+    o.min_rel = std::min(o.min_rel, wire::psn_diff(x.psn, o.first_psn));
+    uint8_t op = x.opcode;
     bool first_or_middle = op == wire::kWriteFirst || op == wire::kWriteMiddle ||
                            op == wire::kSendFirst || op == wire::kSendMiddle ||
                            op == wire::kOooWriteFSpot || op == wire::kOooWriteSpot;
-    if (first_or_middle) o.max_first_middle = std::max(o.max_first_middle, x.v.payload_len);
-    if (x.v.flags & wire::kHasReth) {
-      auto& r = o.rkeys[x.v.reth.rkey];
-      uint64_t lo = x.v.reth.va, hi = x.v.reth.va + x.v.reth.dma_len;
+    if (first_or_middle) o.max_first_middle = std::max(o.max_first_middle, x.payload_len);
+    if (x.flags & wire::kHasReth) {
+      auto& r = o.rkeys[reth(x).rkey];
+      uint64_t lo = reth(x).va, hi = reth(x).va + reth(x).dma_len;
       if (r.first == r.second) r = {lo, hi};
       r.first = std::min(r.first, lo), r.second = std::max(r.second, hi);
     }
-    if (x.v.flags & wire::kHasOooAddr) o.fspots.push_back(&x);
+    if (x.flags & wire::kHasOooAddr) o.fspots.push_back(&x);
     if (op <= wire::kSendOnlyImm) {
-      if (x.v.flags & wire::kIsFirst) o.send_cur = 0, ++o.send_messages;
-      o.send_cur += x.v.payload_len;
+      if (x.flags & wire::kIsFirst) o.send_cur = 0, ++o.send_messages;
+      o.send_cur += x.payload_len;
       o.send_bytes_max = std::max(o.send_bytes_max, o.send_cur);
     }
   }
   // The connection's PMTU shows in any First/Middle packet, either direction.
   uint32_t trace_pmtu = 0;
-  for (const Parsed& x : parsed) {
-    if (!rc(x)) continue;
-    uint8_t op = x.v.bth.opcode;
+  for (const Seen& x : seen) {
+    if (!x.rc) continue;
+    uint8_t op = x.opcode;
     if (op == wire::kWriteFirst || op == wire::kWriteMiddle || op == wire::kSendFirst ||
         op == wire::kSendMiddle || op == wire::kReadResponseFirst ||
         op == wire::kReadResponseMiddle || op == wire::kOooWriteFSpot || op == wire::kOooWriteSpot)
-      trace_pmtu = std::max(trace_pmtu, x.v.payload_len);
+      trace_pmtu = std::max(trace_pmtu, x.payload_len);
   }
   // Peer QPN: the QP the DUT's own frames to that peer address.
   std::map<std::string, std::set<uint32_t>> dut_sent_qps;  // peer ip text -> dest QPNs
   std::map<std::string, uint16_t> dut_sport;
   for (uint32_t i : out.from_dut) {
-    const Parsed& x = parsed[i];
-    if (!rc(x)) continue;
-    std::string peer = wire::format_ip(x.v.ip_version, x.v.dst_ip);
-    dut_sent_qps[peer].insert(x.v.bth.dest_qp);
-    dut_sport.emplace(peer, x.v.udp_sport);
+    const Seen& x = seen[i];
+    if (!x.rc) continue;
+    const Addr& to = addrs[x.dst];
+    std::string peer = wire::format_ip(to.ip_version, to.ip);
+    dut_sent_qps[peer].insert(x.dest_qp);
+    dut_sport.emplace(peer, x.udp_sport);
   }
 
   auto make_ctx = [&](uint32_t qpn) {
@@ -157,13 +209,14 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
     if (out.dut.has_ip) t.ip_version = out.dut.ip_version, t.src_ip = out.dut.ip;
     auto it = obs.find(qpn);
     if (it != obs.end() && it->second.peer_frame) {
-      const wire::PacketView& v = it->second.peer_frame->v;
-      t.dst_mac = v.src_mac;
-      t.ip_version = v.ip_version;
-      t.dst_ip = v.src_ip;
-      if (!out.dut.has_ip) t.src_ip = v.dst_ip;
-      if (!out.dut.has_mac) t.src_mac = v.dst_mac;
-      std::string peer = wire::format_ip(v.ip_version, v.src_ip);
+      const Addr& from = addrs[it->second.peer_frame->src];
+      const Addr& to = addrs[it->second.peer_frame->dst];
+      t.dst_mac = from.mac;
+      t.ip_version = from.ip_version;
+      t.dst_ip = from.ip;
+      if (!out.dut.has_ip) t.src_ip = to.ip;
+      if (!out.dut.has_mac) t.src_mac = to.mac;
+      std::string peer = wire::format_ip(from.ip_version, from.ip);
       auto s = dut_sent_qps.find(peer);
       if (s != dut_sent_qps.end() && !s->second.empty()) {
         c.peer_qpn = s->second.size() == 1  ? *s->second.begin()
@@ -227,18 +280,18 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
       c.regions.push_back({lo, std::max<uint64_t>(hi - lo, 4096), rkey});
     }
     // OOO WRITE: the WQE's buffer by Eq. 2 from an FSpot, whatever its arrival order.
-    for (const Parsed* f : o.fspots) {
-      uint64_t off = uint64_t(uint32_t(std::max(0, wire::psn_diff(f->v.bth.psn, c.epsn)))) * c.pmtu;
-      if (f->v.reth.va < off) continue;
-      uint64_t lo = (f->v.reth.va - off) & ~0xFFFull;
-      uint64_t hi = (f->v.reth.va - off + f->v.reth.dma_len + 0xFFF) & ~0xFFFull;
+    for (const Seen* f : o.fspots) {
+      uint64_t off = uint64_t(uint32_t(std::max(0, wire::psn_diff(f->psn, c.epsn)))) * c.pmtu;
+      if (reth(*f).va < off) continue;
+      uint64_t lo = (reth(*f).va - off) & ~0xFFFull;
+      uint64_t hi = (reth(*f).va - off + reth(*f).dma_len + 0xFFF) & ~0xFFFull;
       bool merged = false;
       for (auto& r : c.regions)
-        if (r.rkey == f->v.reth.rkey) {
+        if (r.rkey == reth(*f).rkey) {
           uint64_t a = std::min(r.base, lo), b = std::max(r.base + r.length, hi);
           r.base = a, r.length = b - a, merged = true;
         }
-      if (!merged) c.regions.push_back({lo, hi - lo, f->v.reth.rkey});
+      if (!merged) c.regions.push_back({lo, hi - lo, reth(*f).rkey});
     }
     if (o.send_messages) {
       c.recv_count = o.send_messages + 16;
@@ -264,37 +317,34 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
   // ---- READs the DUT issued (it is the requester): place their responses ----
   uint64_t read_next = kReadBase;
   for (uint32_t i : out.from_dut) {
-    const Parsed& rq = parsed[i];
-    if (!rc(rq) ||
-        (rq.v.bth.opcode != wire::kReadRequest && rq.v.bth.opcode != wire::kOooReadRequest))
-      continue;
+    const Seen& rq = seen[i];
+    if (!rq.rc || (rq.opcode != wire::kReadRequest && rq.opcode != wire::kOooReadRequest)) continue;
     // The DUT's QP is the destination of the responses that follow.
-    const Parsed* resp = nullptr;
+    const Seen* resp = nullptr;
     for (uint32_t j : out.input) {
-      const Parsed& x = parsed[j];
-      if (!rc(x) || !(x.v.flags & wire::kIsResponse) || x.v.bth.opcode == wire::kAcknowledge)
-        continue;
-      int32_t d = wire::psn_diff(x.v.bth.psn, rq.v.bth.psn);
+      const Seen& x = seen[j];
+      if (!x.rc || !(x.flags & wire::kIsResponse) || x.opcode == wire::kAcknowledge) continue;
+      int32_t d = wire::psn_diff(x.psn, rq.psn);
       if (d >= 0 && d < 65536) {
         resp = &x;
         break;
       }
     }
     if (!resp) continue;
-    uint32_t q = resp->v.bth.dest_qp;
+    uint32_t q = resp->dest_qp;
     if (!installed.count(q)) {
       if (!derive) continue;
       ornic::QpContext c = make_ctx(q);
-      c.peer_qpn = rq.v.bth.dest_qp;
+      c.peer_qpn = rq.dest_qp;
       out.qps.push_back(c);
       installed.insert(q);
       emit_yaml(c);
     }
     ornic::ReadWqe rw;
-    rw.start_psn = rq.v.bth.psn;
-    rw.length = rq.v.reth.dma_len;
+    rw.start_psn = rq.psn;
+    rw.length = reth(rq).dma_len;
     rw.local_addr = read_next;
-    rw.ooo = rq.v.bth.opcode == wire::kOooReadRequest;
+    rw.ooo = rq.opcode == wire::kOooReadRequest;
     read_next += (uint64_t{rw.length} + 0xFFFF) & ~0xFFFFull;
     out.reads.push_back({q, rw});
     out.notes.push_back("READ issued by the DUT on QP " + hex(q) + ": PSN " +
@@ -303,41 +353,39 @@ ReplaySetup make_setup(const trace::Trace& trace, const std::optional<trace::Sid
   }
 
   // ---- host memory a READ responder serves: what the capture shows, else the pattern ----
+  std::vector<uint8_t> buf;
   for (uint32_t i : out.input) {
-    const Parsed& rq = parsed[i];
-    if (!rc(rq) ||
-        (rq.v.bth.opcode != wire::kReadRequest && rq.v.bth.opcode != wire::kOooReadRequest))
-      continue;
+    const Seen& rq = seen[i];
+    if (!rq.rc || (rq.opcode != wire::kReadRequest && rq.opcode != wire::kOooReadRequest)) continue;
     Prefill pf;
-    pf.addr = rq.v.reth.va;
-    pf.len = rq.v.reth.dma_len;
+    pf.addr = reth(rq).va;
+    pf.len = reth(rq).dma_len;
     uint32_t pmtu = p.nic.pmtu_bytes;
     for (const auto& c : out.qps)
-      if (c.qpn == rq.v.bth.dest_qp) pmtu = c.pmtu;
+      if (c.qpn == rq.dest_qp) pmtu = c.pmtu;
     // Captured responses of the DUT to this READ, if the capture has them.
     std::vector<uint8_t> bytes(pf.len, 0);
-    uint64_t seen = 0;
+    uint64_t shown = 0;
     for (uint32_t j : out.from_dut) {
-      const Parsed& x = parsed[j];
-      if (!rc(x) || x.v.bth.opcode < wire::kReadResponseFirst ||
-          x.v.bth.opcode > wire::kReadResponseOnly)
+      const Seen& x = seen[j];
+      if (!x.rc || x.opcode < wire::kReadResponseFirst || x.opcode > wire::kReadResponseOnly)
         continue;
-      int32_t d = wire::psn_diff(x.v.bth.psn, rq.v.bth.psn);
+      int32_t d = wire::psn_diff(x.psn, rq.psn);
       uint64_t off = uint64_t(uint32_t(std::max(d, 0))) * pmtu;
       if (d < 0 || off >= pf.len) continue;
-      uint64_t n = std::min<uint64_t>(x.v.payload_len, pf.len - off);
+      uint64_t n = std::min<uint64_t>(x.payload_len, pf.len - off);
       wire::PacketView again;  // the frame read back, for its payload
       if (wire::parse(trace.frame(recs[j], buf), recs[j].len, again, false) !=
           wire::ParseStatus::kOk)
         continue;
       std::memcpy(bytes.data() + off, again.payload, n);
-      seen += n;
+      shown += n;
     }
-    if (seen) pf.bytes = std::move(bytes);
+    if (shown) pf.bytes = std::move(bytes);
     out.notes.push_back("READ served by the DUT: " + std::to_string(pf.len) + " B at " +
                         hex(pf.addr) +
-                        (seen ? " provisioned from the READ responses in the capture"
-                              : " provisioned with the documented pattern"));
+                        (shown ? " provisioned from the READ responses in the capture"
+                               : " provisioned with the documented pattern"));
     out.prefill.push_back(std::move(pf));
   }
   out.sidecar_yaml = yaml.str();

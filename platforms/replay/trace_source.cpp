@@ -43,28 +43,29 @@ TraceSource::TraceSource(sc_core::sc_module_name name, const trace::Trace& trace
       cursor_(trace),
       input_(input),
       clk_(clk),
+      timing_(timing),
+      ps_per_byte_(8000.0 / link_gbps),
       progress_(progress),
       frames_(stats.counter(std::string(this->name()) + ".frames", "frame",
                             "trace frames delivered to the NIC")) {
-  const double ps_per_byte = 8000.0 / link_gbps;
-  uint64_t end = 0;
-  arrival_.reserve(input.size());
+  // first_ and last_ are known before the run: one pass over the records' times.
   for (size_t k = 0; k < input.size(); ++k) {
-    const trace::Record& r = trace.records[input[k]];
-    uint64_t w = static_cast<uint64_t>(std::ceil(wire::wire_bytes(r.orig_len) * ps_per_byte));
-    uint64_t e;
-    if (timing.mode == Timing::Mode::kGap) {
-      Cycle c = k == 0 ? clk.ceil_cycles(w) : arrival_.back() + timing.gap_cycles;
-      arrival_.push_back(c);
-      continue;
-    }
-    e = end + w;
-    if (timing.mode == Timing::Mode::kCaptured && r.has_time) e = std::max(e, r.time_ps + w);
-    end = e;
-    arrival_.push_back(clk.ceil_cycles(e));
+    Cycle c = arrival(k, trace.records[input[k]]);
+    if (k == 0) first_ = c;
+    last_ = c;
   }
-  if (!arrival_.empty()) first_ = arrival_.front(), last_ = arrival_.back();
+  end_ps_ = 0;
   SC_THREAD(run);
+}
+
+Cycle TraceSource::arrival(size_t k, const trace::Record& r) {
+  uint64_t w = static_cast<uint64_t>(std::ceil(wire::wire_bytes(r.orig_len) * ps_per_byte_));
+  if (timing_.mode == Timing::Mode::kGap)
+    return k == 0 ? clk_.ceil_cycles(w) : first_ + k * timing_.gap_cycles;
+  uint64_t e = end_ps_ + w;
+  if (timing_.mode == Timing::Mode::kCaptured && r.has_time) e = std::max(e, r.time_ps + w);
+  end_ps_ = e;
+  return clk_.ceil_cycles(e);
 }
 
 void TraceSource::run() {
@@ -78,7 +79,8 @@ void TraceSource::run() {
   };
   for (size_t k = 0; k < input_.size(); ++k) {
     const trace::Record& r = trace_.records[input_[k]];
-    clk_.wait_until(arrival_[k]);
+    const Cycle at = arrival(k, r);
+    clk_.wait_until(at);
     log_skipped_before(input_[k]);
     gp_.set_command(tlm::TLM_WRITE_COMMAND);
     gp_.set_address(0);
@@ -94,6 +96,7 @@ void TraceSource::run() {
     mac_tx_socket->b_transport(gp_, d);
     gp_.clear_extension(&meta_);
     frames_.inc();
+    if (every_ && (k + 1) % every_ == 0 && on_every_) on_every_(at);
     if (progress_ && (k & 4095) == 4095) {
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (s > 1.0) {

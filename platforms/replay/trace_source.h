@@ -44,21 +44,29 @@ class TraceSource : public sc_core::sc_module {
   void set_skipped(const std::vector<uint32_t>* skipped, std::function<void(uint32_t)> on_skip) {
     skipped_ = skipped, on_skip_ = std::move(on_skip);
   }
-  // Arrival cycle of every input frame (computed before the run).
-  const std::vector<Cycle>& arrivals() const { return arrival_; }
+  // Calls f(arrival cycle) after every n-th frame delivered: the run's results
+  // settle behind it (no block books a cycle before the current one).
+  void every_frames(uint32_t n, std::function<void(Cycle)> f) {
+    every_ = n, on_every_ = std::move(f);
+  }
 
  private:
   SC_HAS_PROCESS(TraceSource);
   void run();
+  Cycle arrival(size_t k, const trace::Record& r);  // of input frame k, in order
   const trace::Trace& trace_;
   trace::Trace::Cursor cursor_;  // input frames are played in record order
   const std::vector<uint32_t>& input_;
   ClockDomain clk_;
-  std::vector<Cycle> arrival_;
+  Timing timing_;
+  double ps_per_byte_;
+  uint64_t end_ps_ = 0;  // the previous frame's last byte (not rounded to a cycle)
   const std::vector<uint32_t>* skipped_ = nullptr;
   std::function<void(uint32_t)> on_skip_;
   Cycle first_ = 0, last_ = 0;
   bool progress_;
+  uint32_t every_ = 0;
+  std::function<void(Cycle)> on_every_;
   Counter& frames_;
   tlm::tlm_generic_payload gp_;
   NetPacketMeta meta_;

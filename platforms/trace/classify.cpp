@@ -61,10 +61,10 @@ ClassifiedFull classify_full(const Frames& fr, const std::optional<Sidecar>& sc,
   for (size_t i = 0; i < n; ++i)
     if (valid(i) && (views[i].flags & wire::kHasEunomiaMeta)) ++out.eunomia_meta;
 
-  std::vector<const wire::PacketView*> rc_views;
+  DutCensus census;
   for (size_t i = 0; i < n; ++i)
-    if (valid(i)) rc_views.push_back(&views[i]);
-  DutChoice choice = choose_dut(dut_arg, sc, rc_views, fr.path);
+    if (valid(i)) census.add(views[i]);
+  DutChoice choice = choose_dut(dut_arg, sc, census, fr.path);
   const Endpoint& dut = choice.dut;
   c.dut_how = choice.how;
   c.dut = dut.text();

@@ -59,9 +59,35 @@ bool parse_mac(const std::string& s, Endpoint& e) {
   return e.has_mac = true;
 }
 
+namespace {
+// Bytes that tell receivers apart exactly as Endpoint::text() does.
+void receiver_key(const wire::PacketView& v, std::vector<uint8_t>& k) {
+  k.assign(v.dst_mac.begin(), v.dst_mac.end());
+  k.push_back(v.ip_version);
+  if (v.ip_version)
+    k.insert(k.end(), v.dst_ip.begin(), v.dst_ip.begin() + (v.ip_version == 4 ? 4 : 16));
+}
+}  // namespace
+
+void DutCensus::add(const wire::PacketView& v) {
+  if (!first_) first_ = Endpoint::receiver_of(v);
+  if (!by_qp_.count(v.bth.dest_qp)) by_qp_.emplace(v.bth.dest_qp, Endpoint::receiver_of(v));
+  if (!(v.flags & wire::kIsRequest)) return;
+  receiver_key(v, key_);
+  if (receivers_.empty() || key_ != last_key_) {
+    auto it = index_.find(key_);
+    if (it == index_.end()) {
+      it = index_.emplace(key_, receivers_.size()).first;
+      receivers_.push_back({Endpoint::receiver_of(v), 0});
+    }
+    last_ = it->second;
+    last_key_ = key_;
+  }
+  ++receivers_[last_].requests;
+}
+
 DutChoice choose_dut(const std::string& dut_arg, const std::optional<Sidecar>& sidecar,
-                     const std::vector<const wire::PacketView*>& rc,
-                     const std::string& trace_path) {
+                     const DutCensus& rc, const std::string& trace_path) {
   DutChoice c;
   std::optional<uint32_t> qp;
   if (!dut_arg.empty()) {
@@ -93,36 +119,24 @@ DutChoice choose_dut(const std::string& dut_arg, const std::optional<Sidecar>& s
     c.how = "from the sidecar";
     return c;
   }
-  const wire::PacketView* pick = nullptr;
+  const Endpoint* pick = nullptr;
   if (qp) {
-    for (const auto* v : rc)
-      if (v->bth.dest_qp == *qp) {
-        pick = v;
-        break;
-      }
-    if (!pick)
+    auto it = rc.by_qp_.find(*qp);
+    if (it == rc.by_qp_.end())
       throw Error(msg::kCli,
                   "--dut qp=" + std::to_string(*qp) + ": no RC frame to that QP in " + trace_path);
+    pick = &it->second;
     c.how = "the receiver of frames to QP " + std::to_string(*qp);
   } else {
-    std::map<std::string, std::pair<uint32_t, const wire::PacketView*>> votes;
-    std::vector<std::string> seen;
-    for (const auto* v : rc) {
-      if (!(v->flags & wire::kIsRequest)) continue;
-      std::string k = Endpoint::receiver_of(*v).text();
-      auto& vote = votes[k];
-      if (!vote.second) vote.second = v, seen.push_back(k);
-      ++vote.first;
-    }
-    uint32_t best = 0;
-    for (const auto& k : seen)
-      if (votes[k].first > best) best = votes[k].first, pick = votes[k].second;
+    uint64_t best = 0;
+    for (const auto& r : rc.receivers_)
+      if (r.requests > best) best = r.requests, pick = &r.who;
     c.how = "inferred: the endpoint receiving the most RC requests";
-    if (!pick && !rc.empty())
-      pick = rc.front(), c.how = "inferred: the receiver of the first RC frame";
+    if (!pick && rc.first_)
+      pick = &*rc.first_, c.how = "inferred: the receiver of the first RC frame";
     if (!pick) c.how = "no RC frame in the trace: every frame is input";
   }
-  if (pick) c.dut = Endpoint::receiver_of(*pick);
+  if (pick) c.dut = *pick;
   return c;
 }
 

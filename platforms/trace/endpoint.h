@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,11 +36,34 @@ struct DutChoice {
   std::string how;  // printed with the choice
 };
 
+// What choosing the device under test needs of a capture's RC frames, taken
+// one frame at a time (so nobody keeps a view of every frame): receivers in
+// order of first appearance with their request counts, the receiver of the
+// first RC frame, and the first receiver of each destination QP.
+class DutCensus {
+ public:
+  void add(const wire::PacketView& v);  // an RC frame, in trace order
+
+ private:
+  friend DutChoice choose_dut(const std::string&, const std::optional<Sidecar>&, const DutCensus&,
+                              const std::string&);
+  struct Receiver {
+    Endpoint who;
+    uint64_t requests = 0;
+  };
+  std::vector<Receiver> receivers_;               // in order of first request
+  std::map<std::vector<uint8_t>, size_t> index_;  // receiver key -> receivers_
+  std::vector<uint8_t> last_key_, key_;           // the previous frame's (most are alike)
+  size_t last_ = 0;
+  std::optional<Endpoint> first_;       // receiver of the first RC frame
+  std::map<uint32_t, Endpoint> by_qp_;  // dest QP -> its first frame's receiver
+};
+
 // The device under test: `--dut` (mac=.., ip=.., qp=N, or a bare MAC/IP/QPN),
 // else the sidecar's dut, else the endpoint receiving the most RC requests (the
-// first such on a tie), else the receiver of the first RC frame. `rc` are the
-// RC frames in trace order. Throws oonic::Error (msg::kCli) on a bad --dut.
+// first such on a tie), else the receiver of the first RC frame. Throws
+// oonic::Error (msg::kCli) on a bad --dut.
 DutChoice choose_dut(const std::string& dut_arg, const std::optional<Sidecar>& sidecar,
-                     const std::vector<const wire::PacketView*>& rc, const std::string& trace_path);
+                     const DutCensus& rc, const std::string& trace_path);
 
 }  // namespace oonic::trace

@@ -284,3 +284,87 @@ TEST(CoreStatsRegistry, ToJsonKeepsAnEarlierFinalize) {
 }
 
 }  // namespace
+
+namespace {
+
+// Books `n` random changes on both gauges, in bursts booked out of order but
+// never before the cycle `settled` reaches; settles one of them as it goes.
+struct SettleCase {
+  TimeWeighted whole, settled;
+  Points taken;
+  void run(uint64_t seed, int n, bool take, Cycle end_extra) {
+    uint64_t x = seed;
+    auto next = [&](uint64_t m) {  // xorshift: no dependence on <random>'s layout
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      return x % m;
+    };
+    whole.track_histogram(40, 8);
+    settled.track_histogram(40, 8);
+    Cycle now = 0;
+    for (int i = 0; i < n; ++i) {
+      now += next(3);
+      Cycle t = now + next(20);  // a block books up to 20 cycles ahead
+      int64_t d = static_cast<int64_t>(next(9)) - 4;
+      whole.change(t, d);
+      settled.change(t, d);
+      if (i % 7 == 6) settled.settle(now, take ? &taken : nullptr);
+    }
+    Cycle end = now + end_extra;
+    whole.finalize(end);
+    settled.finalize(end);
+  }
+};
+
+}  // namespace
+
+// Settling behind simulated time changes no figure: the change points (those
+// taken and those kept), peak, min, mean, final and the histogram are those of a
+// gauge finalized once.
+TEST(CoreStatsGauge, SettlingKeepsEveryFigure) {
+  for (bool take : {false, true}) {
+    for (Cycle extra : {Cycle{0}, Cycle{5}, Cycle{100}}) {
+      SettleCase c;
+      c.run(0x9e3779b97f4a7c15ull + extra, 2000, take, extra);
+      Points all = c.taken;
+      all.insert(all.end(), c.settled.points().begin(), c.settled.points().end());
+      EXPECT_EQ(all, c.whole.points());
+      EXPECT_GT(all.size(), 100u);
+      if (take) {
+        EXPECT_LT(c.settled.points().size(), all.size() / 4);
+      }
+      EXPECT_EQ(c.settled.peak(), c.whole.peak());
+      EXPECT_EQ(c.settled.min_value(), c.whole.min_value());
+      EXPECT_EQ(c.settled.final_value(), c.whole.final_value());
+      EXPECT_EQ(c.settled.mean(), c.whole.mean());
+      EXPECT_EQ(c.settled.histogram(40, 8), c.whole.histogram(40, 8));
+    }
+  }
+}
+
+TEST(CoreStatsGauge, SettledCyclesCannotBeBookedAgain) {
+  TimeWeighted g;
+  g.change(3, +1);
+  g.settle(10);
+  g.change(10, +1);  // at the settled cycle: fine
+  EXPECT_EQ(model_error([&] { g.change(9, -1); }),
+            "occupancy change booked at cycle 9, before cycle 10 whose changes were already "
+            "settled");
+  model_error([&] { g.finalize(9); });  // the run cannot end before what was settled
+  g.finalize(12);
+  EXPECT_EQ(g.points(), (Points{{3, 1}, {10, 2}}));
+}
+
+TEST(CoreStatsGauge, TakenPointsLeaveOnlyTheTrackedHistogram) {
+  TimeWeighted g;
+  g.track_histogram(8, 4);
+  g.change(2, +4);
+  g.change(6, +4);
+  Points taken;
+  g.settle(5, &taken);
+  EXPECT_EQ(taken, (Points{{2, 4}}));
+  g.finalize(10);
+  EXPECT_EQ(g.points(), (Points{{6, 8}}));
+  // v=0 for 2 cycles -> b0, v=4 for 4 -> b2, v=8 for 4 -> b3.
+  EXPECT_EQ(g.histogram(8, 4), (std::vector<double>{0.2, 0.0, 0.4, 0.4}));
+  model_error([&] { g.histogram(16, 4); });
+}
