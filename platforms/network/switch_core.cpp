@@ -1,0 +1,213 @@
+#include "platforms/network/switch_core.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "model/core/error.h"
+#include "model/wire/roce.h"
+
+namespace oonic::network {
+
+namespace {
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+}  // namespace
+
+const char* to_string(SwitchDrop d) {
+  switch (d) {
+    case SwitchDrop::kNone:
+      return "none";
+    case SwitchDrop::kBufferFull:
+      return "buffer_full";
+    case SwitchDrop::kThreshold:
+      return "threshold";
+    case SwitchDrop::kHeadroom:
+      return "headroom";
+    case SwitchDrop::kCount:
+      break;
+  }
+  return "?";
+}
+
+void SwitchParams::describe(ParamTable& t) {
+  t.add("switch.priorities", &priorities, "class",
+        "output queues per port; priority 0 (ACK, NAK, CNP) is served first, strictly", 1, 8);
+  t.add("switch.buffer_bytes", &buffer_bytes, "byte",
+        "shared packet buffer of a switch (frames without FCS)", 1, 1e12);
+  t.add("switch.admission", &admission,
+        "lossy admission: dynamic = a queue may hold alpha x the free buffer (Choudhury-Hahne), "
+        "static = at most static_limit_bytes a queue",
+        {"dynamic", "static"});
+  t.add("switch.alpha", &alpha, "ratio", "dynamic threshold factor", 1.0 / 64, 64);
+  t.add("switch.static_limit_bytes", &static_limit_bytes, "byte",
+        "per-queue limit when admission is static", 1, 1e12);
+  t.add("switch.latency_ns", &latency_ns, "ns",
+        "port-to-port latency: a frame can leave this long after its last byte arrived", 0, 1e9);
+  t.add("switch.ecn", &ecn, "RED/ECN marking of ECN-capable frames on the egress queue");
+  t.add("switch.kmin_bytes", &kmin_bytes, "byte", "RED: no marking at or below this queue depth", 0,
+        1e12);
+  t.add("switch.kmax_bytes", &kmax_bytes, "byte", "RED: every frame marked at or above this depth",
+        0, 1e12);
+  t.add("switch.pmax", &pmax, "probability", "RED: marking probability just below kmax", 0, 1);
+  t.add("switch.mark_at", &mark_at,
+        "RED decision on the queue depth a frame finds at enqueue, or leaves behind at dequeue "
+        "(ns-3 HPCC's switch: dequeue, so a mark reflects the newest queue)",
+        {"enqueue", "dequeue"});
+  t.add("switch.pfc", &pfc,
+        "lossless: PFC per ingress port and priority instead of threshold drops");
+  t.add("switch.xoff_bytes", &xoff_bytes, "byte",
+        "PFC: bytes held from one ingress port and priority at which XOFF is sent upstream", 1,
+        1e12);
+  t.add("switch.xon_bytes", &xon_bytes, "byte", "PFC: XON is sent when they drain to this", 0,
+        1e12);
+  t.add("switch.headroom_bytes", &headroom_bytes, "byte",
+        "PFC: bytes admitted past xoff while the PAUSE takes effect; beyond, frames are dropped "
+        "(headroom)",
+        0, 1e12);
+  t.add("switch.pause_quanta", &pause_quanta, "quantum",
+        "PFC: quanta of an XOFF PAUSE frame (one quantum = 512 bit times at the port's rate)", 1,
+        65535);
+}
+
+void SwitchParams::validate() const {
+  if (kmin_bytes > kmax_bytes)
+    throw Error(msg::kConfig, "switch.kmin_bytes (" + std::to_string(kmin_bytes) +
+                                  ") must not exceed switch.kmax_bytes (" +
+                                  std::to_string(kmax_bytes) + ")");
+  if (xon_bytes > xoff_bytes)
+    throw Error(msg::kConfig, "switch.xon_bytes (" + std::to_string(xon_bytes) +
+                                  ") must not exceed switch.xoff_bytes (" +
+                                  std::to_string(xoff_bytes) + ")");
+  if (priorities < 1 || priorities > 8)
+    throw Error(msg::kConfig, "switch.priorities must be in [1, 8]");
+}
+
+SwitchCore::SwitchCore(const SwitchParams& p, std::vector<double> port_gbps, uint64_t seed,
+                       const std::string& name)
+    : p_(p),
+      name_(name),
+      gbps_(std::move(port_gbps)),
+      rng_(make_rng(seed, name + ".red")),
+      latency_ps_(static_cast<uint64_t>(std::llround(p.latency_ns * 1000.0))),
+      q_(gbps_.size() * p.priorities),
+      in_(gbps_.size() * p.priorities, 0),
+      xoff_(gbps_.size() * p.priorities, 0),
+      free_(gbps_.size(), 0) {
+  p_.validate();
+  for (size_t k = 0; k < gbps_.size(); ++k)
+    if (!(gbps_[k] > 0))
+      throw Error(msg::kConfig, name + ": port " + std::to_string(k) + " has no rate");
+}
+
+double SwitchCore::mark_probability(uint64_t q) const {
+  if (q <= p_.kmin_bytes) return 0.0;
+  if (q >= p_.kmax_bytes) return 1.0;
+  return p_.pmax * static_cast<double>(q - p_.kmin_bytes) /
+         static_cast<double>(p_.kmax_bytes - p_.kmin_bytes);
+}
+
+// One 64-bit draw per RED decision, so the stream does not depend on p.
+bool SwitchCore::draw(double p) {
+  const double u = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
+  return u < p;
+}
+
+uint64_t SwitchCore::serialization_ps(uint32_t port, uint32_t len) const {
+  return static_cast<uint64_t>(
+      std::ceil(static_cast<double>(wire::wire_bytes(len)) * 8000.0 / gbps_[port]));
+}
+
+SwitchCore::Admit SwitchCore::enqueue(uint64_t now_ps, uint32_t out_port, const Frame& f) {
+  Admit a;
+  ++c_.frames_in;
+  if (out_port >= ports() || f.in_port >= ports() || f.prio >= p_.priorities)
+    throw Error(msg::kModel, name_ + ": frame for port " + std::to_string(out_port) + " priority " +
+                                 std::to_string(f.prio) + " from port " +
+                                 std::to_string(f.in_port) + " does not exist");
+  Queue& q = q_[idx(out_port, f.prio)];
+  const uint64_t b = f.len;
+  const size_t ii = idx(f.in_port, f.prio);
+  SwitchDrop drop = SwitchDrop::kNone;
+  if (used_ + b > p_.buffer_bytes) {
+    drop = SwitchDrop::kBufferFull;
+  } else if (p_.pfc) {
+    if (in_[ii] + b > p_.xoff_bytes + p_.headroom_bytes) drop = SwitchDrop::kHeadroom;
+  } else if (f.prio != 0) {
+    const double limit = p_.admission == "static"
+                             ? static_cast<double>(p_.static_limit_bytes)
+                             : p_.alpha * static_cast<double>(p_.buffer_bytes - used_);
+    if (static_cast<double>(q.bytes + b) > limit) drop = SwitchDrop::kThreshold;
+  }
+  if (drop != SwitchDrop::kNone) {
+    a.drop = drop;
+    ++c_.drops[static_cast<size_t>(drop)];
+    return a;
+  }
+  a.accepted = true;
+  if (p_.ecn && f.ect && p_.mark_at == "enqueue") a.ce = draw(mark_probability(q.bytes));
+  q.items.push_back({f, now_ps + latency_ps_, a.ce});
+  q.bytes += b;
+  used_ += b;
+  c_.peak_used_bytes = std::max(c_.peak_used_bytes, used_);
+  in_[ii] += b;
+  if (p_.pfc && !xoff_[ii] && in_[ii] >= p_.xoff_bytes) {
+    xoff_[ii] = 1;
+    ++c_.xoff_sent;
+    a.pause = Pause{f.in_port, f.prio, p_.pause_quanta};
+  }
+  return a;
+}
+
+uint64_t SwitchCore::next_start_ps(uint32_t port) const {
+  uint64_t best = kNever;
+  for (uint8_t c = 0; c < p_.priorities; ++c) {
+    const Queue& q = q_[idx(port, c)];
+    if (q.items.empty()) continue;
+    best = std::min(best, std::max({free_[port], q.items.front().eligible_ps, q.paused_until_ps}));
+  }
+  return best;
+}
+
+std::optional<SwitchCore::Departure> SwitchCore::start_next(uint32_t port, uint64_t now_ps) {
+  if (free_[port] > now_ps) return std::nullopt;
+  for (uint8_t c = 0; c < p_.priorities; ++c) {
+    Queue& q = q_[idx(port, c)];
+    if (q.items.empty() || q.items.front().eligible_ps > now_ps || q.paused_until_ps > now_ps)
+      continue;
+    Item it = q.items.front();
+    q.items.pop_front();
+    const uint64_t b = it.f.len;
+    q.bytes -= b;
+    used_ -= b;
+    Departure d;
+    d.frame = it.f;
+    d.port = port;
+    d.start_ps = now_ps;
+    d.end_ps = now_ps + serialization_ps(port, it.f.len);
+    free_[port] = d.end_ps;
+    d.ce = it.ce;
+    if (p_.ecn && it.f.ect && p_.mark_at == "dequeue") d.ce = draw(mark_probability(q.bytes));
+    if (d.ce) ++c_.marked;
+    const size_t ii = idx(it.f.in_port, c);
+    in_[ii] -= b;
+    if (xoff_[ii] && in_[ii] <= p_.xon_bytes) {
+      xoff_[ii] = 0;
+      ++c_.xon_sent;
+      d.pause = Pause{it.f.in_port, c, 0};
+    }
+    ++c_.frames_out;
+    c_.bytes_out += b;
+    return d;
+  }
+  return std::nullopt;
+}
+
+void SwitchCore::pause(uint32_t port, uint8_t prio, uint32_t quanta, uint64_t now_ps) {
+  if (port >= ports() || prio >= p_.priorities) return;  // not ours: ignored, as a MAC would
+  ++c_.pauses_received;
+  // One quantum is 512 bit times at the port's rate.
+  const uint64_t q_ps = static_cast<uint64_t>(std::ceil(512.0 * 1000.0 / gbps_[port]));
+  q_[idx(port, prio)].paused_until_ps = now_ps + uint64_t{quanta} * q_ps;
+}
+
+}  // namespace oonic::network

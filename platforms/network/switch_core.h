@@ -1,0 +1,151 @@
+// A packet-level switch, as plain C++ (no SystemC): per-port, per-priority
+// output queues in one shared buffer, admission by dynamic threshold
+// (Choudhury-Hahne) or static limits, RED/ECN marking, strict-priority egress
+// with a serializing port, and PFC (XOFF/XON per ingress port and priority,
+// headroom, PAUSE received on an egress port). Times in ps; lengths are frame
+// bytes without FCS (the buffer holds frames; the wire adds FCS and
+// preamble/IFG, wire::wire_bytes). The SystemC shell (ports as TLM sockets,
+// links, routing) is built on it; docs/NETWORK.md has the model.
+//
+// Per frame entering for egress port o, priority c, from ingress port i:
+//   1. admission, lossy (pfc off): dropped (buffer_full) if used + b > buffer;
+//      else dropped (threshold) if, dynamic: q(o,c) + b > alpha x (buffer - used),
+//      static: q(o,c) + b > static_limit. Priority 0 (control) is admitted
+//      whenever the buffer has room.
+//   2. admission, lossless (pfc on): dropped (buffer_full) if used + b > buffer;
+//      dropped (headroom) if in(i,c) + b > xoff + headroom. After admission,
+//      in(i,c) >= xoff sends XOFF to port i's upstream (once, until XON).
+//   3. ECN (mark_at enqueue): an ECT frame is marked CE with probability
+//      p(q), q = q(o,c) before it: 0 if q <= kmin, pmax x (q - kmin) / (kmax -
+//      kmin) if kmin < q < kmax, 1 if q >= kmax.
+//   4. eligible for egress at arrival + latency.
+// Egress of port o (start_next): when the port is free, the highest priority
+// (0 first) whose head is eligible and not paused starts; its last byte leaves
+// after ser = ceil(wire_bytes(len) x 8 / rate). With mark_at dequeue the RED
+// decision uses q = q(o,c) after the frame left. A dequeue that brings in(i,c)
+// to xon or below after an XOFF sends XON. A PAUSE received on port o for
+// priority c stops that priority from starting until now + quanta x 512 bit
+// times at the port's rate (quanta 0 resumes).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/core/params.h"
+#include "model/core/rng.h"
+
+namespace oonic::network {
+
+struct SwitchParams {       // switch.*
+  uint32_t priorities = 2;  // 0 = control (strict), 1.. = data
+  uint64_t buffer_bytes = 9 << 20;
+  std::string admission = "dynamic";  // dynamic | static
+  double alpha = 1.0;                 // dynamic threshold
+  uint64_t static_limit_bytes = 1 << 20;
+  double latency_ns = 0;  // port to port, before a frame can leave
+  bool ecn = true;
+  uint64_t kmin_bytes = 400 * 1024;
+  uint64_t kmax_bytes = 1600 * 1024;
+  double pmax = 0.2;
+  std::string mark_at = "dequeue";  // enqueue | dequeue
+  bool pfc = false;
+  uint64_t xoff_bytes = 256 * 1024;
+  uint64_t xon_bytes = 128 * 1024;
+  uint64_t headroom_bytes = 64 * 1024;
+  uint32_t pause_quanta = 65535;  // of an XOFF PAUSE frame
+
+  void describe(ParamTable& t);
+  // Cross checks; throws oonic::Error (msg::kConfig) naming the key.
+  void validate() const;
+};
+
+enum class SwitchDrop : uint8_t { kNone = 0, kBufferFull, kThreshold, kHeadroom, kCount };
+const char* to_string(SwitchDrop d);  // "none", "buffer_full", "threshold", "headroom"
+
+class SwitchCore {
+ public:
+  struct Frame {
+    uint64_t tag = 0;  // the caller's handle, returned on departure
+    uint32_t len = 0;  // bytes without FCS
+    uint8_t prio = 1;
+    bool ect = false;  // ECN-capable (may be marked CE)
+    uint32_t in_port = 0;
+  };
+  // A PAUSE to send out of `port` (to its upstream): quanta 0 is XON.
+  struct Pause {
+    uint32_t port;
+    uint8_t prio;
+    uint32_t quanta;
+  };
+  struct Admit {
+    bool accepted = false;
+    SwitchDrop drop = SwitchDrop::kNone;
+    bool ce = false;  // marked at enqueue
+    std::optional<Pause> pause;
+  };
+  struct Departure {
+    Frame frame;
+    uint32_t port = 0;
+    uint64_t start_ps = 0, end_ps = 0;  // first and last byte on the egress wire
+    bool ce = false;                    // marked (at enqueue or now)
+    std::optional<Pause> pause;         // an XON this dequeue released
+  };
+  struct Counters {
+    uint64_t frames_in = 0, frames_out = 0, bytes_out = 0, marked = 0;
+    uint64_t drops[static_cast<size_t>(SwitchDrop::kCount)] = {};
+    uint64_t xoff_sent = 0, xon_sent = 0, pauses_received = 0;
+    uint64_t peak_used_bytes = 0;
+  };
+
+  // port_gbps: egress rate of each port. Validates p (throws oonic::Error).
+  SwitchCore(const SwitchParams& p, std::vector<double> port_gbps, uint64_t seed,
+             const std::string& name);
+
+  Admit enqueue(uint64_t now_ps, uint32_t out_port, const Frame& f);
+  // Earliest time start_next(port, t) can start a frame (UINT64_MAX: nothing).
+  uint64_t next_start_ps(uint32_t port) const;
+  // Starts the next frame on `port` at now_ps if one can start then.
+  std::optional<Departure> start_next(uint32_t port, uint64_t now_ps);
+  // A PAUSE frame received on `port` (from the downstream device) for `prio`.
+  void pause(uint32_t port, uint8_t prio, uint32_t quanta, uint64_t now_ps);
+
+  // RED marking probability at queue depth q (bytes).
+  double mark_probability(uint64_t q) const;
+  uint64_t serialization_ps(uint32_t port, uint32_t len) const;
+  uint64_t queue_bytes(uint32_t port, uint8_t prio) const { return q_[idx(port, prio)].bytes; }
+  uint64_t ingress_bytes(uint32_t port, uint8_t prio) const { return in_[idx(port, prio)]; }
+  uint64_t used_bytes() const { return used_; }
+  const Counters& counters() const { return c_; }
+  uint32_t ports() const { return static_cast<uint32_t>(gbps_.size()); }
+
+ private:
+  struct Item {
+    Frame f;
+    uint64_t eligible_ps;
+    bool ce;
+  };
+  struct Queue {
+    std::deque<Item> items;
+    uint64_t bytes = 0;
+    uint64_t paused_until_ps = 0;
+  };
+  size_t idx(uint32_t port, uint8_t prio) const { return size_t{port} * p_.priorities + prio; }
+  bool draw(double p);
+
+  SwitchParams p_;
+  std::string name_;
+  std::vector<double> gbps_;
+  Rng rng_;
+  uint64_t latency_ps_;
+  std::vector<Queue> q_;        // [port][prio]
+  std::vector<uint64_t> in_;    // ingress bytes held [port][prio]
+  std::vector<uint8_t> xoff_;   // XOFF sent upstream of [port][prio]
+  std::vector<uint64_t> free_;  // egress port free from
+  uint64_t used_ = 0;
+  Counters c_;
+};
+
+}  // namespace oonic::network

@@ -1,0 +1,211 @@
+// The switch core (platforms/network/switch_core.h), without the kernel: times
+// and admissions derived by hand from the model's rules.
+#include "platforms/network/switch_core.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "model/core/error.h"
+
+namespace oonic::network {
+namespace {
+
+// A 1000-byte frame is 1024 bytes on the wire (FCS 4, preamble + IFG 20): at
+// 100 Gbit/s 1024 x 8 / 100 ns = 81.92 ns.
+constexpr uint64_t kSer1000 = 81920;
+
+SwitchParams lossy() {
+  SwitchParams p;
+  p.ecn = false;
+  return p;
+}
+
+// Starts frames on `port` whenever it can, until nothing is left; returns them.
+std::vector<SwitchCore::Departure> drain(SwitchCore& s, uint32_t port) {
+  std::vector<SwitchCore::Departure> out;
+  for (uint64_t t; (t = s.next_start_ps(port)) != UINT64_MAX;) {
+    auto d = s.start_next(port, t);
+    EXPECT_TRUE(d.has_value()) << "next_start_ps said " << t;
+    if (!d) break;
+    out.push_back(*d);
+  }
+  return out;
+}
+
+TEST(SwitchCore, FramesQueueBehindEachOtherAtTheLinkRate) {
+  SwitchParams p = lossy();
+  p.latency_ns = 500;
+  SwitchCore s(p, {100, 100}, 1, "sw");
+  EXPECT_EQ(s.serialization_ps(0, 1000), kSer1000);
+  for (uint64_t k = 0; k < 5; ++k) ASSERT_TRUE(s.enqueue(0, 1, {k, 1000, 1, false, 0}).accepted);
+  EXPECT_EQ(s.queue_bytes(1, 1), 5000u);
+  auto d = drain(s, 1);
+  ASSERT_EQ(d.size(), 5u);
+  // The first leaves after the port-to-port latency; each next one when the last byte
+  // of the previous has gone: frame k ends at 500 ns + (k + 1) x 81.92 ns.
+  for (uint64_t k = 0; k < 5; ++k) {
+    EXPECT_EQ(d[k].frame.tag, k);
+    EXPECT_EQ(d[k].start_ps, 500000 + k * kSer1000);
+    EXPECT_EQ(d[k].end_ps, 500000 + (k + 1) * kSer1000);
+  }
+  EXPECT_EQ(s.used_bytes(), 0u);
+}
+
+TEST(SwitchCore, ControlFramesGoFirstButNeverPreempt) {
+  SwitchCore s(lossy(), {100, 100, 100}, 1, "sw");
+  for (uint64_t k = 0; k < 3; ++k) s.enqueue(0, 2, {k, 1000, 1, false, 0});
+  auto first = s.start_next(2, 0);  // data frame 0 is on the wire
+  ASSERT_TRUE(first);
+  s.enqueue(10, 2, {99, 60, 0, false, 1});  // an ACK arrives meanwhile
+  auto d = drain(s, 2);
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0].frame.tag, 99u);  // ahead of data 1 and 2, after data 0
+  EXPECT_EQ(d[0].start_ps, kSer1000);
+  EXPECT_EQ(d[1].frame.tag, 1u);
+  EXPECT_EQ(d[1].start_ps, d[0].end_ps);
+}
+
+TEST(SwitchCore, DynamicThresholdAdmitsWhileTheQueueFitsAlphaTimesTheFreeBuffer) {
+  SwitchParams p = lossy();
+  p.buffer_bytes = 10000;
+  p.alpha = 1;
+  SwitchCore s(p, {100, 100}, 1, "sw");
+  // q + 1000 <= 1 x (10000 - q): q = 0..4000 admitted, at q = 5000: 6000 > 5000.
+  for (uint64_t k = 0; k < 5; ++k) EXPECT_TRUE(s.enqueue(0, 1, {k, 1000, 1, false, 0}).accepted);
+  auto a = s.enqueue(0, 1, {5, 1000, 1, false, 0});
+  EXPECT_FALSE(a.accepted);
+  EXPECT_EQ(a.drop, SwitchDrop::kThreshold);
+  // Another queue (port 0) takes alpha x what is left: 1000 <= 5000, 2000 <= 4000,
+  // 3000 <= 3000, then 4000 > 2000.
+  EXPECT_TRUE(s.enqueue(0, 0, {6, 1000, 1, false, 1}).accepted);
+  EXPECT_TRUE(s.enqueue(0, 0, {7, 1000, 1, false, 1}).accepted);
+  EXPECT_TRUE(s.enqueue(0, 0, {8, 1000, 1, false, 1}).accepted);
+  EXPECT_FALSE(s.enqueue(0, 0, {9, 1000, 1, false, 1}).accepted);
+  // Control frames only need room in the buffer.
+  EXPECT_TRUE(s.enqueue(0, 1, {10, 1000, 0, false, 0}).accepted);  // 8000 + 1000 <= 10000
+  EXPECT_EQ(s.enqueue(0, 1, {11, 1001, 0, false, 0}).drop, SwitchDrop::kBufferFull);
+  EXPECT_EQ(s.counters().drops[static_cast<size_t>(SwitchDrop::kThreshold)], 2u);
+}
+
+TEST(SwitchCore, StaticLimitAndFullBuffer) {
+  SwitchParams p = lossy();
+  p.admission = "static";
+  p.static_limit_bytes = 2500;
+  p.buffer_bytes = 3000;
+  SwitchCore s(p, {100, 100}, 1, "sw");
+  EXPECT_TRUE(s.enqueue(0, 1, {0, 1000, 1, false, 0}).accepted);
+  EXPECT_TRUE(s.enqueue(0, 1, {1, 1000, 1, false, 0}).accepted);
+  EXPECT_EQ(s.enqueue(0, 1, {2, 1000, 1, false, 0}).drop, SwitchDrop::kThreshold);  // 3000 > 2500
+  EXPECT_TRUE(s.enqueue(0, 0, {3, 1000, 1, false, 1}).accepted);
+  EXPECT_EQ(s.enqueue(0, 0, {4, 1000, 0, false, 1}).drop, SwitchDrop::kBufferFull);
+}
+
+TEST(SwitchCore, RedMarkingProbabilityBetweenKminAndKmax) {
+  SwitchParams p;
+  p.kmin_bytes = 10000;
+  p.kmax_bytes = 50000;
+  p.pmax = 0.2;
+  p.mark_at = "enqueue";
+  SwitchCore s(p, {100, 100}, 7, "sw");
+  EXPECT_EQ(s.mark_probability(10000), 0.0);
+  EXPECT_DOUBLE_EQ(s.mark_probability(30000), 0.1);  // 0.2 x 20000 / 40000
+  EXPECT_EQ(s.mark_probability(50000), 1.0);
+  // Hold the queue at 30,000 B and offer N ECT frames: each finds q = 30,000, then
+  // the head leaves. The marked fraction is 0.1 within 4 standard deviations.
+  for (uint64_t k = 0; k < 30; ++k) s.enqueue(0, 1, {k, 1000, 1, false, 0});
+  const int n = 20000;
+  int marked = 0;
+  uint64_t t = 0;
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(s.queue_bytes(1, 1), 30000u);
+    auto a = s.enqueue(t, 1, {0, 1000, 1, true, 0});
+    ASSERT_TRUE(a.accepted);
+    marked += a.ce;
+    ASSERT_TRUE(s.start_next(1, t));
+    t += kSer1000;
+  }
+  const double sd = std::sqrt(n * 0.1 * 0.9);
+  EXPECT_NEAR(marked, n * 0.1, 4 * sd);
+  // Marks are counted as the marked frames leave: the last 30 have not.
+  EXPECT_LE(s.counters().marked, static_cast<uint64_t>(marked));
+  EXPECT_GE(s.counters().marked + 30, static_cast<uint64_t>(marked));
+  // At or below kmin nothing is marked (q = 0 .. 10,000); non-ECT frames never are.
+  SwitchCore e(p, {100, 100}, 7, "sw");
+  for (int i = 0; i <= 10; ++i) EXPECT_FALSE(e.enqueue(0, 0, {0, 1000, 1, true, 1}).ce);
+  for (int i = 0; i < 100; ++i) EXPECT_FALSE(e.enqueue(0, 0, {0, 1000, 1, false, 1}).ce);
+}
+
+TEST(SwitchCore, RedAtDequeueUsesTheQueueLeftBehind) {
+  SwitchParams p;
+  p.kmin_bytes = 0;
+  p.kmax_bytes = 1500;  // q >= 1500 after the frame left: always marked
+  p.mark_at = "dequeue";
+  SwitchCore s(p, {100, 100}, 3, "sw");
+  for (uint64_t k = 0; k < 3; ++k) EXPECT_FALSE(s.enqueue(0, 1, {k, 1000, 1, true, 0}).ce);
+  auto d = drain(s, 1);
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_TRUE(d[0].ce);   // 2000 left behind >= kmax
+  EXPECT_FALSE(d[2].ce);  // 0 left: <= kmin
+}
+
+TEST(SwitchCore, PfcSendsXoffAtXoffUsesHeadroomAndSendsXonAtXon) {
+  SwitchParams p = lossy();
+  p.pfc = true;
+  p.xoff_bytes = 3000;
+  p.xon_bytes = 1000;
+  p.headroom_bytes = 2000;
+  p.pause_quanta = 100;
+  SwitchCore s(p, {100, 100}, 1, "sw");
+  std::vector<SwitchCore::Admit> a;
+  for (uint64_t k = 0; k < 6; ++k) a.push_back(s.enqueue(0, 1, {k, 1000, 1, false, 0}));
+  EXPECT_FALSE(a[0].pause);
+  EXPECT_FALSE(a[1].pause);
+  ASSERT_TRUE(a[2].pause);  // 3000 >= xoff: XOFF to ingress port 0's upstream
+  EXPECT_EQ(a[2].pause->port, 0u);
+  EXPECT_EQ(a[2].pause->prio, 1);
+  EXPECT_EQ(a[2].pause->quanta, 100u);
+  EXPECT_TRUE(a[3].accepted && !a[3].pause);  // headroom: 4000, then 5000 <= 3000 + 2000
+  EXPECT_TRUE(a[4].accepted);
+  EXPECT_EQ(a[5].drop, SwitchDrop::kHeadroom);  // 6000 > 5000
+  auto d = drain(s, 1);
+  ASSERT_EQ(d.size(), 5u);
+  // 5000 held: the 4th departure leaves 1000 <= xon and releases the pause.
+  for (size_t k = 0; k < 5; ++k) EXPECT_EQ(d[k].pause.has_value(), k == 3) << k;
+  EXPECT_EQ(d[3].pause->quanta, 0u);
+  EXPECT_EQ(s.counters().xoff_sent, 1u);
+  EXPECT_EQ(s.counters().xon_sent, 1u);
+}
+
+TEST(SwitchCore, PauseStopsAPriorityForItsQuantaAndXonRestartsIt) {
+  SwitchCore s(lossy(), {100, 100}, 1, "sw");
+  // One quantum = 512 bit times = 5.12 ns at 100 Gbit/s.
+  s.pause(1, 1, 10, 0);
+  s.enqueue(0, 1, {1, 1000, 1, false, 0});
+  EXPECT_EQ(s.next_start_ps(1), 51200u);
+  EXPECT_FALSE(s.start_next(1, 51199));
+  // Control frames are not paused by a pause of priority 1.
+  s.enqueue(0, 1, {2, 60, 0, false, 0});
+  auto c = s.start_next(1, 0);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->frame.tag, 2u);
+  // XON (quanta 0) at 20 ns: the data frame starts when the port is free again.
+  s.pause(1, 1, 0, 20000);
+  EXPECT_EQ(s.next_start_ps(1), std::max<uint64_t>(20000, c->end_ps));
+}
+
+TEST(SwitchCore, BadParametersNameTheKey) {
+  SwitchParams p;
+  p.kmin_bytes = 10, p.kmax_bytes = 5;
+  try {
+    SwitchCore s(p, {100}, 1, "sw");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("switch.kmin_bytes"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace oonic::network
