@@ -13,6 +13,7 @@ HostMemory::HostMemory(sc_core::sc_module_name name, const HostMemoryParams& p, 
           stats.counter(std::string(this->name()) + ".write_bytes", "byte", "bytes written")),
       errors_(stats.counter(std::string(this->name()) + ".error_responses", "transaction",
                             "transactions answered with a TLM error response")) {
+  if (p.digest) mem_.enable_digest();
   target_socket.register_b_transport(this, &HostMemory::b_transport);
   target_socket.register_transport_dbg(this, &HostMemory::transport_dbg);
 }

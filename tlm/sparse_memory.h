@@ -2,6 +2,14 @@
 // HostMemory wraps it as a TLM target, tests and the integrity check use it directly.
 // Pages are 2 MiB anonymous mappings (huge pages where the kernel has them): the
 // kernel hands them out zeroed, so a page costs no memset and few faults.
+//
+// Digest mode (host.memory.digest, for long replays): a page that has been
+// written completely since it was created, and overlaps no kept range, is
+// sealed: its bytes give way to a 64-bit digest (CRC-64/ECMA of the 2 MiB).
+// A write to a sealed page reopens it (fresh bytes, the digest remembered);
+// written completely again, it seals again. Reading, or comparing bytes in, a
+// sealed or reopened page is an Error (kModel): those bytes are gone. Readers
+// keep() their ranges.
 #pragma once
 
 #include <sys/mman.h>
@@ -9,9 +17,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <new>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace oonic {
 
@@ -23,10 +34,24 @@ class SparseMemory {
     while (len) {
       uint64_t off = addr % kPageBytes;
       uint64_t n = std::min(len, kPageBytes - off);
+      if (digest_ && touched(addr / kPageBytes)) reopen(addr / kPageBytes);
       std::memcpy(page(addr, true) + off, src, n);
+      if (digest_) covered(addr / kPageBytes, off, n);
       addr += n, src += n, len -= n;
     }
   }
+
+  // ---- digest mode ----
+  void enable_digest() { digest_ = true; }
+  bool digest() const { return digest_; }
+  // Bytes that are read back: pages overlapping them are never sealed.
+  void keep(uint64_t addr, uint64_t len);
+  static uint64_t digest_of(const uint8_t* page);  // CRC-64/ECMA of kPageBytes bytes
+  // Sealed pages (page number -> digest of its bytes).
+  const std::map<uint64_t, uint64_t>& sealed() const { return sealed_; }
+  // Pages sealed once and written in part since: their other bytes are gone.
+  std::vector<uint64_t> reopened() const;
+  bool lost(uint64_t page_no) const { return sealed_.count(page_no) || base_.count(page_no); }
   void fill(uint64_t addr, uint8_t (*byte_at)(uint64_t), uint64_t len) {
     for (uint64_t i = 0; i < len; ++i) {
       uint8_t b = byte_at(addr + i);
@@ -38,6 +63,7 @@ class SparseMemory {
     while (len) {
       uint64_t off = addr % kPageBytes;
       uint64_t n = std::min(len, kPageBytes - off);
+      if (digest_ && lost(addr / kPageBytes)) gone(addr);
       const uint8_t* p = const_cast<SparseMemory*>(this)->page(addr, false);
       if (p)
         std::memcpy(dst, p + off, n);
@@ -53,6 +79,7 @@ class SparseMemory {
       uint64_t a = addr + done;
       uint64_t off = a % kPageBytes;
       uint64_t n = std::min(len - done, kPageBytes - off);
+      if (digest_ && lost(a / kPageBytes)) gone(a);
       const uint8_t* p = const_cast<SparseMemory*>(this)->page(a, false);
       if (p && std::memcmp(p + off, src + done, n) == 0) {
         done += n;
@@ -69,6 +96,10 @@ class SparseMemory {
   size_t pages() const { return pages_.size(); }
 
  private:
+  bool touched(uint64_t pn) const { return !sealed_.empty() && sealed_.count(pn); }
+  void reopen(uint64_t pn);                             // sealed -> bytes again
+  void covered(uint64_t pn, uint64_t off, uint64_t n);  // may seal the page
+  [[noreturn]] void gone(uint64_t addr) const;
   uint8_t* page(uint64_t addr, bool create) {
     uint64_t pn = addr / kPageBytes;
     if (last_ && pn == last_pn_) return last_;
@@ -92,6 +123,11 @@ class SparseMemory {
   std::unordered_map<uint64_t, Page> pages_;
   uint64_t last_pn_ = 0;
   uint8_t* last_ = nullptr;
+  bool digest_ = false;
+  std::vector<std::pair<uint64_t, uint64_t>> keep_;                   // [from, to) pages
+  std::unordered_map<uint64_t, std::map<uint64_t, uint64_t>> cover_;  // page -> written [from, to)
+  std::map<uint64_t, uint64_t> sealed_;                               // page -> digest
+  std::map<uint64_t, uint64_t> base_;                                 // reopened page -> old digest
 };
 
 }  // namespace oonic

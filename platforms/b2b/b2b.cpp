@@ -124,6 +124,10 @@ int run_b2b(const RunOptions& o) {
     throw Error(msg::kConfig, "workload.qps (" + std::to_string(all.workload.qps) +
                                   ") exceeds nic.max_qps (" + std::to_string(all.nic.nic.max_qps) +
                                   ")");
+  if (all.nic.host.digest)
+    throw Error(msg::kConfig,
+                "host.memory.digest is for oonic replay: the run's scoreboard reads every "
+                "destination byte back");
   auto work = host::make_workload(all.workload, o.seed);
 
   std::string dir = o.out.empty()

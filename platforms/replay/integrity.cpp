@@ -1,7 +1,9 @@
 #include "platforms/replay/integrity.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <queue>
 #include <sstream>
@@ -89,7 +91,13 @@ std::string IntegrityResult::text() const {
   std::ostringstream os;
   if (!checked) return "n/a (no payload for the DUT to place)";
   if (ok) {
-    os << "OK (" << bytes << " bytes in " << ranges << " payload ranges)";
+    os << "OK (" << bytes << " bytes in " << ranges << " payload ranges";
+    if (unverified_bytes) os << "; " << unverified_bytes << " bytes in digest pages not comparable";
+    os << ")";
+  } else if (digest_page) {
+    os << "MISMATCH in the host page at 0x" << std::hex << first_bad_addr << std::dec
+       << " (2 MiB, kept as a digest by host.memory.digest: replay without it for the byte)"
+       << " (trace record " << record << ")";
   } else {
     os << "MISMATCH at host address 0x" << std::hex << first_bad_addr << std::dec << ": expected 0x"
        << std::hex << int(expected) << ", found 0x" << int(actual) << std::dec << " (trace record "
@@ -280,31 +288,88 @@ IntegrityResult check_integrity(const trace::Trace& trace, const ReplaySetup& se
     return x.pos != y.pos ? x.pos < y.pos : x.rank < y.rank;
   });
   for (const Piece& p : pieces) res.bytes += p.len, ++res.ranges;
+  // The mismatch reported: of the earliest piece in piece order, its lowest address.
   struct Bad {
     uint32_t rank;
     uint64_t addr;
     uint8_t expected;
+    bool page;  // a whole page kept as a digest differs
   };
-  std::optional<Bad> first;  // the mismatch of the earliest piece in piece order
+  std::optional<Bad> first;
+  auto consider = [&](const Bad& b) {
+    if (!first || std::tie(b.rank, b.addr) < std::tie(first->rank, first->addr)) first = b;
+  };
   auto report = [&] {
+    res.unverified_bytes = 0;
     if (!first) return;
     res.ok = false;
     res.first_bad_addr = first->addr;
     res.expected = first->expected;
-    host.read(first->addr, &res.actual, 1);
+    res.digest_page = first->page;
+    if (!first->page) host.read(first->addr, &res.actual, 1);
     for (const Piece& p : pieces)
       if (p.rank == first->rank) res.record = trace.records[p.pos].index;
+  };
+  constexpr uint64_t kPage = SparseMemory::kPageBytes;
+  auto lost = [&](uint64_t a) { return host.digest() && host.lost(a / kPage); };
+  // Calls f(addr, offset in the range, n) for each page's part of [addr, addr + len).
+  auto by_page = [&](uint64_t addr, uint64_t len, auto f) {
+    for (uint64_t at = addr; at < addr + len;) {
+      uint64_t n = std::min(addr + len, (at / kPage + 1) * kPage) - at;
+      f(at, at - addr, n);
+      at += n;
+    }
+  };
+  // Digest mode: the expected bytes of a digest page, gathered until complete.
+  struct Open {
+    std::unique_ptr<uint8_t[]> buf;  // not zeroed: compared only once filled
+    uint64_t filled = 0;
+    uint32_t rank = UINT32_MAX;
+  };
+  std::map<uint64_t, Open> open;
+  std::vector<std::unique_ptr<uint8_t[]>> spare;  // page buffers to reuse
+  uint64_t unverified = 0;
+  auto page_verdict = [&](uint64_t pn, const uint8_t* bytes, uint32_t rank) {
+    auto s = host.sealed().find(pn);
+    if (s == host.sealed().end())  // reopened: the bytes around the new ones are gone
+      unverified += kPage;
+    else if (SparseMemory::digest_of(bytes) != s->second)
+      consider(Bad{rank, pn * kPage, 0, true});
   };
   if (!overlap) {
     trace::Trace::Cursor cur2(trace);
     for (const Piece& p : pieces) {
-      if (first && first->rank < p.rank) continue;
+      const bool later = first && first->rank < p.rank;
+      const bool any_lost = host.digest() && (lost(p.addr) || lost(p.addr + p.len - 1));
+      if (later && !any_lost) continue;
       const uint8_t* d = cur2.frame(trace.records[p.pos]) + p.payload_off;
-      int64_t bad = host.first_difference(p.addr, d, p.len);
-      if (bad >= 0)
-        first = Bad{p.rank, static_cast<uint64_t>(bad), d[bad - static_cast<int64_t>(p.addr)]};
+      by_page(p.addr, p.len, [&](uint64_t a, uint64_t off, uint64_t n) {
+        if (lost(a)) {
+          Open& o = open[a / kPage];
+          if (!o.buf) {
+            if (spare.empty()) spare.emplace_back(new uint8_t[kPage]);
+            o.buf = std::move(spare.back());
+            spare.pop_back();
+          }
+          std::memcpy(o.buf.get() + a % kPage, d + off, n);
+          o.filled += n, o.rank = std::min(o.rank, p.rank);
+          if (o.filled == kPage) {
+            page_verdict(a / kPage, o.buf.get(), o.rank);
+            spare.push_back(std::move(o.buf));
+            open.erase(a / kPage);
+          }
+          return;
+        }
+        if (later) return;
+        int64_t bad = host.first_difference(a, d + off, n);
+        if (bad >= 0)
+          consider(Bad{p.rank, static_cast<uint64_t>(bad), d[off + static_cast<uint64_t>(bad) - a],
+                       false});
+      });
     }
+    for (const auto& [pn, o] : open) unverified += o.filled;  // pages the pieces do not fill
     report();
+    res.unverified_bytes = unverified;
     return res;
   }
   // Overlaps: paint the winning bytes in trace order, then compare what was
@@ -333,26 +398,58 @@ IntegrityResult check_integrity(const trace::Trace& trace, const ReplaySetup& se
   }
   bool same = true;
   std::vector<uint8_t> want;
+  std::map<uint64_t, uint64_t> lost_cover;  // digest page -> claimed bytes in it
   for (const auto& [from, to] : claimed) {
-    for (uint64_t a = from; a < to && same;) {
-      uint64_t n = std::min<uint64_t>(to - a, 1u << 20);
-      want.resize(n);
-      expected.read(a, want.data(), n);
-      same = host.first_difference(a, want.data(), n) < 0;
-      a += n;
-    }
-    if (!same) break;
+    by_page(from, to - from, [&](uint64_t a, uint64_t, uint64_t n) {
+      if (lost(a)) {
+        lost_cover[a / kPage] += n;
+        return;
+      }
+      for (uint64_t at = a; at < a + n && same;) {
+        uint64_t m = std::min<uint64_t>(a + n - at, 1u << 20);
+        want.resize(m);
+        expected.read(at, want.data(), m);
+        same = host.first_difference(at, want.data(), m) < 0;
+        at += m;
+      }
+    });
   }
-  if (same) return res;
+  std::map<uint64_t, bool> page_bad;  // digest pages compared: differ?
+  for (const auto& [pn, n] : lost_cover) {
+    if (n != kPage) {  // written beyond what the pieces claim: not comparable
+      unverified += n;
+      continue;
+    }
+    want.resize(kPage);
+    expected.read(pn * kPage, want.data(), kPage);
+    auto s = host.sealed().find(pn);
+    if (s == host.sealed().end())
+      unverified += kPage;
+    else
+      page_bad[pn] = SparseMemory::digest_of(want.data()) != s->second;
+  }
+  bool any_page_bad = false;
+  for (const auto& [pn, b] : page_bad) any_page_bad |= b;
+  res.unverified_bytes = unverified;
+  if (same && !any_page_bad) return res;
   for (const Piece& p : pieces) {
     if (first && first->rank < p.rank) continue;
     want.resize(p.len);
     expected.read(p.addr, want.data(), p.len);
-    int64_t bad = host.first_difference(p.addr, want.data(), p.len);
-    if (bad >= 0)
-      first = Bad{p.rank, static_cast<uint64_t>(bad), want[bad - static_cast<int64_t>(p.addr)]};
+    by_page(p.addr, p.len, [&](uint64_t a, uint64_t off, uint64_t n) {
+      if (lost(a)) {
+        auto b = page_bad.find(a / kPage);
+        if (b != page_bad.end() && b->second) consider(Bad{p.rank, a / kPage * kPage, 0, true});
+        return;
+      }
+      int64_t bad = host.first_difference(a, want.data() + off, n);
+      if (bad >= 0)
+        consider(Bad{p.rank, static_cast<uint64_t>(bad), want[off + static_cast<uint64_t>(bad) - a],
+                     false});
+    });
   }
   report();
+  res.unverified_bytes = unverified;
   return res;
 }
 

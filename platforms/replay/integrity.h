@@ -6,7 +6,9 @@
 // by Eq. 1 from the WQE's FSpot, READ responses at the READ's local buffer.
 // A standard message stops at its first missing PSN (an in-order receiver can
 // place nothing past a gap that was never filled). The expected bytes are
-// painted in PSN order (later writes win) and compared with host memory.
+// painted in PSN order (later writes win) and compared with host memory. With
+// host.memory.digest, pages host memory keeps as a digest are compared by
+// digest, page by page.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +27,12 @@ struct IntegrityResult {
   uint64_t first_bad_addr = 0;
   uint8_t expected = 0, actual = 0;
   uint32_t record = 0;  // trace record whose byte differs
+  // host.memory.digest: the mismatch is a whole page kept as a digest
+  // (first_bad_addr is its first byte; expected and actual are not known).
+  bool digest_page = false;
+  // host.memory.digest: bytes that could not be compared (a digest page the
+  // payloads do not fill, or one rewritten in part after it was sealed).
+  uint64_t unverified_bytes = 0;
   std::string text() const;
 };
 

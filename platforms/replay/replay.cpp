@@ -107,6 +107,8 @@ int run_replay(const ReplayOptions& o) {
   }
   for (const auto& c : setup.qps) sys->nic.add_qp(c);
   for (const auto& [q, rw] : setup.reads) sys->nic.add_read_wqe(q, rw);
+  // A READ responder's source is read back by the NIC: never a digest.
+  for (const auto& pf : setup.prefill) sys->host.memory().keep(pf.addr, pf.len);
   for (const auto& pf : setup.prefill) {
     if (pf.bytes.empty()) {
       std::vector<uint8_t> b(pf.len);
@@ -163,6 +165,7 @@ int run_replay(const ReplayOptions& o) {
                     {"bytes", integ.bytes},
                     {"ranges", integ.ranges},
                     {"text", integ.text()}};
+  if (all.nic.host.digest) j["integrity"]["unverified_bytes"] = integ.unverified_bytes;
   j["setup"] = setup.notes;
   nlohmann::json issues = nlohmann::json::array();
   for (const auto& is : tr.issues) issues.push_back({{"record", is.index}, {"reason", is.reason}});

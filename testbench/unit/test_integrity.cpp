@@ -155,3 +155,107 @@ TEST_F(Integrity, WithoutOverlapTheEarliestPieceInPsnOrderIsReported) {
 
 }  // namespace
 }  // namespace oonic::replay
+
+namespace oonic::replay {
+namespace {
+
+// host.memory.digest: 512 WRITE Only packets of 4 KB fill the 2 MiB host page at
+// 0x200000 (PSN k at 0x200000 + 4096 k), arriving in reverse PSN order.
+class IntegrityDigest : public Integrity {
+ protected:
+  void SetUp() override {
+    Integrity::SetUp();
+    std::ofstream t(dir_ + "/d.txt");
+    t << "# oonic-trace v1\n";
+    for (int k = 511; k >= 0; --k)
+      t << (511 - k) * 1000 << " op=WRITE_ONLY qp=0x11 psn=" << k << " va=0x" << std::hex
+        << (0x200000 + 4096 * k) << " rkey=0x1234 dmalen=4096 len=4096 payload=pat:0x"
+        << (0x200000 + 4096 * k) << std::dec << "\n";
+    std::ofstream(dir_ + "/d.qps.yaml")
+        << "dut: {ip: 10.0.0.2, mac: \"02:00:00:00:00:02\"}\nqps:\n  - qpn: 0x11\n"
+           "    start_psn: 0\n    pmtu: 4096\n"
+           "    regions: [{base: 0x200000, length: 0x200000, rkey: 0x1234}]\n";
+  }
+  template <class F>
+  IntegrityResult check_digest(F fill) {
+    trace::Trace t = trace::Trace::load(dir_ + "/d.txt");
+    std::optional<trace::Sidecar> sc = trace::load_sidecar(dir_ + "/d.qps.yaml");
+    ornic::OrnicParams p;
+    ReplaySetup setup = make_setup(t, sc, "", p);
+    SparseMemory host;
+    host.enable_digest();
+    fill(host);
+    return check_integrity(t, setup, host);
+  }
+};
+
+TEST_F(IntegrityDigest, ACompletePageIsComparedByItsDigest) {
+  IntegrityResult r = check_digest([](SparseMemory& m) {
+    m.write(0x200000, pat(0x200000, 0x200000).data(), 0x200000);
+    EXPECT_EQ(m.sealed().size(), 1u);
+  });
+  EXPECT_TRUE(r.ok) << r.text();
+  EXPECT_EQ(r.bytes, 0x200000u);
+  EXPECT_EQ(r.unverified_bytes, 0u);
+}
+
+TEST_F(IntegrityDigest, AWrongByteNamesThePageAndTheFirstPieceInPsnOrder) {
+  IntegrityResult r = check_digest([](SparseMemory& m) {
+    auto b = pat(0x200000, 0x200000);
+    b[0x12345] ^= 1;
+    m.write(0x200000, b.data(), b.size());
+  });
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(r.digest_page);
+  EXPECT_EQ(r.first_bad_addr, 0x200000u);
+  EXPECT_EQ(r.record, 512u);  // PSN 0 is the last record
+  EXPECT_NE(r.text().find("kept as a digest"), std::string::npos) << r.text();
+}
+
+TEST_F(IntegrityDigest, APageThePayloadsDoNotFillIsNotComparable) {
+  // Host bytes past the payloads (0x3ff000..) make the page complete; the
+  // payloads alone do not fill it, so it cannot be compared: counted, not failed.
+  std::ofstream t(dir_ + "/d.txt");
+  t << "# oonic-trace v1\n";
+  for (int k = 0; k < 511; ++k)
+    t << k * 1000 << " op=WRITE_ONLY qp=0x11 psn=" << k << " va=0x" << std::hex
+      << (0x200000 + 4096 * k) << " rkey=0x1234 dmalen=4096 len=4096 payload=pat:0x"
+      << (0x200000 + 4096 * k) << std::dec << "\n";
+  t.close();
+  IntegrityResult r = check_digest(
+      [](SparseMemory& m) { m.write(0x200000, pat(0x200000, 0x200000).data(), 0x200000); });
+  EXPECT_TRUE(r.ok) << r.text();
+  EXPECT_EQ(r.unverified_bytes, 511u * 4096);
+  EXPECT_NE(r.text().find("not comparable"), std::string::npos) << r.text();
+}
+
+TEST_F(IntegrityDigest, AReusedPageIsComparedWithTheLastWritesBytes) {
+  // Two WQEs write the page: PSN 0..511 with one pattern, 512..1023 with another.
+  std::ofstream t(dir_ + "/d.txt");
+  t << "# oonic-trace v1\n";
+  for (int k = 0; k < 1024; ++k)
+    t << k * 1000 << " op=WRITE_ONLY qp=0x11 psn=" << k << " va=0x" << std::hex
+      << (0x200000 + 4096 * (k % 512)) << " rkey=0x1234 dmalen=4096 len=4096 payload=pat:0x"
+      << (k < 512 ? 0x200000 : 0x600000) + 4096 * (k % 512) << std::dec << "\n";
+  t.close();
+  auto run = [&](bool second_last) {
+    return check_digest([&](SparseMemory& m) {
+      auto a = pat(0x200000, 0x200000), b = pat(0x600000, 0x200000);
+      m.write(0x200000, (second_last ? a : b).data(), 0x200000);
+      for (uint64_t o = 0; o < 0x200000; o += 4096)  // rewritten in pieces: reopened, resealed
+        m.write(0x200000 + o, (second_last ? b : a).data() + o, 4096);
+      EXPECT_EQ(m.sealed().size(), 1u);
+    });
+  };
+  IntegrityResult ok = run(true);
+  EXPECT_TRUE(ok.ok) << ok.text();
+  EXPECT_EQ(ok.ranges, 1024u);
+  IntegrityResult bad = run(false);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_TRUE(bad.digest_page);
+  EXPECT_EQ(bad.first_bad_addr, 0x200000u);
+  EXPECT_EQ(bad.record, 1u);  // PSN 0's piece is the first in PSN order on that page
+}
+
+}  // namespace
+}  // namespace oonic::replay

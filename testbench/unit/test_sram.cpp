@@ -444,3 +444,62 @@ TEST(SparseMemory, FillWithPattern) {
 }
 
 }  // namespace
+
+// Digest mode (host.memory.digest): a page written completely becomes its digest.
+TEST(SparseMemoryDigest, APageWrittenCompletelyIsKeptAsItsDigest) {
+  SparseMemory m;
+  m.enable_digest();
+  std::vector<uint8_t> page(kPage);
+  for (size_t i = 0; i < kPage; ++i) page[i] = static_cast<uint8_t>(i * 7 + 3);
+  // Written in 4 KB pieces, out of order: sealed only when the last lands.
+  for (size_t k = kPage / 4096; k-- > 1;) m.write(kPage + k * 4096, page.data() + k * 4096, 4096);
+  EXPECT_EQ(m.pages(), 1u);
+  EXPECT_TRUE(m.sealed().empty());
+  m.write(kPage, page.data(), 4096);
+  EXPECT_EQ(m.pages(), 0u);  // the bytes are gone
+  ASSERT_EQ(m.sealed().size(), 1u);
+  EXPECT_EQ(m.sealed().at(1), SparseMemory::digest_of(page.data()));
+  uint8_t b;
+  try {
+    m.read(kPage + 5, &b, 1);
+    ADD_FAILURE() << "read of a digest page";
+  } catch (const oonic::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("0x200005"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("host.memory.digest"), std::string::npos);
+  }
+  EXPECT_THROW(m.first_difference(kPage, &b, 1), oonic::Error);
+}
+
+TEST(SparseMemoryDigest, KeptRangesAndPartPagesStayBytes) {
+  SparseMemory m;
+  m.enable_digest();
+  m.keep(3 * kPage + 100, 1);  // page 3 is read back
+  std::vector<uint8_t> page(kPage, 0x5a);
+  m.write(3 * kPage, page.data(), kPage);
+  m.write(5 * kPage, page.data(), kPage - 1);  // one byte short
+  EXPECT_TRUE(m.sealed().empty());
+  EXPECT_EQ(m.pages(), 2u);
+  uint8_t b = 0;
+  m.read(3 * kPage + 7, &b, 1);
+  EXPECT_EQ(b, 0x5a);
+  SparseMemory plain;  // without digest mode nothing changes
+  plain.write(0, page.data(), kPage);
+  EXPECT_EQ(plain.pages(), 1u);
+  EXPECT_TRUE(plain.sealed().empty());
+}
+
+TEST(SparseMemoryDigest, RewritingASealedPageReopensAndSealsAgain) {
+  SparseMemory m;
+  m.enable_digest();
+  std::vector<uint8_t> a(kPage, 1), b(kPage, 2);
+  m.write(0, a.data(), kPage);
+  ASSERT_EQ(m.sealed().size(), 1u);
+  m.write(0, b.data(), 4096);  // part of it: the rest of a's bytes are gone
+  EXPECT_TRUE(m.sealed().empty());
+  EXPECT_EQ(m.reopened(), (std::vector<uint64_t>{0}));
+  EXPECT_TRUE(m.lost(0));
+  m.write(4096, b.data(), kPage - 4096);  // rewritten completely
+  ASSERT_EQ(m.sealed().size(), 1u);
+  EXPECT_EQ(m.sealed().at(0), SparseMemory::digest_of(b.data()));
+  EXPECT_TRUE(m.reopened().empty());
+}
