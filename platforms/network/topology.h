@@ -1,0 +1,69 @@
+// The fabric's shape, as plain C++: hosts and switches joined by full-duplex
+// links (rate, propagation delay), each node's ports in link order, generated
+// by name (pair, kpaths, leaf-spine) or read from ns-3 HPCC's topology.txt, and
+// the shortest-path next hops every switch routes by (issue 15).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace oonic::network {
+
+struct Topology {
+  enum class Kind : uint8_t { kHost, kSwitch };
+  struct Node {
+    Kind kind = Kind::kHost;
+    std::string name;  // "h3", "tor1", "spine0", or "n<id>" for a file
+  };
+  struct Link {
+    uint32_t a = 0, b = 0;  // node ids
+    double gbps = 100;
+    double delay_ns = 1000;
+    double error_rate = 0;  // topology.txt's per-link loss rate
+  };
+  struct Port {
+    uint32_t link;  // index into links
+    uint32_t peer;  // node at the other end
+  };
+
+  std::vector<Node> nodes;
+  std::vector<Link> links;
+  std::vector<std::vector<Port>> ports;  // per node, in the order its links were added
+
+  uint32_t add_node(Kind k, std::string name);
+  uint32_t add_link(uint32_t a, uint32_t b, double gbps, double delay_ns, double error_rate = 0);
+  std::vector<uint32_t> hosts() const;
+  std::vector<uint32_t> switches() const;
+  bool is_host(uint32_t n) const { return nodes[n].kind == Kind::kHost; }
+
+  // Two hosts on one link (today's `oonic run`).
+  static Topology pair(double gbps, double delay_ns);
+  // Two ToRs joined by k spines (one path each), h hosts per ToR (MP-RDMA's
+  // testbed: k 4, h 5, 40 Gbit/s).
+  static Topology kpaths(uint32_t k, uint32_t hosts_per_tor, double host_gbps, double fabric_gbps,
+                         double delay_ns);
+  // s spines, l leaves (every leaf to every spine), h hosts per leaf.
+  static Topology leaf_spine(uint32_t spines, uint32_t leaves, uint32_t hosts_per_leaf,
+                             double host_gbps, double fabric_gbps, double delay_ns);
+  // ns-3 HPCC's topology.txt: "<nodes> <switches> <links>", the switch ids, then
+  // "src dst <rate>(G|M|K)bps <delay>(ns|us|ms|s) <error rate>" a link. Node ids
+  // are kept. Throws oonic::Error (msg::kConfig) naming the file and line.
+  static Topology read_hpcc(const std::string& path);
+};
+
+// Shortest paths (in hops) from every switch to every host: the egress ports
+// on a shortest path, in port order (the equal-cost set routing chooses from).
+class Routes {
+ public:
+  explicit Routes(const Topology& t);  // throws Error(kConfig) if a host cannot reach another
+  const std::vector<uint32_t>& next_ports(uint32_t node, uint32_t dst_host) const;
+  uint32_t hops(uint32_t node, uint32_t dst_host) const;
+
+ private:
+  std::vector<uint32_t> host_index_;                      // node -> index among hosts
+  std::vector<std::vector<uint32_t>> dist_;               // [host index][node]
+  std::vector<std::vector<std::vector<uint32_t>>> next_;  // [node][host index] -> ports
+};
+
+}  // namespace oonic::network

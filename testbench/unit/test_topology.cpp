@@ -1,0 +1,199 @@
+// Topologies, shortest-path next hops and the equal-cost choice
+// (platforms/network/topology.h, path_select.h), without the kernel.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/core/error.h"
+#include "model/core/rng.h"
+#include "platforms/network/path_select.h"
+#include "platforms/network/topology.h"
+
+namespace oonic::network {
+namespace {
+
+TEST(Topology, KpathsHasKEqualCostPathsBetweenTors) {
+  Topology t = Topology::kpaths(4, 5, 40, 40, 1000);
+  EXPECT_EQ(t.hosts().size(), 10u);
+  EXPECT_EQ(t.switches().size(), 6u);  // 2 ToRs, 4 spines
+  EXPECT_EQ(t.links.size(), 10u + 8u);
+  Routes r(t);
+  const uint32_t tor0 = 10, h0 = 0, h4 = 4, h5 = 5;
+  EXPECT_EQ(t.nodes[tor0].name, "tor0");
+  EXPECT_EQ(r.hops(h0, h5), 4u);  // host, ToR, spine, ToR, host
+  EXPECT_EQ(r.hops(h0, h4), 2u);
+  // From tor0: to a local host one port, to a remote host the 4 spine ports.
+  EXPECT_EQ(r.next_ports(tor0, h4), (std::vector<uint32_t>{4}));
+  EXPECT_EQ(r.next_ports(tor0, h5), (std::vector<uint32_t>{5, 6, 7, 8}));
+  // A host has one way out; a spine one way down.
+  EXPECT_EQ(r.next_ports(h0, h5), (std::vector<uint32_t>{0}));
+  EXPECT_EQ(r.next_ports(12, h5).size(), 1u);
+}
+
+TEST(Topology, LeafSpineOfMeloAndMpRdma) {
+  Topology t = Topology::leaf_spine(4, 32, 10, 40, 100, 1000);
+  EXPECT_EQ(t.hosts().size(), 320u);
+  EXPECT_EQ(t.switches().size(), 36u);
+  Routes r(t);
+  const uint32_t leaf0 = 320;
+  EXPECT_EQ(r.next_ports(leaf0, 319).size(), 4u);
+  EXPECT_EQ(r.next_ports(leaf0, 9).size(), 1u);
+  EXPECT_EQ(r.hops(0, 319), 4u);
+}
+
+TEST(Topology, PairIsOneLink) {
+  Topology t = Topology::pair(100, 1000);
+  Routes r(t);
+  EXPECT_EQ(r.hops(0, 1), 1u);
+  EXPECT_EQ(r.next_ports(0, 1), (std::vector<uint32_t>{0}));
+}
+
+class TopologyFile : public ::testing::Test {
+ protected:
+  std::string write(const std::string& text) {
+    char tmpl[] = "/tmp/oonic-topo-XXXXXX";
+    int fd = mkstemp(tmpl);
+    EXPECT_GE(fd, 0);
+    close(fd);
+    path_ = tmpl;
+    std::ofstream(path_) << text;
+    return path_;
+  }
+  void TearDown() override { std::remove(path_.c_str()); }
+  std::string error(const std::string& text) {
+    try {
+      Topology::read_hpcc(write(text));
+    } catch (const Error& e) {
+      EXPECT_EQ(e.id(), msg::kConfig);
+      return e.what();
+    }
+    ADD_FAILURE() << "no error for:\n" << text;
+    return "";
+  }
+  std::string path_;
+};
+
+TEST_F(TopologyFile, ReadsNs3HpccTopologyTxt) {
+  // Two hosts under switch 2, two under switch 3, the switches joined by two links.
+  Topology t = Topology::read_hpcc(
+      write("6 2 6\n2 3\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 0.001ms 0\n4 3 100Gbps 1us 0\n"
+            "5 3 25Gbps 1000ns 0.01\n2 3 400Gbps 1000ns 0\n2 3 400Gbps 1000ns 0\n"));
+  EXPECT_EQ(t.hosts(), (std::vector<uint32_t>{0, 1, 4, 5}));
+  EXPECT_EQ(t.switches(), (std::vector<uint32_t>{2, 3}));
+  EXPECT_DOUBLE_EQ(t.links[1].delay_ns, 1000);
+  EXPECT_DOUBLE_EQ(t.links[3].gbps, 25);
+  EXPECT_DOUBLE_EQ(t.links[3].error_rate, 0.01);
+  Routes r(t);
+  EXPECT_EQ(r.next_ports(2, 5).size(), 2u);  // the two parallel links
+  EXPECT_EQ(r.hops(0, 5), 3u);
+}
+
+TEST_F(TopologyFile, ErrorsNameFileAndLine) {
+  std::string e = error("3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Xbps 1000ns 0\n");
+  EXPECT_NE(e.find(path_ + ":4: rate '100Xbps'"), std::string::npos) << e;
+  e = error("3 1 2\n2\n0 2 100Gbps 1000ns 0\n");
+  EXPECT_NE(e.find(":4: unexpected end of file"), std::string::npos) << e;
+  e = error("3 1 1\n7\n");
+  EXPECT_NE(e.find(":2: switch id 7 is not a node"), std::string::npos) << e;
+  e = error("3 1 1\n2\n0 0 100Gbps 1000ns 0\n");
+  EXPECT_NE(e.find(":3: link 0 - 0"), std::string::npos) << e;
+  e = error("3 1 1\n2\n0 2 100Gbps 10parsecs 0\n");
+  EXPECT_NE(e.find(":3: delay '10parsecs'"), std::string::npos) << e;
+  // Host 1 is on no link: unreachable.
+  write("3 1 1\n2\n0 2 100Gbps 1000ns 0\n");
+  Topology t = Topology::read_hpcc(path_);
+  EXPECT_THROW(Routes r(t), Error);
+}
+
+// The documented hash, computed here from its definition.
+uint64_t flow_hash(uint64_t seed, const FlowKey& f, uint64_t x = 0) {
+  const uint64_t ports = (uint64_t{f.sport} << 16 | f.dport) ^ (uint64_t{f.proto} << 32);
+  return splitmix64(seed ^ splitmix64(f.src_ip ^ splitmix64(f.dst_ip ^ splitmix64(ports)) ^ x));
+}
+
+TEST(PathSelect, EcmpSendsEachFlowToThePortItsHashNames) {
+  RoutingParams p;
+  PathSelect s(p, 1, "tor0");
+  const uint64_t seed = make_rng(1, "tor0.routing")();
+  const std::vector<uint32_t> ports{5, 6, 7, 8};
+  FlowKey a{0x0a000001, 0x0a000006, 49152}, b{0x0a000001, 0x0a000006, 49153};
+  EXPECT_EQ(s.hash(a), flow_hash(seed, a));
+  const uint32_t pa = ports[flow_hash(seed, a) % 4], pb = ports[flow_hash(seed, b) % 4];
+  for (int i = 0; i < 10; ++i) {  // every packet of a flow takes its port
+    EXPECT_EQ(s.choose(a, 5, ports, i * 1000), pa);
+    EXPECT_EQ(s.choose(b, 5, ports, i * 1000), pb);
+  }
+  // Another switch (seed) may split them differently; over many source ports the
+  // four ports share the flows.
+  std::map<uint32_t, int> n;
+  for (uint16_t sp = 0; sp < 4000; ++sp) ++n[s.choose({1, 2, sp}, 5, ports, 0)];
+  for (uint32_t port : ports) EXPECT_NEAR(n[port], 1000, 4 * std::sqrt(4000 * 0.25 * 0.75));
+}
+
+TEST(PathSelect, SprayRoundRobinCountsAreEqualAndRandomAreBinomial) {
+  RoutingParams p;
+  p.mode = "spray";
+  p.spray_mode = "rr";
+  PathSelect rr(p, 1, "tor0");
+  const std::vector<uint32_t> ports{5, 6, 7, 8};
+  std::map<uint32_t, int> n;
+  for (int i = 0; i < 1000; ++i) ++n[rr.choose({1, 2, 49152}, 5, ports, 0)];
+  for (uint32_t port : ports) EXPECT_EQ(n[port], 250);
+  EXPECT_EQ(rr.choose({1, 2, 49152}, 5, ports, 0), 5u);  // the next in turn
+  p.spray_mode = "random";
+  PathSelect rnd(p, 1, "tor0");
+  n.clear();
+  const int total = 8000;
+  for (int i = 0; i < total; ++i) ++n[rnd.choose({1, 2, 49152}, 5, ports, 0)];
+  for (uint32_t port : ports) EXPECT_NEAR(n[port], total / 4, 4 * std::sqrt(total * 0.1875));
+}
+
+TEST(PathSelect, FlowletKeepsItsPortUntilAnIdleGap) {
+  RoutingParams p;
+  p.mode = "flowlet";
+  p.flowlet_gap_ns = 10;  // 10,000 ps
+  PathSelect s(p, 3, "tor0");
+  const uint64_t seed = make_rng(3, "tor0.routing")();
+  const std::vector<uint32_t> ports{5, 6, 7, 8};
+  FlowKey f{1, 2, 49152};
+  const uint32_t first = ports[flow_hash(seed, f) % 4];
+  EXPECT_EQ(s.choose(f, 5, ports, 0), first);
+  EXPECT_EQ(s.choose(f, 5, ports, 10000), first);  // a gap of exactly 10 ns: same flowlet
+  EXPECT_EQ(s.choose(f, 5, ports, 20001), ports[flow_hash(seed, f, 1) % 4]);  // > 10 ns
+  EXPECT_EQ(s.choose(f, 5, ports, 40002), ports[flow_hash(seed, f, 2) % 4]);
+}
+
+TEST(PathSelect, AdaptiveTakesTheLeastLoadedPort) {
+  RoutingParams p;
+  p.mode = "adaptive";
+  PathSelect s(p, 1, "tor0");
+  const std::vector<uint32_t> ports{5, 6, 7, 8};
+  std::map<uint32_t, uint64_t> q{{5, 3000}, {6, 1000}, {7, 2000}, {8, 1000}};
+  auto load = [&](uint32_t port) { return q[port]; };
+  for (uint16_t sp = 0; sp < 50; ++sp) {
+    uint32_t c = s.choose({1, 2, sp}, 5, ports, 0, load);
+    EXPECT_TRUE(c == 6 || c == 8) << c;  // the two with 1000 B
+  }
+  q[8] = 0;
+  EXPECT_EQ(s.choose({1, 2, 7}, 5, ports, 0, load), 8u);
+}
+
+TEST(PathSelect, UnknownModeNamesTheKey) {
+  RoutingParams p;
+  p.mode = "teleport";
+  try {
+    PathSelect s(p, 1, "x");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("routing.mode 'teleport'"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace oonic::network
