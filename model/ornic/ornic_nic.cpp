@@ -26,7 +26,8 @@ OrnicNic::OrnicNic(sc_core::sc_module_name name, const OrnicParams& p, Stats& st
       qps_(&qp_ctx_sram_, p_.nic.max_qps),
       policy_(sender::make_sender_policy(
           p_.recovery(), p_.sender.rate, StatGroup(stats, std::string(this->name()) + ".tx"),
-          sender::PolicyEnv{p_.nic.max_qps, p_.qp_manager.max_inflight_psns})),
+          sender::PolicyEnv{p_.nic.max_qps, p_.qp_manager.max_inflight_psns, p_.nic.clock_mhz,
+                            p_.mac.rate_gbps, &p_.sender.dcqcn})),
       register_manager_("register_manager", env_),
       dma_("dma", env_),
       mac_("mac", env_),

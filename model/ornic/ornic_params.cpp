@@ -98,8 +98,10 @@ void OrnicParams::describe(ParamTable& t) {
         "(MELO NACK), eunomia (sender agent)",
         sender::recovery_choices());
   t.add("tx.rate", &sender.rate,
-        "rate/pacing core of the transmit seam (model/sender/): none (line rate)",
+        "rate/pacing core of the transmit seam (model/sender/): none (line rate), dcqcn (DCQCN "
+        "reaction point, cc.dcqcn.*)",
         sender::rate_choices());
+  sender.dcqcn.describe(t);
   t.add("tx.arbiter.schedule_cycles", &arbiter.schedule_cycles, "cycle",
         "TX arbiter cycles to grant a data packet (then the WQE cache read)", 0, 1000);
   t.add("tx.arbiter.lookahead_cycles", &arbiter.lookahead_cycles, "cycle",

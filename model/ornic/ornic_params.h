@@ -5,6 +5,7 @@
 #include <string>
 
 #include "model/core/params.h"
+#include "model/sender/dcqcn.h"
 #include "model/sram/sram.h"
 #include "tlm/host_memory_params.h"
 #include "tlm/pcie_link_core.h"
@@ -79,6 +80,7 @@ struct QpManagerParams {  // tx.qp_manager.*
 struct SenderPolicyParams {  // tx.* (the transmit seam, model/sender/)
   std::string recovery = "auto";
   std::string rate = "none";
+  sender::DcqcnParams dcqcn;  // cc.dcqcn.* (tx.rate dcqcn)
 };
 
 struct TxArbiterParams {  // tx.arbiter.*

@@ -1,5 +1,7 @@
 #include "model/sender/sender_policy.h"
 
+#include "model/sender/dcqcn.h"
+
 #include "model/core/error.h"
 #include "model/eunomia/sender_agent_core.h"
 #include "model/sender/standard_recovery.h"
@@ -17,6 +19,12 @@ std::unique_ptr<LossRecovery> selective(const StatGroup&, const PolicyEnv& e) {
 std::unique_ptr<LossRecovery> eunomia(const StatGroup& st, const PolicyEnv& e) {
   return std::make_unique<eunomia::SenderAgentCore>(st, e.max_qps, e.window_psns);
 }
+std::unique_ptr<RateControl> dcqcn_rate(const StatGroup& stats, const PolicyEnv& env) {
+  static const DcqcnParams kDefaults;
+  return std::make_unique<Dcqcn>(env.dcqcn ? *env.dcqcn : kDefaults, env.clock_mhz, env.line_gbps,
+                                 env.max_qps, stats);
+}
+
 std::unique_ptr<RateControl> no_rate(const StatGroup&, const PolicyEnv&) {
   return std::make_unique<NoRate>();
 }
@@ -42,6 +50,7 @@ const std::vector<RecoveryKind>& recovery_kinds() {
 const std::vector<RateKind>& rate_kinds() {
   static const std::vector<RateKind> k = {
       {"none", "line rate, no pacing, the QP's own UDP source port", &no_rate},
+      {"dcqcn", "DCQCN reaction point: per-QP rate from CNPs, paced (cc.dcqcn.*)", &dcqcn_rate},
   };
   return k;
 }

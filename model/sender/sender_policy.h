@@ -15,9 +15,13 @@
 
 namespace oonic::sender {
 
+struct DcqcnParams;
 struct PolicyEnv {
   uint32_t max_qps = 2048;
   uint32_t window_psns = 320;  // the requester's PSN window (tx.qp_manager.max_inflight_psns)
+  double clock_mhz = 250;      // the NIC clock (rate cores pace in its cycles)
+  double line_gbps = 100;      // the MAC line rate
+  const DcqcnParams* dcqcn = nullptr;  // cc.dcqcn.* (defaults when null)
 };
 
 struct RecoveryKind {

@@ -1,0 +1,170 @@
+#include "model/sender/dcqcn.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/core/error.h"
+
+namespace oonic::sender {
+
+void DcqcnParams::describe(ParamTable& t) {
+  t.add("cc.dcqcn.g", &g, "ratio", "DCQCN alpha gain g (ns-3 HPCC: 1/256)", 1.0 / 65536, 1);
+  t.add("cc.dcqcn.rai_mbps", &rai_mbps, "Mbit/s", "additive increase of the target rate", 0, 1e6);
+  t.add("cc.dcqcn.rhai_mbps", &rhai_mbps, "Mbit/s", "hyper increase of the target rate", 0, 1e6);
+  t.add("cc.dcqcn.rate_timer_us", &rate_timer_us, "us",
+        "rate-increase timer period, started by a rate decrease", 0.001, 1e6);
+  t.add("cc.dcqcn.alpha_interval_us", &alpha_interval_us, "us", "alpha update period", 0.001, 1e6);
+  t.add("cc.dcqcn.decrease_interval_us", &decrease_interval_us, "us",
+        "rate-decrease check period: at most one decrease per period, if a CNP came", 0.001, 1e6);
+  t.add("cc.dcqcn.fast_recovery_stages", &fast_recovery_stages, "stage",
+        "increase-timer stages of fast recovery before additive increase (F)", 0, 1000);
+  t.add("cc.dcqcn.min_rate_mbps", &min_rate_mbps, "Mbit/s", "the rate never drops below this",
+        0.001, 1e6);
+  t.add("cc.dcqcn.clamp_target", &clamp_target,
+        "a decrease always sets the target rate to the current rate (off: only after an "
+        "increase stage)");
+  t.add("cc.dcqcn.rate_on_first_cnp", &rate_on_first_cnp, "ratio",
+        "the first CNP sets both rates to this fraction of the current rate", 0.001, 1);
+  t.add("cc.dcqcn.pacing_overhead_bytes", &pacing_overhead_bytes, "byte",
+        "bytes counted per packet beside the payload when pacing (Ethernet, IPv4, UDP, BTH, "
+        "ICRC, FCS)",
+        0, 1024);
+}
+
+namespace {
+Cycle us_to_cycles(double us, double mhz) {
+  return std::max<Cycle>(1, static_cast<Cycle>(std::llround(us * mhz)));
+}
+}  // namespace
+
+Dcqcn::Dcqcn(const DcqcnParams& p, double clock_mhz, double line_gbps, uint32_t max_qps,
+             const StatGroup& stats)
+    : p_(p),
+      mhz_(clock_mhz),
+      line_(line_gbps),
+      alpha_cyc_(us_to_cycles(p.alpha_interval_us, clock_mhz)),
+      decrease_cyc_(us_to_cycles(p.decrease_interval_us, clock_mhz)),
+      rate_cyc_(us_to_cycles(p.rate_timer_us, clock_mhz)),
+      qps_(max_qps),
+      cnps_(stats.counter("cnps", "CNP", "CNPs received (DCQCN reaction point)")),
+      decreases_(stats.counter("rate_decreases", "event", "DCQCN rate decreases")),
+      fast_recoveries_(stats.counter("fast_recoveries", "event", "DCQCN fast-recovery steps")),
+      additive_(stats.counter("additive_increases", "event", "DCQCN additive-increase steps")),
+      hyper_(stats.counter("hyper_increases", "event", "DCQCN hyper-increase steps")),
+      paced_(
+          stats.counter("paced_packets", "packet", "packets DCQCN held back below the line rate")) {
+  if (!(line_gbps > 0) || !(clock_mhz > 0))
+    throw Error(msg::kConfig, "tx.rate dcqcn: the line rate and the clock must be positive");
+}
+
+Dcqcn::Qp& Dcqcn::qp(uint32_t qi) {
+  if (qi >= qps_.size()) throw Error(msg::kModel, "dcqcn: QP index " + std::to_string(qi));
+  return qps_[qi];
+}
+
+Cycle Dcqcn::tx_cycles(double gbps, uint32_t bytes) const {
+  // bytes x 8 / rate, in cycles of mhz_ (ns x MHz / 1000).
+  const double ns = (bytes + p_.pacing_overhead_bytes) * 8.0 / gbps;
+  return static_cast<Cycle>(std::ceil(ns * mhz_ / 1000.0));
+}
+
+void Dcqcn::set_rate(Qp& q, double rc) {
+  // The pending packet's start moves with the rate (ns-3 HPCC's ChangeRate).
+  if (q.last_bytes) {
+    const Cycle old_t = tx_cycles(q.rc, q.last_bytes), new_t = tx_cycles(rc, q.last_bytes);
+    q.next_avail = q.next_avail + new_t >= old_t ? q.next_avail + new_t - old_t : 0;
+  }
+  q.rc = rc;
+}
+
+void Dcqcn::advance(Qp& q, Cycle t) {
+  if (!q.active) return;
+  const double g = p_.g;
+  for (;;) {
+    const Cycle inc = q.increase_on ? q.next_increase : kNever;
+    const Cycle next = std::min({q.next_alpha, q.next_decrease, inc});
+    if (next > t) return;
+    if (q.next_alpha == next) {
+      q.alpha = q.alpha_cnp ? (1 - g) * q.alpha + g : (1 - g) * q.alpha;
+      q.alpha_cnp = false;
+      q.next_alpha += alpha_cyc_;
+    } else if (q.next_decrease == next) {
+      q.next_decrease += decrease_cyc_;
+      if (q.decrease_cnp) {
+        if (p_.clamp_target || q.stage != 0) q.rt = q.rc;
+        set_rate(q, std::max(p_.min_rate_mbps / 1000.0, q.rc * (1 - q.alpha / 2)));
+        q.stage = 0;
+        q.decrease_cnp = false;
+        q.increase_on = true;
+        q.next_increase = next + rate_cyc_;
+        decreases_.inc();
+      }
+    } else {
+      q.next_increase += rate_cyc_;
+      if (q.stage < p_.fast_recovery_stages) {
+        fast_recoveries_.inc();
+      } else if (q.stage == p_.fast_recovery_stages) {
+        q.rt = std::min(line_, q.rt + p_.rai_mbps / 1000.0);
+        additive_.inc();
+      } else {
+        q.rt = std::min(line_, q.rt + p_.rhai_mbps / 1000.0);
+        hyper_.inc();
+      }
+      set_rate(q, q.rc / 2 + q.rt / 2);
+      ++q.stage;
+    }
+  }
+}
+
+void Dcqcn::on_cnp(uint32_t qi, Cycle t) {
+  Qp& q = qp(qi);
+  cnps_.inc();
+  advance(q, t);
+  q.alpha_cnp = q.decrease_cnp = true;
+  if (!q.active) {
+    q.active = true;
+    q.rc = line_;
+    q.alpha = 1;
+    q.alpha_cnp = false;
+    q.next_alpha = t + alpha_cyc_;
+    q.next_decrease = t + decrease_cyc_;
+    q.rt = line_ * p_.rate_on_first_cnp;
+    set_rate(q, q.rt);
+  }
+}
+
+Cycle Dcqcn::earliest(uint32_t qi, Cycle now, uint32_t bytes) {
+  Qp& q = qp(qi);
+  if (!q.active) return now;
+  advance(q, now);
+  if (q.next_avail > now) paced_.inc();
+  return std::max(now, q.next_avail);
+}
+
+void Dcqcn::sent(uint32_t qi, Cycle start, uint32_t bytes) {
+  Qp& q = qp(qi);
+  if (!q.active) return;
+  advance(q, start);
+  q.last_bytes = bytes;
+  q.next_avail = start + tx_cycles(q.rc, bytes);
+}
+
+double Dcqcn::rate_gbps(uint32_t qi, Cycle t) {
+  Qp& q = qp(qi);
+  advance(q, t);
+  return q.active ? q.rc : line_;
+}
+
+double Dcqcn::target_gbps(uint32_t qi, Cycle t) {
+  Qp& q = qp(qi);
+  advance(q, t);
+  return q.active ? q.rt : line_;
+}
+
+double Dcqcn::alpha(uint32_t qi, Cycle t) {
+  Qp& q = qp(qi);
+  advance(q, t);
+  return q.alpha;
+}
+
+}  // namespace oonic::sender

@@ -1,0 +1,86 @@
+// DCQCN's reaction point as a rate core of the transmit seam (tx.rate dcqcn),
+// plain C++. The Mellanox (CX4) behaviour ns-3 HPCC models and most published
+// DCQCN results use; every constant a parameter (cc.dcqcn.*). Per QP:
+//   first CNP:  alpha = 1, Rt = Rc = rate_on_first_cnp x Rc; the alpha and
+//               decrease timers start
+//   alpha timer (every alpha_interval): alpha = (1 - g) alpha + g if a CNP came
+//               since the last tick, else (1 - g) alpha
+//   decrease check (every decrease_interval), if a CNP came since the last:
+//               Rt = Rc (unless clamp_target is off and no increase has
+//               happened since the last decrease); Rc = max(min_rate,
+//               Rc (1 - alpha / 2)); stage = 0; the increase timer restarts
+//   increase timer (every rate_timer after a decrease), at stage s:
+//               s < F: Rc = (Rc + Rt) / 2                         (fast recovery)
+//               s = F: Rt = min(line, Rt + AI); Rc = (Rc + Rt) / 2 (additive)
+//               s > F: Rt = min(line, Rt + HAI); Rc = (Rc + Rt) / 2 (hyper)
+//               then s = s + 1
+// Timers are evaluated lazily, in time order, when the QP next sends or gets a
+// CNP (nothing wakes for them); at one cycle the order is alpha, decrease,
+// increase. A QP that never got a CNP is not paced. Pacing: a packet may start
+// when the previous one's bytes (payload + pacing_overhead_bytes) have gone at
+// Rc; a rate change moves that time as ns-3 HPCC does.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/core/cycles.h"
+#include "model/core/params.h"
+#include "model/core/stats.h"
+#include "model/sender/rate_control.h"
+
+namespace oonic::sender {
+
+struct DcqcnParams {  // cc.dcqcn.*
+  double g = 1.0 / 256;
+  double rai_mbps = 50;
+  double rhai_mbps = 100;
+  double rate_timer_us = 900;
+  double alpha_interval_us = 1;
+  double decrease_interval_us = 4;
+  uint32_t fast_recovery_stages = 1;
+  double min_rate_mbps = 100;
+  bool clamp_target = false;
+  double rate_on_first_cnp = 1.0;
+  uint32_t pacing_overhead_bytes = 62;
+  void describe(ParamTable& t);
+};
+
+class Dcqcn final : public RateControl {
+ public:
+  // line_gbps: the port rate (Rc starts there, Rt is capped there).
+  Dcqcn(const DcqcnParams& p, double clock_mhz, double line_gbps, uint32_t max_qps,
+        const StatGroup& stats);
+  const char* name() const override { return "dcqcn"; }
+  Cycle earliest(uint32_t qi, Cycle now, uint32_t bytes) override;
+  void sent(uint32_t qi, Cycle start, uint32_t bytes) override;
+  void on_cnp(uint32_t qi, Cycle t) override;
+
+  // For tests and results: the QP's state after its timers up to t.
+  double rate_gbps(uint32_t qi, Cycle t);
+  double target_gbps(uint32_t qi, Cycle t);
+  double alpha(uint32_t qi, Cycle t);
+
+ private:
+  struct Qp {
+    bool active = false;  // a CNP has come
+    double rc = 0, rt = 0, alpha = 1;
+    uint32_t stage = 0;
+    bool alpha_cnp = false, decrease_cnp = false, increase_on = false;
+    Cycle next_alpha = 0, next_decrease = 0, next_increase = 0;
+    Cycle next_avail = 0;  // pacing: earliest start of the next packet
+    uint32_t last_bytes = 0;
+  };
+  Qp& qp(uint32_t qi);
+  void advance(Qp& q, Cycle t);  // every timer tick at or before t
+  void set_rate(Qp& q, double rc);
+  Cycle tx_cycles(double gbps, uint32_t bytes) const;
+
+  DcqcnParams p_;
+  double mhz_, line_;
+  Cycle alpha_cyc_, decrease_cyc_, rate_cyc_;
+  std::vector<Qp> qps_;
+  Counter &cnps_, &decreases_, &fast_recoveries_, &additive_, &hyper_, &paced_;
+};
+
+}  // namespace oonic::sender

@@ -1,0 +1,144 @@
+// DCQCN's reaction point (model/sender/dcqcn.h), without the kernel: rates
+// after CNPs and timer periods against the update equations, evaluated here
+// step by step. Clock 1000 MHz: one cycle is one nanosecond.
+#include "model/sender/dcqcn.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "model/core/stats.h"
+
+namespace oonic::sender {
+namespace {
+
+constexpr double kLine = 100;  // Gbit/s
+constexpr Cycle kUs = 1000;    // cycles a microsecond
+
+struct Rig {
+  Stats stats;
+  DcqcnParams p;
+  Dcqcn make() { return Dcqcn(p, 1000, kLine, 4, StatGroup(stats, "nic0.tx.rate")); }
+};
+
+TEST(Dcqcn, WithoutCnpTheQpRunsAtLineRateUnpaced) {
+  Rig r;
+  Dcqcn d = r.make();
+  EXPECT_EQ(d.earliest(0, 500, 4096), 500u);
+  d.sent(0, 500, 4096);
+  EXPECT_EQ(d.earliest(0, 501, 4096), 501u);
+  EXPECT_EQ(d.rate_gbps(0, 10 * kUs), kLine);
+}
+
+TEST(Dcqcn, OneCnpDecreasesAtTheNextCheckByAlphaOverTwo) {
+  Rig r;
+  Dcqcn d = r.make();
+  d.on_cnp(0, 0);
+  // First CNP: alpha = 1, rates unchanged (rate_on_first_cnp 1).
+  EXPECT_EQ(d.alpha(0, 0), 1.0);
+  EXPECT_EQ(d.rate_gbps(0, 3999), kLine);
+  // Alpha ticks at 1, 2, 3, 4 us without a CNP since: alpha = (1 - g)^4; then the
+  // decrease check at 4 us: Rc = 100 (1 - alpha / 2); Rt stays (no clamp, stage 0).
+  const double g = 1.0 / 256;
+  const double a = std::pow(1 - g, 4);
+  EXPECT_DOUBLE_EQ(d.alpha(0, 4 * kUs), (1 - g) * (1 - g) * (1 - g) * (1 - g));
+  EXPECT_DOUBLE_EQ(d.rate_gbps(0, 4 * kUs), kLine * (1 - a / 2));
+  EXPECT_DOUBLE_EQ(d.target_gbps(0, 4 * kUs), kLine);
+  EXPECT_EQ(r.stats.counter_value("nic0.tx.rate.rate_decreases"), 1u);
+}
+
+// The equations, cycle by cycle, for CNPs at the given cycles (the first at 0):
+// at each cycle the timers tick first (alpha, decrease, increase), then a CNP
+// that arrives then is noted.
+struct Reference {
+  double rc = kLine, rt = kLine, alpha = 1;
+};
+Reference reference(Cycle t, const std::vector<Cycle>& cnps, bool clamp) {
+  const double g = 1.0 / 256;
+  Reference r;
+  bool alpha_cnp = false, dec_cnp = true, inc_on = false;
+  uint32_t stage = 0;
+  Cycle next_inc = 0;
+  for (Cycle c = 1; c <= t; ++c) {
+    if (c % kUs == 0) {
+      r.alpha = alpha_cnp ? (1 - g) * r.alpha + g : (1 - g) * r.alpha;
+      alpha_cnp = false;
+    }
+    if (c % (4 * kUs) == 0 && dec_cnp) {
+      if (clamp || stage != 0) r.rt = r.rc;
+      r.rc = std::max(0.1, r.rc * (1 - r.alpha / 2));
+      stage = 0, dec_cnp = false, inc_on = true, next_inc = c + 900 * kUs;
+    } else if (inc_on && c == next_inc) {
+      if (stage == 1) r.rt = std::min(kLine, r.rt + 0.05);  // AI, F = 1
+      if (stage > 1) r.rt = std::min(kLine, r.rt + 0.1);    // HAI
+      r.rc = r.rc / 2 + r.rt / 2;
+      ++stage, next_inc += 900 * kUs;
+    }
+    for (Cycle n : cnps)
+      if (n == c) alpha_cnp = dec_cnp = true;
+  }
+  return r;
+}
+
+TEST(Dcqcn, IncreaseTimerStagesFastRecoveryThenAdditiveThenHyper) {
+  for (bool clamp : {false, true}) {
+    Rig r;
+    r.p.clamp_target = clamp;
+    Dcqcn d = r.make();
+    // A second CNP at 5 us: alpha rises at the 6 us tick, a second decrease at 8 us,
+    // then three increase periods: fast recovery, additive, hyper.
+    // Queries advance the QP: they go in time order.
+    const std::vector<Cycle> cnps{5 * kUs};
+    auto check = [&](Cycle t) {
+      Reference ref = reference(t, cnps, clamp);
+      EXPECT_DOUBLE_EQ(d.rate_gbps(0, t), ref.rc) << t;
+      EXPECT_DOUBLE_EQ(d.target_gbps(0, t), ref.rt) << t;
+      EXPECT_DOUBLE_EQ(d.alpha(0, t), ref.alpha) << t;
+    };
+    d.on_cnp(0, 0);
+    check(4 * kUs);
+    d.on_cnp(0, 5 * kUs);
+    check(8 * kUs);
+    const double rt_after_decrease = d.target_gbps(0, 8 * kUs);
+    for (Cycle t : {8 * kUs + 900 * kUs, 8 * kUs + 1800 * kUs, 8 * kUs + 2700 * kUs}) check(t);
+    // With the clamp the second decrease set Rt below the line, so AI and HAI show.
+    const double rt = d.target_gbps(0, 8 * kUs + 2700 * kUs);
+    if (clamp) {
+      EXPECT_LT(rt, kLine);
+      EXPECT_NEAR(rt - rt_after_decrease, 0.15, 1e-9);  // + AI + HAI
+    } else {
+      EXPECT_EQ(rt, kLine);
+    }
+    EXPECT_EQ(r.stats.counter_value("nic0.tx.rate.rate_decreases"), 2u);
+    EXPECT_EQ(r.stats.counter_value("nic0.tx.rate.fast_recoveries"), 1u);
+    EXPECT_EQ(r.stats.counter_value("nic0.tx.rate.additive_increases"), 1u);
+    EXPECT_EQ(r.stats.counter_value("nic0.tx.rate.hyper_increases"), 1u);
+  }
+}
+
+TEST(Dcqcn, TheRateNeverFallsBelowTheMinimum) {
+  Rig r;
+  Dcqcn d = r.make();
+  for (Cycle t = 0; t < 400 * kUs; t += kUs) d.on_cnp(0, t);
+  EXPECT_DOUBLE_EQ(d.rate_gbps(0, 400 * kUs), 0.1);
+}
+
+TEST(Dcqcn, PacketsArePacedAtTheCurrentRate) {
+  Rig r;
+  Dcqcn d = r.make();
+  d.on_cnp(1, 0);
+  const double rc = d.rate_gbps(1, 4 * kUs);  // after the first decrease
+  ASSERT_LT(rc, kLine);
+  EXPECT_EQ(d.earliest(1, 4 * kUs, 4096), 4 * kUs);
+  d.sent(1, 4 * kUs, 4096);
+  // (4096 + 62) B x 8 / rc ns, rounded up to a cycle.
+  const Cycle gap = static_cast<Cycle>(std::ceil(4158 * 8 / rc));
+  EXPECT_EQ(d.earliest(1, 4 * kUs + 1, 4096), 4 * kUs + gap);
+  EXPECT_EQ(r.stats.counter_value("nic0.tx.rate.paced_packets"), 1u);
+  // Another QP is not affected.
+  EXPECT_EQ(d.earliest(2, 4 * kUs + 1, 4096), 4 * kUs + 1);
+}
+
+}  // namespace
+}  // namespace oonic::sender
