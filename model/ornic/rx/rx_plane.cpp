@@ -5,7 +5,8 @@
 namespace oonic::ornic {
 
 RxPlane::RxPlane(sc_core::sc_module_name n, const BlockEnv& env, QpContextTable& qps, DmaPort& dma,
-                 ResponderWork& req_manager, RequesterEvents& rsp_manager)
+                 ResponderWork& req_manager, RequesterEvents& rsp_manager,
+                 sender::RateControl& rate)
     : sc_module(n),
       req_pkt_sram("rx.req_pkt_buffer", env.p.sram.req_pkt_buffer, env.stats,
                    env.sram_stat("rx.req_pkt_buffer")),
@@ -27,7 +28,9 @@ RxPlane::RxPlane(sc_core::sc_module_name n, const BlockEnv& env, QpContextTable&
                                             req_pkt_buffer}),
       rsp_processor("rsp_processor", env, qps,
                     RspProcessorCore::Links{bitmap_manager, dma, rsp_manager, rsp_hdr_buffer,
-                                            rsp_pkt_buffer}) {
+                                            rsp_pkt_buffer}),
+      qps_(qps),
+      rate_(rate) {
   const StatGroup drops(env.stats, std::string(name()) + ".drops");
   drops_.push_back(&accepted_frames_);  // Drop::kNone
   for (size_t i = 1; i < static_cast<size_t>(Drop::kCount); ++i)
@@ -50,6 +53,22 @@ void RxPlane::frame_in(Cycle arrival, const uint8_t* frame, uint32_t len, uint32
   rec.arrival = arrival;
   RxParserCore::Result r = parser.core.receive(arrival, frame, len, view_);
   rec.parsed = r.ready;
+  if (r.drop == Drop::kUdOrCnp && view_.bth.opcode == wire::kCnp) {
+    // DCQCN's congestion notification for one of our QPs: the rate core reacts.
+    // A CNP to a QP this NIC does not have stays a ud_or_cnp drop.
+    const int64_t qi = qps_.find(view_.bth.dest_qp);
+    if (qi >= 0) {
+      rate_.on_cnp(static_cast<uint32_t>(qi), r.ready);
+      rec.verdict = "cnp";
+      rec.opcode = view_.bth.opcode, rec.qpn = view_.bth.dest_qp, rec.psn = view_.bth.psn;
+      rec.payload = view_.payload_len;
+      drops_[0]->inc();
+      last_rx_ = std::max(last_rx_, rec.parsed);
+      if (log_) log_->write(rec);
+      if (observer_) observer_(rec);
+      return;
+    }
+  }
   if (r.drop != Drop::kNone) {
     rec.verdict = "dropped";
     rec.drop = r.drop;

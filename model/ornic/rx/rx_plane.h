@@ -22,14 +22,16 @@
 #include "model/ornic/rx/req_processor.h"
 #include "model/ornic/rx/rsp_processor.h"
 #include "model/ornic/rx/rx_parser.h"
+#include "model/sender/rate_control.h"
 #include "model/sram/sram.h"
 
 namespace oonic::ornic {
 
 class RxPlane : public sc_core::sc_module, public FrameIn {
  public:
+  // rate: the transmit seam's rate core, told of every CNP to one of our QPs.
   RxPlane(sc_core::sc_module_name n, const BlockEnv& env, QpContextTable& qps, DmaPort& dma,
-          ResponderWork& req_manager, RequesterEvents& rsp_manager);
+          ResponderWork& req_manager, RequesterEvents& rsp_manager, sender::RateControl& rate);
 
   void frame_in(Cycle arrival, const uint8_t* frame, uint32_t len, uint32_t record) override;
   void set_packet_log(PacketLog* log) { log_ = log; }
@@ -47,6 +49,8 @@ class RxPlane : public sc_core::sc_module, public FrameIn {
   RspProcessor rsp_processor;
 
  private:
+  const QpContextTable& qps_;
+  sender::RateControl& rate_;
   PacketLog* log_ = nullptr;
   std::function<void(const PacketRecord&)> observer_;
   std::vector<Counter*> drops_;
