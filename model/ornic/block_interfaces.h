@@ -70,6 +70,8 @@ class HdrGeneratorPort {
   // destination QP. If in_place, the payload has wire::header_size(spec) bytes of room
   // before it and 8 after it, and the frame is built around it there (no copy).
   virtual Cycle send_data(Cycle t, const QpContext& qp, wire::FrameSpec& spec, bool in_place) = 0;
+  // A CNP (DCQCN's congestion notification) to the QP's peer.
+  virtual Cycle send_cnp(Cycle t, const QpContext& qp) { return t; }
   virtual Cycle free_at() const = 0;      // the generator itself
   virtual Cycle mac_free_at() const = 0;  // the MAC behind it
 };
@@ -88,6 +90,8 @@ class ResponderWork {
                                  const wire::SchemeFeedback& fb) = 0;
   virtual void register_read(Cycle t, uint32_t qp, uint64_t va, uint32_t len, uint32_t psn,
                              uint32_t msn, bool ooo, bool duplicate) = 0;
+  // DCQCN's notification point: a CNP to the QP's peer (pacing is the caller's).
+  virtual void register_cnp(Cycle t, uint32_t qp) {}
 };
 
 // The Bitmap Manager as the Req and Rsp Processors reach it: one port, so their calls

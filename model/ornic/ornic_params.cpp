@@ -102,6 +102,11 @@ void OrnicParams::describe(ParamTable& t) {
         "reaction point, cc.dcqcn.*)",
         sender::rate_choices());
   sender.dcqcn.describe(t);
+  t.add("cc.cnp_interval_us", &np.cnp_interval_us, "us",
+        "notification point: a QP that receives a CE-marked packet sends its peer a CNP, at "
+        "most one per this interval (0: one per marked packet, as ns-3 HPCC; 50: the DCQCN "
+        "paper and ConWeave's NICs)",
+        0, 1e6);
   t.add("tx.arbiter.schedule_cycles", &arbiter.schedule_cycles, "cycle",
         "TX arbiter cycles to grant a data packet (then the WQE cache read)", 0, 1000);
   t.add("tx.arbiter.lookahead_cycles", &arbiter.lookahead_cycles, "cycle",

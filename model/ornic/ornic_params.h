@@ -64,6 +64,10 @@ struct ReqManagerParams {  // control.req_manager.*
   uint32_t schedule_cycles = 1;
 };
 
+struct NotificationPointParams {  // cc.* (the receiving side of DCQCN)
+  double cnp_interval_us = 50;    // 0: a CNP for every CE-marked packet
+};
+
 struct HdrGeneratorParams {  // tx.hdr_generator.*
   uint32_t ack_cycles = 4;
   uint32_t data_cycles = 4;
@@ -123,6 +127,7 @@ struct OrnicParams {
   HdrGeneratorParams hdr_generator;
   QpManagerParams qp_manager;
   SenderPolicyParams sender;
+  NotificationPointParams np;
   TxArbiterParams arbiter;
   RspManagerParams rsp_manager;
   CqeManagerParams cqe_manager;

@@ -55,6 +55,7 @@ class Dcqcn final : public RateControl {
   Cycle earliest(uint32_t qi, Cycle now, uint32_t bytes) override;
   void sent(uint32_t qi, Cycle start, uint32_t bytes) override;
   void on_cnp(uint32_t qi, Cycle t) override;
+  bool ecn_capable() const override { return true; }
 
   // For tests and results: the QP's state after its timers up to t.
   double rate_gbps(uint32_t qi, Cycle t);

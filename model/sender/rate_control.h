@@ -26,6 +26,8 @@ class RateControl {
   virtual void on_ack(uint32_t qi, Cycle t, uint32_t acked_psns) {}
   virtual void on_cnp(uint32_t qi, Cycle t) {}
   virtual void on_timeout(uint32_t qi, Cycle t) {}
+  // Data packets go out ECN-capable (ECT(0)) when the core reads ECN (CNPs).
+  virtual bool ecn_capable() const { return false; }
 };
 
 // Line rate, no pacing, the QP's source port: today's behaviour.

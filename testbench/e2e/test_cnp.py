@@ -1,7 +1,9 @@
 #!/usr/bin/python3
-"""CNPs reach the transmit seam's rate core: a CNP to one of the NIC's QPs is
-logged `cnp` and counted by DCQCN's reaction point; one to an unknown QP is a
-`ud_or_cnp` drop, as before."""
+"""DCQCN's two ends in the NIC. Reaction point: a CNP to one of the NIC's QPs is
+logged `cnp` and counted by the rate core; one to an unknown QP is a `ud_or_cnp`
+drop, as before. Notification point: CE-marked packets make the NIC send CNPs to
+the QP's peer, at most one per cc.cnp_interval_us. With tx.rate dcqcn, data
+packets go out ECN-capable (ECT(0))."""
 
 import os
 import unittest
@@ -49,6 +51,66 @@ class Cnp(e2e.OonicTestCase):
         self.assertEqual(r.packets()[1]["verdict"], "cnp")
         self.assertNotIn("nic0.tx.rate.cnps", r.stats_json["stats"])
         self.assertTrue(r.stats_json["integrity"]["ok"])
+
+
+    def marked_trace(self):
+        # Six CE-marked WRITEs 10 us apart to QP 0x11 (peer QP 0x22), one ECT(0) one.
+        d = self.mkdtemp()
+        lines = ["# oonic-trace v1"]
+        for k in range(6):
+            lines.append(f"{k * 10000} op=WRITE_ONLY qp=0x11 psn={k} va=0x{0x10000 + 64 * k:x} "
+                         f"rkey=0x1234 dmalen=64 len=64 payload=pat:0x10000 tos=0x03")
+        lines.append("70000 op=WRITE_ONLY qp=0x11 psn=6 va=0x10180 rkey=0x1234 dmalen=64 len=64 "
+                     "payload=pat:0x10000 tos=0x02")
+        with open(os.path.join(d, "m.txt"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        with open(os.path.join(d, "m.qps.yaml"), "w") as f:
+            f.write(SIDECAR.replace("start_psn: 0", "peer_qpn: 0x22\n    start_psn: 0"))
+        return os.path.join(d, "m.txt")
+
+    def cnps_sent(self, r):
+        out = []
+        for fr in r.tx_frames():
+            v = e2e.decode_roce(fr)
+            if v and v["opcode"] == 0x81:
+                v["frame"] = fr
+                out.append(v)
+        return out
+
+    def test_ce_marked_packets_make_cnps_one_per_interval(self):
+        tr = self.marked_trace()
+        # 50 us (the default): CNPs for the packets at 0 and 50 us.
+        r = self.replay_ok(tr)
+        cnps = self.cnps_sent(r)
+        self.assertEqual(len(cnps), 2)
+        for v in cnps:
+            self.assertEqual(v["dest_qp"], 0x22)
+            self.assertEqual(v["psn"], 0)
+            self.assertEqual(len(v["udp"]), 8 + 12 + 16 + 4)  # UDP, BTH, 16 reserved, ICRC
+            self.assertEqual(v["icrc"], e2e.expected_icrc(v["frame"]))  # scapy's ICRC
+            self.assertEqual(v["frame"][15] & 3, 0)  # not ECN-capable
+        st = r.stats_json["stats"]
+        self.assertEqual(st["nic0.rx.ce_marked"]["value"], 6)
+        self.assertEqual(st["nic0.tx.hdr_generator.cnps"]["value"], 2)
+        self.assertTrue(r.stats_json["integrity"]["ok"])
+        # 0: one per marked packet.
+        r0 = self.replay_ok(tr, "--set", "cc.cnp_interval_us=0")
+        self.assertEqual(len(self.cnps_sent(r0)), 6)
+
+    def test_dcqcn_data_packets_are_ect(self):
+        cfg = os.path.join(e2e.SOURCE_DIR, "examples", "b2b-mixed.yaml")
+        tos = {}
+        for rate in ("none", "dcqcn"):
+            out = os.path.join(self.mkdtemp(), "r")
+            r = e2e.run_oonic(["run", cfg, "--out", out, "--quiet", "--set", f"tx.rate={rate}"])
+            self.assertOk(r)
+            frames = e2e.read_pcap_frames(os.path.join(out, "a_to_b.pcap"))
+            data = [f for f in frames if (v := e2e.decode_roce(f)) and v["opcode"] in
+                    (0x06, 0x07, 0x08, 0x0a)]  # WRITE First/Middle/Last/Only
+            self.assertTrue(data)
+            tos[rate] = {f[15] & 3 for f in data}  # IPv4 TOS byte (no VLAN)
+        self.assertEqual(tos["none"], {0})
+        self.assertEqual(tos["dcqcn"], {2})
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ ReqManagerCore::ReqManagerCore(const CoreEnv& env, const QpContextTable& qps, Sr
                                    "ACKs the scheduler handed to the Hdr Generator")),
       nak_regs_(env.stats.counter("nak_registrations", "registration",
                                   "NAK registrations by the Req Processor")),
+      cnp_regs_(env.stats.counter("cnp_registrations", "registration",
+                                  "CNPs asked for by the notification point")),
       dup_reads_ignored_(env.stats.counter(
           "duplicate_reads_ignored", "request",
           "re-requested READs whose PSN a queued READ job is still to send (ignored)")) {
@@ -44,6 +46,14 @@ void ReqManagerCore::register_nak(Cycle t, uint32_t qp, uint8_t syndrome, uint32
   w.syndrome = syndrome;
   pending_.push(w);
   nak_regs_.inc();
+  wake_port->wake(t);
+}
+
+void ReqManagerCore::register_cnp(Cycle t, uint32_t qp) {
+  Pending w{};
+  w.t = t, w.seq = seq_++, w.kind = Kind::kCnp, w.qp = qp;
+  pending_.push(w);
+  cnp_regs_.inc();
   wake_port->wake(t);
 }
 
@@ -98,6 +108,9 @@ void ReqManagerCore::apply(const Pending& w) {
       s.psn = w.psn, s.msn = w.msn;
       s.cached = s.cached || w.flag;
       if (!s.queued) s.queued = true, ack_q_.push_back(w.qp);
+      break;
+    case Kind::kCnp:
+      if (!s.cnp_queued) s.cnp_queued = true, cnp_q_.push_back(w.qp);
       break;
     case Kind::kNak:
     case Kind::kBitmapNak:
@@ -180,6 +193,14 @@ void ReqManagerCore::send_control(Cycle now) {
     else
       last_activity_ =
           hdr_generator_port->send_ack(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_syndrome, false);
+    return;
+  }
+  if (!cnp_q_.empty()) {  // congestion news goes before ACKs
+    uint32_t qp = cnp_q_.front();
+    cnp_q_.pop_front();
+    slots_[qp].cnp_queued = false;
+    last_activity_ =
+        hdr_generator_port->send_cnp(now + p_.req_manager.schedule_cycles, qps_.at(qp));
     return;
   }
   uint32_t qp = ack_q_.front();

@@ -50,11 +50,14 @@ class ReqManagerCore final : public ResponderWork, public ControlSource {
                          const wire::SchemeFeedback& fb) override;
   void register_read(Cycle t, uint32_t qp, uint64_t va, uint32_t len, uint32_t psn, uint32_t msn,
                      bool ooo, bool duplicate) override;
+  void register_cnp(Cycle t, uint32_t qp) override;
 
   // ControlSource: the TX arbiter's side.
   void apply_due(Cycle now) override;
   Cycle next_pending() const override { return pending_.empty() ? kNever : pending_.top().t; }
-  bool has_control() const override { return !ack_q_.empty() || !nak_q_.empty(); }
+  bool has_control() const override {
+    return !ack_q_.empty() || !nak_q_.empty() || !cnp_q_.empty();
+  }
   void send_control(Cycle now) override;
   Cycle read_ready(Cycle now) override;
   void send_read(Cycle now) override;
@@ -63,7 +66,7 @@ class ReqManagerCore final : public ResponderWork, public ControlSource {
   Cycle last_activity() const { return last_activity_; }
 
  private:
-  enum class Kind : uint8_t { kAck, kNak, kBitmapNak, kFeedback, kRead };
+  enum class Kind : uint8_t { kAck, kNak, kBitmapNak, kFeedback, kRead, kCnp };
   struct Pending {
     Cycle t;
     uint64_t seq;
@@ -84,6 +87,7 @@ class ReqManagerCore final : public ResponderWork, public ControlSource {
     uint32_t nak_psn = 0, nak_msn = 0;
     uint8_t nak_syndrome = 0;
     bool nak_queued = false, nak_is_bitmap = false, nak_is_feedback = false;
+    bool cnp_queued = false;
     wire::BitmapBlock nak_block;
     wire::SchemeFeedback nak_feedback;
   };
@@ -104,7 +108,7 @@ class ReqManagerCore final : public ResponderWork, public ControlSource {
   Sram& mem_;
   DmaPort& dma_;
   std::vector<Slot> slots_;
-  std::deque<uint32_t> ack_q_, nak_q_;
+  std::deque<uint32_t> ack_q_, nak_q_, cnp_q_;
   std::deque<ReadJob> reads_;
   std::vector<wire::BitmapBlock> blocks_;  // of pending bitmap NAKs
   std::vector<uint32_t> free_blocks_;
@@ -116,6 +120,7 @@ class ReqManagerCore final : public ResponderWork, public ControlSource {
   Counter& ack_regs_;
   Counter& acks_sent_;
   Counter& nak_regs_;
+  Counter& cnp_regs_;
   Counter& dup_reads_ignored_;
   Probe p_queue_;
 };

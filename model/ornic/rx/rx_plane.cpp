@@ -1,6 +1,7 @@
 #include "model/ornic/rx/rx_plane.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace oonic::ornic {
 
@@ -30,7 +31,13 @@ RxPlane::RxPlane(sc_core::sc_module_name n, const BlockEnv& env, QpContextTable&
                     RspProcessorCore::Links{bitmap_manager, dma, rsp_manager, rsp_hdr_buffer,
                                             rsp_pkt_buffer}),
       qps_(qps),
-      rate_(rate) {
+      rate_(rate),
+      responder_(req_manager),
+      last_cnp_(env.p.nic.max_qps, kNever),
+      cnp_interval_(
+          static_cast<Cycle>(std::llround(env.p.np.cnp_interval_us * env.p.nic.clock_mhz))),
+      ce_marked_(env.stats.counter(std::string(name()) + ".ce_marked", "frame",
+                                   "RC frames received with ECN CE (congestion experienced)")) {
   const StatGroup drops(env.stats, std::string(name()) + ".drops");
   drops_.push_back(&accepted_frames_);  // Drop::kNone
   for (size_t i = 1; i < static_cast<size_t>(Drop::kCount); ++i)
@@ -45,6 +52,18 @@ uint64_t RxPlane::drops_total() const {
   for (size_t i = 1; i < drops_.size(); ++i)
     if (static_cast<Drop>(i) != Drop::kDuplicate) n += drops_[i]->value;
   return n;
+}
+
+// DCQCN's notification point: a CE-marked frame to one of our QPs asks for a CNP
+// to its peer, at most one per cc.cnp_interval_us.
+void RxPlane::notify_congestion(Cycle t) {
+  ce_marked_.inc();
+  const int64_t qi = qps_.find(view_.bth.dest_qp);
+  if (qi < 0) return;
+  Cycle& last = last_cnp_[static_cast<size_t>(qi)];
+  if (last != kNever && t < last + cnp_interval_) return;
+  last = t;
+  responder_.register_cnp(t, static_cast<uint32_t>(qi));
 }
 
 void RxPlane::frame_in(Cycle arrival, const uint8_t* frame, uint32_t len, uint32_t record) {
@@ -79,6 +98,7 @@ void RxPlane::frame_in(Cycle arrival, const uint8_t* frame, uint32_t len, uint32
   } else {
     rec.opcode = view_.bth.opcode, rec.qpn = view_.bth.dest_qp, rec.psn = view_.bth.psn;
     rec.payload = view_.payload_len;
+    if ((view_.tos & 3) == 3) notify_congestion(r.ready);
     if (r.request)
       req_processor.core.process(r.ready, view_, rec);
     else

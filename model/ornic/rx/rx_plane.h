@@ -51,6 +51,12 @@ class RxPlane : public sc_core::sc_module, public FrameIn {
  private:
   const QpContextTable& qps_;
   sender::RateControl& rate_;
+  ResponderWork& responder_;
+  // Notification point: the cycle of each QP's last CNP (kNever: none yet).
+  std::vector<Cycle> last_cnp_;
+  Cycle cnp_interval_;
+  Counter& ce_marked_;
+  void notify_congestion(Cycle t);
   PacketLog* log_ = nullptr;
   std::function<void(const PacketRecord&)> observer_;
   std::vector<Counter*> drops_;

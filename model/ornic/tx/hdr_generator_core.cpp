@@ -7,6 +7,8 @@ HdrGeneratorCore::HdrGeneratorCore(const CoreEnv& env, MacPort& mac)
       mac_(mac),
       buf_(16384),
       acks_(env.stats.counter("acks", "frame", "ACK frames sent")),
+      cnps_(env.stats.counter("cnps", "frame",
+                              "CNP frames sent (DCQCN notification point: CE-marked packets)")),
       naks_(env.stats.counter(
           "naks", "frame", "NAK frames sent (PSN sequence, remote access, RNR, invalid request)")),
       bitmap_naks_(
@@ -74,6 +76,18 @@ Cycle HdrGeneratorCore::send_ack(Cycle t, const QpContext& qp, uint32_t psn, uin
   s.aeth.msn = msn & wire::kPsnMask;
   s.payload_len = 0;
   ((syndrome & 0xE0) == 0 ? acks_ : naks_).inc();
+  return emit(t, p_.hdr_generator.ack_cycles, s, qp);
+}
+
+Cycle HdrGeneratorCore::send_cnp(Cycle t, const QpContext& qp) {
+  static const uint8_t kReserved[16] = {};  // RoCEv2 CNP: 16 reserved bytes
+  wire::FrameSpec s = qp.tx_template;
+  s.bth = wire::Bth{};
+  s.bth.opcode = wire::kCnp;
+  s.tos &= 0xFC;  // a CNP is not ECN-capable
+  s.payload = kReserved;
+  s.payload_len = sizeof kReserved;
+  cnps_.inc();
   return emit(t, p_.hdr_generator.ack_cycles, s, qp);
 }
 

@@ -27,6 +27,7 @@ class HdrGeneratorCore final : public HdrGeneratorPort {
   Cycle send_read_response(Cycle t, const QpContext& qp, uint8_t opcode, uint32_t psn, uint32_t msn,
                            const uint8_t* payload, uint32_t len) override;
   Cycle send_data(Cycle t, const QpContext& qp, wire::FrameSpec& spec, bool in_place) override;
+  Cycle send_cnp(Cycle t, const QpContext& qp) override;
   Cycle free_at() const override { return gen_.free_at(); }
   Cycle mac_free_at() const override { return mac_.free_at(); }
 
@@ -38,6 +39,7 @@ class HdrGeneratorCore final : public HdrGeneratorPort {
   Resource gen_;
   std::vector<uint8_t> buf_;
   Counter& acks_;
+  Counter& cnps_;
   Counter& naks_;
   Counter& bitmap_naks_;
   Counter& feedback_;

@@ -447,6 +447,7 @@ bool QpManagerCore::send_head(Cycle now) {
   f.bth = wire::Bth{};
   f.bth.psn = k.psn & wire::kPsnMask;
   f.udp_sport = l_.rate.source_port(k.qi, k.psn, f.udp_sport);
+  if (l_.rate.ecn_capable()) f.tos = static_cast<uint8_t>((f.tos & 0xFC) | 0x2);  // ECT(0)
   const uint32_t idx = static_cast<uint32_t>(wire::psn_diff(k.psn, w.start_psn));
   const bool first = idx == 0, last = idx + 1 == w.npsn;
   if (k.read_request) {
