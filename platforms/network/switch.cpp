@@ -1,0 +1,230 @@
+#include "platforms/network/switch.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string_view>
+
+#include "model/core/clock.h"
+#include "model/core/error.h"
+#include "model/wire/roce.h"
+
+namespace oonic::network {
+
+namespace {
+
+constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+
+uint64_t now_ps() {
+  return ClockDomain::ps_of(sc_core::sc_time_stamp());
+}
+
+std::vector<double> port_rates(const Topology& t, uint32_t node) {
+  std::vector<double> g;
+  for (const auto& p : t.ports[node]) g.push_back(t.links[p.link].gbps);
+  return g;
+}
+
+const SwitchParams& checked(const SwitchParams& p) {
+  if (p.pfc)
+    throw Error(msg::kConfig,
+                "switch.pfc: PAUSE frames are not carried by the fabric yet (lossy only)");
+  return p;
+}
+
+bool control_opcode(uint8_t op) {
+  return op == wire::kAcknowledge || op == wire::kOooNak || op == wire::kSchemeFeedback ||
+         op == wire::kCnp;
+}
+
+uint64_t ip_key(const wire::PacketView& v, bool dst) {
+  const auto& ip = dst ? v.dst_ip : v.src_ip;
+  if (v.ip_version == 4)
+    return uint64_t{ip[0]} << 24 | uint64_t{ip[1]} << 16 | uint64_t{ip[2]} << 8 | ip[3];
+  return fnv1a(std::string_view(reinterpret_cast<const char*>(ip.data()), ip.size()));
+}
+
+// ECN CE in the IP header of an Ethernet frame (optional 802.1Q tag); the IPv4
+// checksum is rewritten. Returns false if the frame carries no IP header.
+bool mark_ce(uint8_t* f, size_t len) {
+  size_t l3 = 14;
+  if (len < 14) return false;
+  uint16_t type = uint16_t(f[12] << 8 | f[13]);
+  if (type == 0x8100 && len >= 18) type = uint16_t(f[16] << 8 | f[17]), l3 = 18;
+  if (type == 0x0800 && len >= l3 + 20) {
+    f[l3 + 1] |= 0x03;
+    f[l3 + 10] = f[l3 + 11] = 0;
+    uint32_t sum = 0;
+    const size_t ihl = size_t{f[l3] & 0x0Fu} * 4;
+    for (size_t i = 0; i + 1 < ihl && l3 + i + 1 < len; i += 2)
+      sum += uint32_t(f[l3 + i] << 8 | f[l3 + i + 1]);
+    while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+    const uint16_t c = static_cast<uint16_t>(~sum);
+    f[l3 + 10] = static_cast<uint8_t>(c >> 8), f[l3 + 11] = static_cast<uint8_t>(c);
+    return true;
+  }
+  if (type == 0x86DD && len >= l3 + 40) {  // traffic class: bits 4..11 of the first word
+    f[l3 + 1] |= 0x30;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Switch::Switch(sc_core::sc_module_name name, const SwitchParams& sp, const RoutingParams& rp,
+               const Topology& t, const Routes& routes, uint32_t node, const AddressMap& hosts,
+               uint64_t seed, Stats& stats)
+    : sc_module(name),
+      routes_(routes),
+      node_(node),
+      hosts_(hosts),
+      core_(checked(sp), port_rates(t, node), seed, this->name()),
+      select_(rp, seed, this->name()),
+      wire_(t.ports[node].size()),
+      start_at_(t.ports[node].size(), kNone),
+      unroutable_(stats.counter(std::string(this->name()) + ".unroutable", "frame",
+                                "frames to no known host, or not IP (dropped)")) {
+  const std::string n = this->name();
+  for (uint32_t k = 0; k < t.ports[node].size(); ++k) {
+    rx_socket.push_back(std::make_unique<Target>(("rx_socket_" + std::to_string(k)).c_str()));
+    tx_socket.push_back(std::make_unique<Initiator>(("tx_socket_" + std::to_string(k)).c_str()));
+    rx_socket.back()->register_b_transport(this, &Switch::b_transport, static_cast<int>(k));
+    prop_ps_.push_back(
+        static_cast<uint64_t>(std::llround(t.links[t.ports[node][k].link].delay_ns * 1000.0)));
+  }
+  auto c = [this](auto get) { return [this, get] { return static_cast<double>(get(core_)); }; };
+  stats.derived(n + ".frames_in", "frame", "frames that arrived (any port)",
+                c([](const SwitchCore& s) { return s.counters().frames_in; }));
+  stats.derived(n + ".frames_out", "frame", "frames sent (any port)",
+                c([](const SwitchCore& s) { return s.counters().frames_out; }));
+  stats.derived(n + ".bytes_out", "byte", "frame bytes sent (without FCS)",
+                c([](const SwitchCore& s) { return s.counters().bytes_out; }));
+  stats.derived(n + ".marked", "frame", "frames marked CE by RED",
+                c([](const SwitchCore& s) { return s.counters().marked; }));
+  stats.derived(n + ".peak_buffer_bytes", "byte", "most bytes in the shared buffer at once",
+                c([](const SwitchCore& s) { return s.counters().peak_used_bytes; }));
+  for (size_t d = 1; d < static_cast<size_t>(SwitchDrop::kCount); ++d)
+    stats.derived(n + ".drops." + to_string(static_cast<SwitchDrop>(d)), "frame",
+                  "frames dropped for this reason (docs: the switch core)",
+                  [this, d] { return static_cast<double>(core_.counters().drops[d]); });
+  SC_THREAD(run);
+}
+
+void Switch::schedule(uint64_t t, uint8_t kind, uint32_t port) {
+  const uint64_t now = now_ps();
+  events_.push({t, seq_++, kind, port});
+  // An earlier pending notification wins over a later one (IEEE 1666 5.10.8).
+  wake_.notify(ClockDomain::from_ps(t > now ? t - now : 0));
+}
+
+void Switch::try_start(uint32_t port, uint64_t now) {
+  const uint64_t t = core_.next_start_ps(port);
+  if (t == kNone || t >= start_at_[port]) return;  // nothing, or an earlier start is pending
+  start_at_[port] = std::max(t, now);
+  schedule(start_at_[port], 0, port);
+}
+
+void Switch::b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  if (gp.get_command() != tlm::TLM_WRITE_COMMAND) {
+    gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return;
+  }
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  const uint64_t now = now_ps() + ClockDomain::ps_of(delay);
+  const uint8_t* f = gp.get_data_ptr();
+  const uint32_t len = gp.get_data_length();
+  wire::PacketView v;
+  const wire::ParseStatus st = wire::parse(f, len, v, false);
+  if (!v.ip_version) {
+    unroutable_.inc();
+    return;
+  }
+  std::array<uint8_t, 16> dip = v.dst_ip;
+  if (v.ip_version == 4) std::fill(dip.begin() + 4, dip.end(), 0);
+  auto h = hosts_.find({v.ip_version, dip});
+  if (h == hosts_.end()) {
+    unroutable_.inc();
+    return;
+  }
+  const std::vector<uint32_t>& ports = routes_.next_ports(node_, h->second);
+  if (ports.empty()) {
+    unroutable_.inc();
+    return;
+  }
+  FlowKey key{ip_key(v, false), ip_key(v, true), v.udp_sport, v.udp_dport, 17};
+  const uint32_t out = select_.choose(key, h->second, ports, now, [this](uint32_t p) {
+    return core_.queue_bytes(p, 0) + (core_.queue_bytes(p, 1));
+  });
+  const bool roce = st == wire::ParseStatus::kOk || st == wire::ParseStatus::kBadIcrc ||
+                    st == wire::ParseStatus::kUdOrCnp;
+  SwitchCore::Frame fr;
+  fr.len = len;
+  fr.prio = roce && control_opcode(v.bth.opcode) ? 0 : 1;
+  fr.ect = (v.tos & 3) == 1 || (v.tos & 3) == 2;
+  fr.in_port = static_cast<uint32_t>(port);
+  uint32_t slot;
+  if (free_.empty()) {
+    slot = static_cast<uint32_t>(bufs_.size());
+    bufs_.emplace_back();
+  } else {
+    slot = free_.back();
+    free_.pop_back();
+  }
+  fr.tag = slot;
+  SwitchCore::Admit a = core_.enqueue(now, out, fr);
+  if (!a.accepted) {
+    free_.push_back(slot);
+    return;
+  }
+  bufs_[slot].assign(f, f + len);
+  if (a.ce) mark_ce(bufs_[slot].data(), len);
+  try_start(out, now);
+}
+
+void Switch::run() {
+  for (;;) {
+    sc_core::wait(wake_);
+    ++wakes_;
+    step();
+  }
+}
+
+void Switch::step() {
+  const uint64_t now = now_ps();
+  while (!events_.empty() && events_.top().t <= now) {
+    const Event e = events_.top();
+    events_.pop();
+    if (e.kind == 0) {
+      if (start_at_[e.port] != e.t) continue;  // superseded by an earlier start
+      start_at_[e.port] = kNone;
+      if (auto d = core_.start_next(e.port, now)) {
+        const uint32_t slot = static_cast<uint32_t>(d->frame.tag);
+        if (d->ce) mark_ce(bufs_[slot].data(), bufs_[slot].size());
+        wire_[e.port].push_back({d->end_ps + prop_ps_[e.port], slot});
+        schedule(d->end_ps + prop_ps_[e.port], 1, e.port);
+      }
+      try_start(e.port, now);
+    } else {
+      const InFlight fl = wire_[e.port].front();
+      wire_[e.port].pop_front();
+      std::vector<uint8_t>& b = bufs_[fl.slot];
+      gp_.set_command(tlm::TLM_WRITE_COMMAND);
+      gp_.set_address(0);
+      gp_.set_data_ptr(b.data());
+      gp_.set_data_length(static_cast<unsigned>(b.size()));
+      gp_.set_streaming_width(static_cast<unsigned>(b.size()));
+      gp_.set_byte_enable_ptr(nullptr);
+      gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+      (*tx_socket[e.port])->b_transport(gp_, d);
+      free_.push_back(fl.slot);
+    }
+  }
+  if (!events_.empty()) {
+    const uint64_t t = events_.top().t;
+    wake_.notify(ClockDomain::from_ps(t > now ? t - now : 0));
+  }
+}
+
+}  // namespace oonic::network

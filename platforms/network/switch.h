@@ -1,0 +1,99 @@
+// A packet-level switch as a SystemC module: the shell of SwitchCore (queues,
+// admission, RED/ECN, strict priority, serialization) and PathSelect (the
+// equal-cost choice) on a Topology node (issue 15).
+//   rx_socket_<k>  TLM target: frames arriving on port k, called when the
+//                  frame's last byte has arrived (b_transport, TLM_WRITE_COMMAND,
+//                  Ethernet without FCS; the bytes are copied).
+//   tx_socket_<k>  TLM initiator: frames leaving port k, called with zero delay
+//                  when the frame's last byte reaches the far end: its last byte
+//                  left the port (SwitchCore) + the link's propagation delay.
+// Routing: the destination IP names a host (the address map); the egress port
+// is one of Routes::next_ports, chosen by PathSelect on the RoCEv2 5-tuple.
+// Priority 0 (ACK, NAK, OOO NAK, Scheme Feedback, CNP) and 1 (everything else).
+// A frame marked CE gets ECN 11 (IPv4: the header checksum is rewritten; the
+// ICRC masks the ECN bits). Frames to an unknown address, or not IP, are
+// dropped and counted (unroutable). One SC_THREAD; it wakes only when a frame
+// is due to start or to arrive.
+// PFC is not carried yet: switch.pfc is refused.
+#pragma once
+
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <queue>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <utility>
+#include <vector>
+
+#include "model/core/stats.h"
+#include "platforms/network/path_select.h"
+#include "platforms/network/switch_core.h"
+#include "platforms/network/topology.h"
+#include "tlm/net_packet.h"
+
+namespace oonic::network {
+
+// Host addresses: (IP version, address bytes, IPv4 in the first 4) -> host node.
+using AddressMap = std::map<std::pair<uint8_t, std::array<uint8_t, 16>>, uint32_t>;
+
+class Switch : public sc_core::sc_module {
+ public:
+  using Target = tlm_utils::simple_target_socket_tagged<Switch>;
+  using Initiator = tlm_utils::simple_initiator_socket_tagged<Switch>;
+  std::vector<std::unique_ptr<Target>> rx_socket;     // per port
+  std::vector<std::unique_ptr<Initiator>> tx_socket;  // per port
+
+  // node: this switch in t; stats under "<name>.". Throws oonic::Error (kConfig).
+  Switch(sc_core::sc_module_name name, const SwitchParams& sp, const RoutingParams& rp,
+         const Topology& t, const Routes& routes, uint32_t node, const AddressMap& hosts,
+         uint64_t seed, Stats& stats);
+
+  const SwitchCore& core() const { return core_; }
+  uint64_t wakes() const { return wakes_; }
+
+ private:
+  SC_HAS_PROCESS(Switch);
+  void b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void run();
+  void step();  // everything due now
+  void schedule(uint64_t t, uint8_t kind, uint32_t port);
+  void try_start(uint32_t port, uint64_t now);
+
+  struct Event {
+    uint64_t t;
+    uint64_t seq;
+    uint8_t kind;  // 0: start on port, 1: arrival at the far end of port
+    uint32_t port;
+    bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  };
+  struct InFlight {
+    uint64_t arrive_ps;
+    uint32_t slot;
+  };
+
+  const Routes& routes_;
+  uint32_t node_;
+  const AddressMap& hosts_;
+  SwitchCore core_;
+  PathSelect select_;
+  std::vector<uint64_t> prop_ps_;           // per port
+  std::vector<std::deque<InFlight>> wire_;  // per port, in arrival order
+  std::vector<uint64_t> start_at_;          // per port: the start event pending (or max)
+  std::vector<std::vector<uint8_t>> bufs_;  // frame copies by slot (= SwitchCore tag)
+  std::vector<uint32_t> free_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  uint64_t seq_ = 0;
+  sc_core::sc_event wake_;
+  uint64_t wakes_ = 0;
+  tlm::tlm_generic_payload gp_;
+  Counter& unroutable_;
+};
+
+}  // namespace oonic::network
