@@ -1,0 +1,171 @@
+// Flow workloads (platforms/network/workload.h), without the kernel: the shipped
+// size CDFs, draws and means derived by hand, ns-3 HPCC's flow file, and
+// generated flows (patterns, offered load, determinism).
+#include "platforms/network/workload.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/core/error.h"
+
+namespace oonic::network {
+namespace {
+
+std::string data(const std::string& f) {
+  return std::string(OONIC_SOURCE_DIR) + "/data/cdf/" + f;
+}
+
+class WorkloadFiles : public ::testing::Test {
+ protected:
+  std::string write(const std::string& text) {
+    char tmpl[] = "/tmp/oonic-wl-XXXXXX";
+    int fd = mkstemp(tmpl);
+    EXPECT_GE(fd, 0);
+    close(fd);
+    paths_.push_back(tmpl);
+    std::ofstream(paths_.back()) << text;
+    return paths_.back();
+  }
+  void TearDown() override {
+    for (const auto& p : paths_) std::remove(p.c_str());
+  }
+  template <class F>
+  std::string error(F f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.id(), msg::kConfig);
+      return e.what();
+    }
+    ADD_FAILURE() << "no error";
+    return "";
+  }
+  std::vector<std::string> paths_;
+};
+
+TEST_F(WorkloadFiles, WebSearchCdfMeanAndDraws) {
+  SizeCdf c = SizeCdf::read(data("websearch.txt"));
+  // Sum of (x0 + x1) / 2 x (p1 - p0) / 100 over the 11 segments:
+  // 5000x15 + 15000x5 + 25000x10 + 40000x10 + 65000x13 + 140000x7 + 600000x10
+  // + 1.5e6x10 + 3.5e6x10 + 7.5e6x7 + 2e7x3 = 2,625,000 + 168,500,000 -> /100.
+  EXPECT_DOUBLE_EQ(c.mean(), 1711250.0);
+  // u = 0.5: p = 50 on (50000, 40)-(80000, 53): 50000 + 30000 x 10 / 13 = 73076.9 -> 73077.
+  EXPECT_EQ(c.sample(0.5), 73077u);
+  EXPECT_EQ(c.sample(0.0), 1u);  // size 0 is drawn as one byte
+  EXPECT_EQ(c.sample(0.999999999), 30000000u);
+  SizeCdf fb = SizeCdf::read(data("fb_hadoop.txt"));
+  // p = 10 on (300, 5)-(350, 15): 325.
+  EXPECT_EQ(fb.sample(0.10), 325u);
+}
+
+TEST_F(WorkloadFiles, CdfErrorsNameFileAndLine) {
+  std::string p = write("0 0\n100 50\n90 60\n200 100\n");
+  EXPECT_NE(error([&] { SizeCdf::read(p); }).find(p + ":3: sizes and percents must not decrease"),
+            std::string::npos);
+  p = write("# comment\n0 0\n100 90\n");
+  EXPECT_NE(error([&] { SizeCdf::read(p); }).find(p + ": the last percent must be 100"),
+            std::string::npos);
+  p = write("0 0\n100 fifty\n");
+  EXPECT_NE(error([&] { SizeCdf::read(p); }).find(p + ":2: expected 'bytes cumulative-percent'"),
+            std::string::npos);
+  EXPECT_NE(error([&] { SizeCdf::read("/nonexistent/cdf.txt"); }).find("cannot open"),
+            std::string::npos);
+}
+
+TEST_F(WorkloadFiles, HpccFlowFileReadsAndWritesBack) {
+  std::string p = write("3\n0 1 3 100 1000 0.000001\n2 0 3 100 5000 0.000002\n1 2 3 100 7 2e-6\n");
+  std::vector<Flow> f = read_hpcc_flows(p, 3);
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[1].src, 2u);
+  EXPECT_EQ(f[1].bytes, 5000u);
+  EXPECT_EQ(f[1].start_ps, 2000000u);
+  EXPECT_EQ(hpcc_flows_text(f),
+            "3\n0 1 3 100 1000 0.000001000\n2 0 3 100 5000 0.000002000\n1 2 3 100 7 0.000002000\n");
+  std::string bad = write("2\n0 0 3 100 10 0\n");
+  EXPECT_NE(error([&] { read_hpcc_flows(bad, 3); }).find(bad + ":2: a flow from host 0 to itself"),
+            std::string::npos);
+  bad = write("1\n0 9 3 100 10 0\n");
+  EXPECT_NE(error([&] { read_hpcc_flows(bad, 3); }).find(":2: host out of range"),
+            std::string::npos);
+  bad = write("3\n0 1 3 100 10 0\n");
+  EXPECT_NE(error([&] { read_hpcc_flows(bad, 3); }).find("expected 3 flows, found 1"),
+            std::string::npos);
+  bad = write("2\n0 1 3 100 10 0.5\n1 0 3 100 10 0.1\n");
+  EXPECT_NE(error([&] { read_hpcc_flows(bad, 3); }).find(":3: start times must not go back"),
+            std::string::npos);
+}
+
+TEST(Workload, OfferedLoadMatchesTheTarget) {
+  // Every flow 1000 B: host h starts flows at rate 0.5 x 100 Gbit/s / 8000 bit =
+  // 6.25 M/s, 6250 expected in 1 ms; 8 hosts: 50,000 +- 224 (Poisson).
+  SizeCdf c = SizeCdf::from_points({{1000, 0}, {1000, 100}}, "fixed");
+  WorkloadParams p;
+  p.load = 0.5;
+  p.host_gbps = 100;
+  p.duration_s = 0.001;
+  std::vector<Flow> f = generate_flows(p, c, 8);
+  EXPECT_NEAR(static_cast<double>(f.size()), 50000, 4 * std::sqrt(50000.0));
+  for (size_t i = 1; i < f.size(); ++i) ASSERT_LE(f[i - 1].start_ps, f[i].start_ps);
+  for (const Flow& x : f) {
+    ASSERT_NE(x.src, x.dst);
+    ASSERT_LT(x.start_ps, 1000000000u);
+    ASSERT_EQ(x.bytes, 1000u);
+  }
+}
+
+TEST(Workload, PatternsAndDeterminism) {
+  SizeCdf c = SizeCdf::read(data("fb_hadoop.txt"));
+  WorkloadParams p;
+  p.pattern = "permutation";
+  p.duration_s = 0.0002;
+  std::vector<Flow> f = generate_flows(p, c, 16);
+  std::vector<int> dst_of(16, -1);
+  for (const Flow& x : f) {
+    ASSERT_NE(x.src, x.dst);
+    if (dst_of[x.src] < 0) dst_of[x.src] = static_cast<int>(x.dst);
+    ASSERT_EQ(dst_of[x.src], static_cast<int>(x.dst));  // always the same destination
+  }
+  std::set<int> dsts(dst_of.begin(), dst_of.end());
+  EXPECT_EQ(dsts.size(), 16u);  // a permutation: every host receives from one
+  p.pattern = "incast";
+  for (const Flow& x : generate_flows(p, c, 16)) {
+    ASSERT_EQ(x.dst, 0u);
+    ASSERT_NE(x.src, 0u);
+  }
+  p.pattern = "random";
+  std::vector<Flow> a = generate_flows(p, c, 16), b = generate_flows(p, c, 16);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    ASSERT_TRUE(a[i].src == b[i].src && a[i].dst == b[i].dst && a[i].bytes == b[i].bytes &&
+                a[i].start_ps == b[i].start_ps);
+  p.seed = 2;
+  std::vector<Flow> d = generate_flows(p, c, 16);
+  EXPECT_FALSE(d.size() == a.size() && d[0].start_ps == a[0].start_ps);
+}
+
+TEST(Workload, BadParametersNameTheKey) {
+  SizeCdf c = SizeCdf::from_points({{0, 0}, {1000, 100}}, "x");
+  WorkloadParams p;
+  p.load = 1.0;
+  try {
+    generate_flows(p, c, 4);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("workload.load"), std::string::npos);
+  }
+  p.load = 0.5;
+  p.pattern = "all-to-one";
+  EXPECT_THROW(generate_flows(p, c, 4), Error);
+  p.pattern = "random";
+  EXPECT_THROW(generate_flows(p, c, 1), Error);
+}
+
+}  // namespace
+}  // namespace oonic::network
