@@ -121,19 +121,10 @@ void NetworkLink::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   const uint64_t start = now + ClockDomain::ps_of(delay);
   const uint8_t* f = gp.get_data_ptr();
   const size_t len = gp.get_data_length();
-  uint32_t slot;
-  if (free_.empty()) {
-    slot = static_cast<uint32_t>(bufs_.size());
-    bufs_.emplace_back();
-  } else {
-    slot = free_.back();
-    free_.pop_back();
-  }
-  std::vector<uint8_t>& b = bufs_[slot];
-  b.assign(f, f + len);
-  LinkCore::Decision d = core_.on_frame(start, b.data(), len, slot);
+  const uint32_t slot = slots_.put(f, len);
+  LinkCore::Decision d = core_.on_frame(start, slots_[slot].data(), len, slot);
   if (d.drop) {
-    free_.push_back(slot);
+    slots_.release(slot);
     sync_stats();
     if (on_drop_) on_drop_(d.start_ps, f, len, to_string(d.reason));
   } else {
@@ -148,7 +139,7 @@ void NetworkLink::deliver_loop() {
     while (core_.pending() && core_.next_delivery_ps() <= now_ps()) {
       LinkCore::Delivery r = core_.deliver();
       const uint32_t slot = static_cast<uint32_t>(r.tag);
-      uint8_t* data = bufs_[slot].data();
+      uint8_t* data = slots_[slot].data();
       last_delivery_ps_ = r.delivered_ps;
       delay_ns_.add(static_cast<double>(r.delivered_ps - r.start_ps) / 1000.0);
       sync_stats();
@@ -168,7 +159,7 @@ void NetworkLink::deliver_loop() {
       tx_socket->b_transport(gp_, zero);
       gp_.clear_extension(&meta_);
       if (gp_.is_response_error()) error_responses_.inc();
-      free_.push_back(slot);
+      slots_.release(slot);
     }
     schedule_wake(now_ps());
     wait(wake_);

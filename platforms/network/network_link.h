@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "model/core/stats.h"
+#include "platforms/network/frame_slots.h"
 #include "platforms/network/link_core.h"
 #include "platforms/network/network_params.h"
 #include "tlm/net_packet.h"
@@ -67,8 +68,7 @@ class NetworkLink : public sc_core::sc_module {
   void schedule_wake(uint64_t now_ps);
 
   LinkCore core_;
-  std::vector<std::vector<uint8_t>> bufs_;  // frame copies, indexed by the core's tag
-  std::vector<uint32_t> free_;              // free entries of bufs_
+  FrameSlots slots_;  // frame copies, by the core's tag
   sc_core::sc_event wake_;
   DeliverFn on_deliver_;
   DropFn on_drop_;

@@ -163,22 +163,13 @@ void Switch::b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_tim
   fr.prio = roce && control_opcode(v.bth.opcode) ? 0 : 1;
   fr.ect = (v.tos & 3) == 1 || (v.tos & 3) == 2;
   fr.in_port = static_cast<uint32_t>(port);
-  uint32_t slot;
-  if (free_.empty()) {
-    slot = static_cast<uint32_t>(bufs_.size());
-    bufs_.emplace_back();
-  } else {
-    slot = free_.back();
-    free_.pop_back();
-  }
-  fr.tag = slot;
+  fr.tag = slots_.put(f, len);
   SwitchCore::Admit a = core_.enqueue(now, out, fr);
   if (!a.accepted) {
-    free_.push_back(slot);
+    slots_.release(static_cast<uint32_t>(fr.tag));
     return;
   }
-  bufs_[slot].assign(f, f + len);
-  if (a.ce) mark_ce(bufs_[slot].data(), len);
+  if (a.ce) mark_ce(slots_[static_cast<uint32_t>(fr.tag)].data(), len);
   try_start(out, now);
 }
 
@@ -200,7 +191,7 @@ void Switch::step() {
       start_at_[e.port] = kNone;
       if (auto d = core_.start_next(e.port, now)) {
         const uint32_t slot = static_cast<uint32_t>(d->frame.tag);
-        if (d->ce) mark_ce(bufs_[slot].data(), bufs_[slot].size());
+        if (d->ce) mark_ce(slots_[slot].data(), slots_[slot].size());
         wire_[e.port].push_back({d->end_ps + prop_ps_[e.port], slot});
         schedule(d->end_ps + prop_ps_[e.port], 1, e.port);
       }
@@ -208,7 +199,7 @@ void Switch::step() {
     } else {
       const InFlight fl = wire_[e.port].front();
       wire_[e.port].pop_front();
-      std::vector<uint8_t>& b = bufs_[fl.slot];
+      std::vector<uint8_t>& b = slots_[fl.slot];
       gp_.set_command(tlm::TLM_WRITE_COMMAND);
       gp_.set_address(0);
       gp_.set_data_ptr(b.data());
@@ -218,7 +209,7 @@ void Switch::step() {
       gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
       sc_core::sc_time d = sc_core::SC_ZERO_TIME;
       (*tx_socket[e.port])->b_transport(gp_, d);
-      free_.push_back(fl.slot);
+      slots_.release(fl.slot);
     }
   }
   if (!events_.empty()) {

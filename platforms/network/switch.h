@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "model/core/stats.h"
+#include "platforms/network/frame_slots.h"
 #include "platforms/network/path_select.h"
 #include "platforms/network/switch_core.h"
 #include "platforms/network/topology.h"
@@ -86,8 +87,7 @@ class Switch : public sc_core::sc_module {
   std::vector<uint64_t> prop_ps_;           // per port
   std::vector<std::deque<InFlight>> wire_;  // per port, in arrival order
   std::vector<uint64_t> start_at_;          // per port: the start event pending (or max)
-  std::vector<std::vector<uint8_t>> bufs_;  // frame copies by slot (= SwitchCore tag)
-  std::vector<uint32_t> free_;
+  FrameSlots slots_;                        // frame copies by slot (= SwitchCore tag)
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   uint64_t seq_ = 0;
   sc_core::sc_event wake_;

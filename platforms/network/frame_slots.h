@@ -1,0 +1,35 @@
+// Copies of frames in flight, by slot number (a link's or a switch's tag): the
+// sender may reuse its buffer once b_transport returns. Freed slots are reused,
+// so memory follows the frames in flight.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace oonic::network {
+
+class FrameSlots {
+ public:
+  // A slot holding a copy of [f, f + n).
+  uint32_t put(const uint8_t* f, size_t n) {
+    uint32_t s;
+    if (free_.empty()) {
+      s = static_cast<uint32_t>(bufs_.size());
+      bufs_.emplace_back();
+    } else {
+      s = free_.back();
+      free_.pop_back();
+    }
+    bufs_[s].assign(f, f + n);
+    return s;
+  }
+  std::vector<uint8_t>& operator[](uint32_t s) { return bufs_[s]; }
+  void release(uint32_t s) { free_.push_back(s); }
+
+ private:
+  std::vector<std::vector<uint8_t>> bufs_;
+  std::vector<uint32_t> free_;
+};
+
+}  // namespace oonic::network
