@@ -107,6 +107,9 @@ void OrnicParams::describe(ParamTable& t) {
         "most one per this interval (0: one per marked packet, as ns-3 HPCC; 50: the DCQCN "
         "paper and ConWeave's NICs)",
         0, 1e6);
+  t.add("cc.cnp_on_ooo", &np.cnp_on_ooo,
+        "notification point: an out-of-order arrival asks for a CNP too, as a CE mark does "
+        "(how ConWeave models commodity NICs)");
   t.add("tx.arbiter.schedule_cycles", &arbiter.schedule_cycles, "cycle",
         "TX arbiter cycles to grant a data packet (then the WQE cache read)", 0, 1000);
   t.add("tx.arbiter.lookahead_cycles", &arbiter.lookahead_cycles, "cycle",

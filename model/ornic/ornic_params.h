@@ -66,6 +66,7 @@ struct ReqManagerParams {  // control.req_manager.*
 
 struct NotificationPointParams {  // cc.* (the receiving side of DCQCN)
   double cnp_interval_us = 50;    // 0: a CNP for every CE-marked packet
+  bool cnp_on_ooo = false;        // an out-of-order arrival counts as a mark (ConWeave)
 };
 
 struct HdrGeneratorParams {  // tx.hdr_generator.*

@@ -97,6 +97,24 @@ class Cnp(e2e.OonicTestCase):
         r0 = self.replay_ok(tr, "--set", "cc.cnp_interval_us=0")
         self.assertEqual(len(self.cnps_sent(r0)), 6)
 
+    def test_ooo_arrivals_make_cnps_when_asked(self):
+        """cc.cnp_on_ooo (ConWeave's commodity-NIC model): each out-of-order arrival
+        asks for a CNP like a CE mark; the interval still paces them."""
+        tr = os.path.join(e2e.TRACES_DIR, "ooo-small.txt")
+        counts = {}
+        for name, extra in (("off", []),
+                            ("every", ["--set", "cc.cnp_on_ooo=true", "--set",
+                                       "cc.cnp_interval_us=0"]),
+                            ("paced", ["--set", "cc.cnp_on_ooo=true"])):
+            r = self.replay_ok(tr, *extra)
+            ooo = sum(1 for row in r.packets() if row["verdict"] == "ooo")
+            self.assertGreater(ooo, 1)
+            counts[name] = (len(self.cnps_sent(r)), ooo)
+            self.assertEqual(r.stats_json["stats"]["nic0.rx.ce_marked"]["value"], 0)
+        self.assertEqual(counts["off"][0], 0)
+        self.assertEqual(counts["every"][0], counts["every"][1])  # one per OOO arrival
+        self.assertEqual(counts["paced"][0], 1)  # all within 50 us, one QP
+
     def test_dcqcn_data_packets_are_ect(self):
         cfg = os.path.join(e2e.SOURCE_DIR, "examples", "b2b-mixed.yaml")
         tos = {}

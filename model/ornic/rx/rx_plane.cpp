@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace oonic::ornic {
 
@@ -34,6 +35,7 @@ RxPlane::RxPlane(sc_core::sc_module_name n, const BlockEnv& env, QpContextTable&
       rate_(rate),
       responder_(req_manager),
       last_cnp_(env.p.nic.max_qps, kNever),
+      cnp_on_ooo_(env.p.np.cnp_on_ooo),
       cnp_interval_(
           static_cast<Cycle>(std::llround(env.p.np.cnp_interval_us * env.p.nic.clock_mhz))),
       ce_marked_(env.stats.counter(std::string(name()) + ".ce_marked", "frame",
@@ -56,8 +58,8 @@ uint64_t RxPlane::drops_total() const {
 
 // DCQCN's notification point: a CE-marked frame to one of our QPs asks for a CNP
 // to its peer, at most one per cc.cnp_interval_us.
-void RxPlane::notify_congestion(Cycle t) {
-  ce_marked_.inc();
+void RxPlane::notify_congestion(Cycle t, bool ce) {
+  if (ce) ce_marked_.inc();
   const int64_t qi = qps_.find(view_.bth.dest_qp);
   if (qi < 0) return;
   Cycle& last = last_cnp_[static_cast<size_t>(qi)];
@@ -98,11 +100,13 @@ void RxPlane::frame_in(Cycle arrival, const uint8_t* frame, uint32_t len, uint32
   } else {
     rec.opcode = view_.bth.opcode, rec.qpn = view_.bth.dest_qp, rec.psn = view_.bth.psn;
     rec.payload = view_.payload_len;
-    if ((view_.tos & 3) == 3) notify_congestion(r.ready);
+    if ((view_.tos & 3) == 3) notify_congestion(r.ready, true);
     if (r.request)
       req_processor.core.process(r.ready, view_, rec);
     else
       rsp_processor.core.process(r.ready, view_, rec);
+    if (cnp_on_ooo_ && (view_.tos & 3) != 3 && std::strcmp(rec.verdict, "ooo") == 0)
+      notify_congestion(r.ready, false);
   }
   drops_[static_cast<size_t>(rec.drop)]->inc();
   last_rx_ = std::max({last_rx_, rec.parsed, rec.processed, rec.dma_done});

@@ -54,9 +54,10 @@ class RxPlane : public sc_core::sc_module, public FrameIn {
   ResponderWork& responder_;
   // Notification point: the cycle of each QP's last CNP (kNever: none yet).
   std::vector<Cycle> last_cnp_;
+  bool cnp_on_ooo_;
   Cycle cnp_interval_;
   Counter& ce_marked_;
-  void notify_congestion(Cycle t);
+  void notify_congestion(Cycle t, bool ce);  // ce: a CE mark (else an OOO arrival)
   PacketLog* log_ = nullptr;
   std::function<void(const PacketRecord&)> observer_;
   std::vector<Counter*> drops_;
