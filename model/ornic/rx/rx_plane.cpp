@@ -74,23 +74,17 @@ void RxPlane::frame_in(Cycle arrival, const uint8_t* frame, uint32_t len, uint32
   rec.arrival = arrival;
   RxParserCore::Result r = parser.core.receive(arrival, frame, len, view_);
   rec.parsed = r.ready;
-  if (r.drop == Drop::kUdOrCnp && view_.bth.opcode == wire::kCnp) {
-    // DCQCN's congestion notification for one of our QPs: the rate core reacts.
-    // A CNP to a QP this NIC does not have stays a ud_or_cnp drop.
-    const int64_t qi = qps_.find(view_.bth.dest_qp);
-    if (qi >= 0) {
-      rate_.on_cnp(static_cast<uint32_t>(qi), r.ready);
-      rec.verdict = "cnp";
-      rec.opcode = view_.bth.opcode, rec.qpn = view_.bth.dest_qp, rec.psn = view_.bth.psn;
-      rec.payload = view_.payload_len;
-      drops_[0]->inc();
-      last_rx_ = std::max(last_rx_, rec.parsed);
-      if (log_) log_->write(rec);
-      if (observer_) observer_(rec);
-      return;
-    }
-  }
-  if (r.drop != Drop::kNone) {
+  // DCQCN's congestion notification for one of our QPs: the rate core reacts.
+  // A CNP to a QP this NIC does not have stays a ud_or_cnp drop.
+  const int64_t cnp_qi = r.drop == Drop::kUdOrCnp && view_.bth.opcode == wire::kCnp
+                             ? qps_.find(view_.bth.dest_qp)
+                             : -1;
+  if (cnp_qi >= 0) {
+    rate_.on_cnp(static_cast<uint32_t>(cnp_qi), r.ready);
+    rec.verdict = "cnp";
+    rec.opcode = view_.bth.opcode, rec.qpn = view_.bth.dest_qp, rec.psn = view_.bth.psn;
+    rec.payload = view_.payload_len;
+  } else if (r.drop != Drop::kNone) {
     rec.verdict = "dropped";
     rec.drop = r.drop;
     if (r.drop == Drop::kBadIcrc || r.drop == Drop::kUdOrCnp || r.drop >= Drop::kReqPktBufferFull) {
