@@ -138,15 +138,20 @@ Cycle Dcqcn::earliest(uint32_t qi, Cycle now, uint32_t bytes) {
   if (!q.active) return now;
   advance(q, now);
   if (q.next_avail > now) paced_.inc();
-  return std::max(now, q.next_avail);
+  // The packet is booked at once: the TX path asks for several packets ahead
+  // (tx.qp_manager.prefetch_packets) before it sends the first.
+  const Cycle t = std::max(now, q.next_avail);
+  q.last_bytes = bytes;
+  q.next_avail = t + tx_cycles(q.rc, bytes);
+  return t;
 }
 
 void Dcqcn::sent(uint32_t qi, Cycle start, uint32_t bytes) {
   Qp& q = qp(qi);
   if (!q.active) return;
   advance(q, start);
-  q.last_bytes = bytes;
-  q.next_avail = start + tx_cycles(q.rc, bytes);
+  // A packet that left later than booked (the MAC was busy) pushes the next.
+  q.next_avail = std::max(q.next_avail, start + tx_cycles(q.rc, bytes));
 }
 
 double Dcqcn::rate_gbps(uint32_t qi, Cycle t) {

@@ -18,7 +18,9 @@
 // CNP (nothing wakes for them); at one cycle the order is alpha, decrease,
 // increase. A QP that never got a CNP is not paced. Pacing: a packet may start
 // when the previous one's bytes (payload + pacing_overhead_bytes) have gone at
-// Rc; a rate change moves that time as ns-3 HPCC does.
+// Rc, booked when the TX path asks (it asks a few packets ahead) and pushed
+// back if the packet left later; a rate change moves that time as ns-3 HPCC
+// does.
 #pragma once
 
 #include <cstdint>

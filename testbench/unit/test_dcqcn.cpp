@@ -136,6 +136,12 @@ TEST(Dcqcn, PacketsArePacedAtTheCurrentRate) {
   const Cycle gap = static_cast<Cycle>(std::ceil(4158 * 8 / rc));
   EXPECT_EQ(d.earliest(1, 4 * kUs + 1, 4096), 4 * kUs + gap);
   EXPECT_EQ(r.stats.counter_value("nic0.tx.rate.paced_packets"), 1u);
+  // Asked ahead (prefetch) without sending: each answer books its slot.
+  const Cycle t2 = 4 * kUs + gap;
+  EXPECT_EQ(d.earliest(1, t2, 4096), t2 + gap);
+  // A packet that left late pushes the next one.
+  d.sent(1, t2 + gap + 500, 4096);
+  EXPECT_EQ(d.earliest(1, t2 + gap + 501, 4096), t2 + gap + 500 + gap);
   // Another QP is not affected.
   EXPECT_EQ(d.earliest(2, 4 * kUs + 1, 4096), 4 * kUs + 1);
 }
