@@ -153,9 +153,8 @@ void Switch::b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_tim
     return;
   }
   FlowKey key{ip_key(v, false), ip_key(v, true), v.udp_sport, v.udp_dport, 17};
-  const uint32_t out = select_.choose(key, h->second, ports, now, [this](uint32_t p) {
-    return core_.queue_bytes(p, 0) + (core_.queue_bytes(p, 1));
-  });
+  const uint32_t out = select_.choose(key, h->second, ports, now,
+                                      [this](uint32_t p) { return core_.port_bytes(p); });
   const bool roce = st == wire::ParseStatus::kOk || st == wire::ParseStatus::kBadIcrc ||
                     st == wire::ParseStatus::kUdOrCnp;
   SwitchCore::Frame fr;

@@ -116,6 +116,11 @@ class SwitchCore {
   double mark_probability(uint64_t q) const;
   uint64_t serialization_ps(uint32_t port, uint32_t len) const;
   uint64_t queue_bytes(uint32_t port, uint8_t prio) const { return q_[idx(port, prio)].bytes; }
+  uint64_t port_bytes(uint32_t port) const {  // every priority of the port
+    uint64_t n = 0;
+    for (uint8_t c = 0; c < p_.priorities; ++c) n += q_[idx(port, c)].bytes;
+    return n;
+  }
   uint64_t ingress_bytes(uint32_t port, uint8_t prio) const { return in_[idx(port, prio)]; }
   uint64_t used_bytes() const { return used_; }
   const Counters& counters() const { return c_; }

@@ -59,7 +59,8 @@ TEST(SwitchCore, ControlFramesGoFirstButNeverPreempt) {
   for (uint64_t k = 0; k < 3; ++k) s.enqueue(0, 2, {k, 1000, 1, false, 0});
   auto first = s.start_next(2, 0);  // data frame 0 is on the wire
   ASSERT_TRUE(first);
-  s.enqueue(10, 2, {99, 60, 0, false, 1});  // an ACK arrives meanwhile
+  s.enqueue(10, 2, {99, 60, 0, false, 1});     // an ACK arrives meanwhile
+  EXPECT_EQ(s.port_bytes(2), 2 * 1000u + 60);  // data 1 and 2 and the ACK (data 0 left)
   auto d = drain(s, 2);
   ASSERT_EQ(d.size(), 3u);
   EXPECT_EQ(d[0].frame.tag, 99u);  // ahead of data 1 and 2, after data 0
