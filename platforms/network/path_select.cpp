@@ -63,14 +63,17 @@ uint32_t PathSelect::choose(const FlowKey& f, uint32_t dst_host, const std::vect
       return fl.port;
     }
     case Mode::kAdaptive: {
-      uint64_t best = UINT64_MAX;
-      std::vector<uint32_t> least;
+      // The least-loaded ports; among several, the ECMP choice (no allocation per packet).
+      uint64_t best = UINT64_MAX, ties = 0;
       for (uint32_t p : ports) {
         const uint64_t q = load ? load(p) : 0;
-        if (q < best) best = q, least.clear();
-        if (q == best) least.push_back(p);
+        if (q < best) best = q, ties = 0;
+        if (q == best) ++ties;
       }
-      return least[hash(f) % least.size()];
+      uint64_t pick = hash(f) % ties;
+      for (uint32_t p : ports)
+        if ((load ? load(p) : 0) == best && pick-- == 0) return p;
+      return ports[0];
     }
   }
   return ports[0];
