@@ -30,6 +30,7 @@ void HostMemory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& del
     return;
   }
   transport_dbg(gp);
+  if (!gp.is_response_ok()) return;
   if (gp.is_read())
     reads_.inc(), read_bytes_.inc(gp.get_data_length());
   else if (gp.is_write())
@@ -37,9 +38,27 @@ void HostMemory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& del
   delay += sc_core::sc_time(p_.access_latency_ns, sc_core::SC_NS);
 }
 
+void HostMemory::back(uint64_t base, uint64_t len, Backing* b) {
+  backed_.push_back({base, base + len, b});
+}
+
 unsigned int HostMemory::transport_dbg(tlm::tlm_generic_payload& gp) {
   uint64_t a = gp.get_address();
   unsigned len = gp.get_data_length();
+  for (const Backed& r : backed_) {
+    if (a + len <= r.base || a >= r.end) continue;
+    bool ok = a >= r.base && a + len <= r.end &&
+              (gp.is_read()    ? r.b->read(a, gp.get_data_ptr(), len)
+               : gp.is_write() ? r.b->write(a, gp.get_data_ptr(), len)
+                               : true);
+    if (!ok) {
+      errors_.inc();
+      gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+      return 0;
+    }
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    return len;
+  }
   if (gp.is_read())
     mem_.read(a, gp.get_data_ptr(), len);
   else if (gp.is_write())

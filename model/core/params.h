@@ -48,6 +48,9 @@ class ParamTable {
   const Entry* find(const std::string& key) const;
   std::string value_text(const Entry& e) const;
   const std::vector<Entry>& entries() const { return entries_; }
+  // An entry of another table (listings that merge two systems' keys); its
+  // member must outlive this table.
+  void adopt(const Entry& e) { entries_.push_back(e); }
 
   // Closest known key (for "did you mean" in errors), or "".
   std::string suggest(const std::string& key) const;

@@ -8,6 +8,7 @@
 #include "model/ornic/register_map.h"
 #include "platforms/b2b/b2b.h"
 #include "platforms/cli/cli.h"
+#include "platforms/fabric/fabric.h"
 #include "platforms/replay/replay.h"
 
 namespace oonic::cli {
@@ -53,7 +54,8 @@ void add_run(CLI::App& oonic, Context& ctx) {
   CLI::App* c = add_command(
       oonic, "run",
       "two NICs (hosts, PCIe, a reordering/lossy network) run a\n"
-      "workload of WRITE/READ/SEND WQEs; scoreboard checked",
+      "workload of WRITE/READ/SEND WQEs, or a fabric of hosts and\n"
+      "switches runs flows; scoreboard checked",
       "Builds the b2b system: host A and host B, each with its memory and PCIe link\n"
       "and an ORNIC NIC, connected by a network that delays, reorders (OOO distance)\n"
       "and drops (random rate or listed PSNs). Host A posts the workload (workload.*\n"
@@ -61,8 +63,15 @@ void add_run(CLI::App& oonic, Context& ctx) {
       "register bus, and takes CQEs. After the run the scoreboard checks every WQE:\n"
       "bytes at the destination equal the source, exactly one CQE each, no READ CQE\n"
       "before its data. CONFIG is a YAML file (`oonic params` lists every key;\n"
-      "examples/ has runnable ones); \"-\" runs the defaults.",
+      "examples/ has runnable ones); \"-\" runs the defaults.\n"
+      "\n"
+      "With a topology section (topology.*, switch.*, routing.*, flows.* keys) it\n"
+      "builds a fabric instead (docs/FABRIC.md): every host a NIC with its PCIe and\n"
+      "memory, switches that queue, mark ECN, drop and route; each flow one QP and\n"
+      "one WQE posted at its start; every byte checked as it lands.",
       "results: stats.json wqes.csv sram.csv a_to_b.pcap b_to_a.pcap config.yaml [waves.vcd]\n"
+      "fabric:  stats.json fct.csv fct.txt qps.csv links.csv summary.txt flows.txt\n"
+      "         config.yaml [queues.csv sram.csv h<i>_tx.pcap waves.vcd]\n"
       "exit status: 0 every WQE completed and the scoreboard is clean, 1 otherwise,\n"
       "             2 bad input");
   add_positional(c, "CONFIG", *config, "YAML configuration, or - for the defaults");
@@ -75,7 +84,7 @@ void add_run(CLI::App& oonic, Context& ctx) {
   add_flag(c, "--quiet", o->quiet, "no summary on stdout");
   c->callback([o, config, &ctx] {
     if (*config != "-") o->config = *config;
-    ctx.rc = b2b::run_b2b(*o);
+    ctx.rc = fabric::wants_fabric(o->config, o->sets) ? fabric::run_fabric(*o) : b2b::run_b2b(*o);
   });
 }
 
@@ -102,12 +111,19 @@ void add_listing_commands(CLI::App& oonic, Context& ctx) {
     b2b.network.describe(t);
     b2b.workload.describe(t);
     b2b.run.describe(t);
+    // A fabric's own keys (its run.* keys that b2b has too mean the same).
+    ParamTable ft;
+    fabric::AllParams fab;
+    fab.describe(ft);
+    for (const auto& e : ft.entries())
+      if (!t.find(e.key)) t.adopt(e);
     std::fputs(params_listing(t, *md).c_str(), stdout);
     ctx.rc = 0;
   });
 
   auto smd = std::make_shared<bool>(false);
   auto run = std::make_shared<bool>(false);
+  auto fab = std::make_shared<bool>(false);
   auto sets = std::make_shared<std::vector<std::string>>();
   CLI::App* s = add_command(
       oonic, "stats",
@@ -115,14 +131,19 @@ void add_listing_commands(CLI::App& oonic, Context& ctx) {
       "Lists every stat a replay (--run: a two-NIC run) registers, with unit and\n"
       "description.");
   add_flag(s, "--run", *run, "the stats of `oonic run` instead of `oonic replay`");
+  add_flag(s, "--fabric", *fab,
+           "the stats of a fabric run (one host of each kind and one\nswitch; "
+           "every host and switch has the same)");
   add_flag(s, "--markdown", *smd, "a Markdown table");
   add_sets(s, *sets,
            "change a parameter first (repeatable), e.g. nic.ordering=eunomia:\n"
            "the stats of that ordering's blocks");
-  s->callback([smd, run, sets, &ctx] {
-    std::fputs(
-        (*run ? b2b::stats_listing(*smd, *sets) : replay::stats_listing(*smd, *sets)).c_str(),
-        stdout);
+  s->callback([smd, run, fab, sets, &ctx] {
+    std::fputs((*fab   ? fabric::stats_listing(*smd, *sets)
+                : *run ? b2b::stats_listing(*smd, *sets)
+                       : replay::stats_listing(*smd, *sets))
+                   .c_str(),
+               stdout);
     ctx.rc = 0;
   });
 

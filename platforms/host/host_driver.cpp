@@ -35,9 +35,11 @@ void HostDriver::add_qp(const QpSetup& q) {
   qps_.push_back(x);
 }
 
-uint64_t HostDriver::add_wqe(uint32_t qi, const ornic::Wqe& w, uint64_t dest_addr) {
+uint64_t HostDriver::add_wqe(uint32_t qi, const ornic::Wqe& w, uint64_t dest_addr,
+                             uint64_t not_before_ps) {
   WqeRecord r;
   r.qi = qi;
+  r.not_before_ps = not_before_ps;
   r.wqe = w;
   r.wqe.wr_id = rec_.size();
   r.dest_addr = dest_addr;
@@ -91,13 +93,20 @@ void HostDriver::post(uint32_t slot) {
   Qp& q = qps_[slot];
   uint64_t n = 0;
   uint8_t buf[ornic::kWqeBytes];
+  const uint64_t now = now_ps();
   while (q.posted < q.wqes.size() && q.posted - q.completed < depth_ &&
          q.posted - q.completed < q.s.sq_entries) {
     WqeRecord& r = rec_[q.wqes[q.posted]];
+    if (r.not_before_ps > now) {  // not due yet: wake when it is
+      due_.push({r.not_before_ps, slot});
+      post_event_.notify(
+          sc_core::sc_time(static_cast<double>(r.not_before_ps - now), sc_core::SC_PS));
+      break;
+    }
     r.wqe.encode(buf);
     mem_.memory().write(q.s.sq_base + (q.posted % q.s.sq_entries) * ornic::kWqeBytes, buf,
                         ornic::kWqeBytes);
-    r.post_ps = now_ps();
+    r.post_ps = now;
     r.posted = true;
     ++q.posted, ++n;
   }
@@ -128,11 +137,21 @@ void HostDriver::run() {
     w(ornic::QpReg::kState, 3);  // RTS
   }
   sc_core::wait(d);
+  setup_end_ps_ = now_ps();
   for (uint32_t i = 0; i < qps_.size(); ++i) post(i);
   uint64_t shown = 0;
   while (done_ < rec_.size()) {
-    sc_core::wait(cqe_event_);
+    sc_core::wait(cqe_event_ | post_event_);
     uint64_t t = now_ps();
+    // QPs whose next WQE became due (an entry may be stale: post() re-checks).
+    while (!due_.empty() && due_.top().first <= t) {
+      const uint32_t slot = due_.top().second;
+      due_.pop();
+      post(slot);
+    }
+    if (!due_.empty())
+      post_event_.notify(
+          sc_core::sc_time(static_cast<double>(due_.top().first - t), sc_core::SC_PS));
     std::vector<uint32_t> touched;
     while (!arrivals_.empty() && arrivals_.top().first <= t) {
       auto [ps, addr] = arrivals_.top();
@@ -176,7 +195,10 @@ void HostDriver::run() {
       if (done_ == rec_.size()) std::fprintf(stderr, "\n");
     }
   }
-  sc_core::sc_stop();
+  if (on_finished_)
+    on_finished_();
+  else
+    sc_core::sc_stop();
 }
 
 }  // namespace oonic::host

@@ -35,8 +35,9 @@ struct WqeRecord {
   uint64_t cqe_ps = 0;     // CQE arrived in host memory
   uint32_t cqes = 0;       // CQEs seen for this WQE
   uint8_t status = 0;
-  uint32_t start_psn = 0;     // from the CQE
-  uint64_t last_data_ps = 0;  // READ: last data write into dest arrived
+  uint32_t start_psn = 0;      // from the CQE
+  uint64_t last_data_ps = 0;   // READ: last data write into dest arrived
+  uint64_t not_before_ps = 0;  // not posted before this time (a fabric flow's start)
   bool data_after_cqe = false;
   bool posted = false;
 };
@@ -53,8 +54,10 @@ class HostDriver : public sc_core::sc_module {
   HostDriver(sc_core::sc_module_name name, HostMemory& mem, PcieLink& pcie, uint32_t queue_depth,
              Stats& stats);
   void add_qp(const QpSetup& q);
-  // A WQE to post on QP qi (in order); returns its record number (= wr_id).
-  uint64_t add_wqe(uint32_t qi, const ornic::Wqe& w, uint64_t dest_addr);
+  // A WQE to post on QP qi (in order), not before not_before_ps (and never
+  // before the QPs are set up); returns its record number (= wr_id).
+  uint64_t add_wqe(uint32_t qi, const ornic::Wqe& w, uint64_t dest_addr,
+                   uint64_t not_before_ps = 0);
   const std::vector<WqeRecord>& records() const { return rec_; }
   bool finished() const { return done_ == rec_.size(); }
   uint64_t completed() const { return done_; }
@@ -68,6 +71,11 @@ class HostDriver : public sc_core::sc_module {
   void every_completions(uint64_t n, std::function<void(uint64_t)> f) {
     every_ = n, on_every_ = std::move(f);
   }
+  // Called once every WQE has completed (default: sc_stop(); a fabric stops
+  // when the last of its drivers is done).
+  void on_finished(std::function<void()> f) { on_finished_ = std::move(f); }
+  // When the QPs' register setup ended (ps; 0 before).
+  uint64_t setup_end_ps() const { return setup_end_ps_; }
 
  private:
   SC_HAS_PROCESS(HostDriver);
@@ -90,6 +98,11 @@ class HostDriver : public sc_core::sc_module {
   using Arrival = std::pair<uint64_t, uint64_t>;  // (ps, CQE address)
   std::priority_queue<Arrival, std::vector<Arrival>, std::greater<Arrival>> arrivals_;
   sc_core::sc_event cqe_event_;
+  sc_core::sc_event post_event_;              // a QP's next WQE becomes due
+  using Due = std::pair<uint64_t, uint32_t>;  // (not_before, slot)
+  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
+  std::function<void()> on_finished_;
+  uint64_t setup_end_ps_ = 0;
   tlm::tlm_generic_payload gp_;
   uint64_t done_ = 0, bad_cqes_ = 0, reg_errors_ = 0, last_cqe_ps_ = 0;
   bool progress_ = false;

@@ -28,48 +28,50 @@ double delay_bucket_ns(const LinkCore& c) {
 }  // namespace
 
 NetworkLink::NetworkLink(sc_core::sc_module_name name, const NetworkParams& p,
-                         const std::string& dir, uint64_t seed, Stats& stats)
+                         const std::string& dir, uint64_t seed, Stats& stats,
+                         const std::string& stat_prefix)
     : sc_module(name),
       rx_socket("rx_socket"),
       tx_socket("tx_socket"),
+      prefix_(stat_prefix.empty() ? "network." + dir : stat_prefix),
       core_(p, dir, seed),
-      frames_in_(stats.counter("network." + dir + ".frames_in", "frame",
+      frames_in_(stats.counter(prefix_ + ".frames_in", "frame",
                                "frames the sending NIC put on this direction of the link")),
-      bytes_in_(stats.counter("network." + dir + ".bytes", "byte",
+      bytes_in_(stats.counter(prefix_ + ".bytes", "byte",
                               "frame bytes (without FCS) put on this direction of the link")),
-      frames_delivered_(stats.counter("network." + dir + ".frames_delivered", "frame",
+      frames_delivered_(stats.counter(prefix_ + ".frames_delivered", "frame",
                                       "frames delivered to the receiving NIC")),
-      bytes_delivered_(stats.counter("network." + dir + ".bytes_delivered", "byte",
+      bytes_delivered_(stats.counter(prefix_ + ".bytes_delivered", "byte",
                                      "frame bytes (without FCS) delivered to the receiving NIC")),
-      dropped_random_(stats.counter("network." + dir + ".dropped_random", "frame",
+      dropped_random_(stats.counter(prefix_ + ".dropped_random", "frame",
                                     "frames dropped at random (network.loss_rate)")),
-      dropped_listed_(stats.counter("network." + dir + ".dropped_listed", "frame",
+      dropped_listed_(stats.counter(prefix_ + ".dropped_listed", "frame",
                                     "frames dropped by a network.drop_psns rule")),
-      acks_(stats.counter("network." + dir + ".acks", "frame",
+      acks_(stats.counter(prefix_ + ".acks", "frame",
                           "ACK/NAK frames (BTH opcode 0x11 or 0x1F) put on the link")),
-      jittered_(stats.counter("network." + dir + ".jittered", "frame",
-                              "frames given a random OOO delay > 0")),
+      jittered_(
+          stats.counter(prefix_ + ".jittered", "frame", "frames given a random OOO delay > 0")),
       bound_pushed_(stats.counter(
-          "network." + dir + ".bound_pushed", "frame",
+          prefix_ + ".bound_pushed", "frame",
           "frames held back by the OOO distance bound (else overtaken by ooo_distance frames)")),
       reordered_(
-          stats.counter("network." + dir + ".reordered", "frame",
+          stats.counter(prefix_ + ".reordered", "frame",
                         "frames delivered while a frame sent before them was still in flight")),
       output_waits_(stats.counter(
-          "network." + dir + ".output_waits", "frame",
+          prefix_ + ".output_waits", "frame",
           "frames that waited for the receiving end's port (another frame still arriving)")),
       sender_overlap_(stats.counter(
-          "network." + dir + ".sender_overlap", "frame",
+          prefix_ + ".sender_overlap", "frame",
           "frames whose announced start overlapped the previous frame on the sender's wire "
           "(started when it ended; a sender bug if nonzero)")),
-      error_responses_(stats.counter("network." + dir + ".error_responses", "frame",
+      error_responses_(stats.counter(prefix_ + ".error_responses", "frame",
                                      "deliveries the receiving NIC answered with a TLM error")),
-      delay_ns_(stats.histogram("network." + dir + ".delay_ns", "ns",
+      delay_ns_(stats.histogram(prefix_ + ".delay_ns", "ns",
                                 "one-way delay of delivered frames: first byte sent to last byte "
                                 "received",
                                 delay_bucket_ns(core_), 40)) {
   rx_socket.register_b_transport(this, &NetworkLink::b_transport);
-  const std::string n = "network." + dir;
+  const std::string& n = prefix_;
   stats.derived(n + ".max_displacement", "frame",
                 "most frames sent after a frame that were delivered before it (< ooo_distance; "
                 "ACK/NAK frames exempt from the OOO delay are not counted)",

@@ -40,9 +40,11 @@ class NetworkLink : public sc_core::sc_module {
   using DropFn =
       std::function<void(uint64_t start_ps, const uint8_t* frame, size_t len, const char* reason)>;
 
-  // dir: "ab" or "ba". Throws oonic::Error (msg::kConfig) on bad parameters.
+  // dir: "ab" or "ba" between two NICs (network.drop_psns rules name it), or a
+  // fabric link's name (no rules apply). Stats under stat_prefix (default
+  // "network.<dir>"). Throws oonic::Error (msg::kConfig) on bad parameters.
   NetworkLink(sc_core::sc_module_name name, const NetworkParams& p, const std::string& dir,
-              uint64_t seed, Stats& stats);
+              uint64_t seed, Stats& stats, const std::string& stat_prefix = "");
 
   // Called at each delivery, before the peer's b_transport, with the delivery
   // time (= sim time, last byte at the receiver) and the frame.
@@ -67,6 +69,7 @@ class NetworkLink : public sc_core::sc_module {
   void sync_stats();
   void schedule_wake(uint64_t now_ps);
 
+  std::string prefix_;  // before core_: the stats' names are built from it
   LinkCore core_;
   FrameSlots slots_;  // frame copies, by the core's tag
   sc_core::sc_event wake_;

@@ -84,14 +84,21 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchParams& sp, const Routi
       wire_(t.ports[node].size()),
       start_at_(t.ports[node].size(), kNone),
       unroutable_(stats.counter(std::string(this->name()) + ".unroutable", "frame",
-                                "frames to no known host, or not IP (dropped)")) {
+                                "frames to no known host, or not IP (dropped)")),
+      lost_(stats.counter(std::string(this->name()) + ".lost", "frame",
+                          "frames lost on an egress wire (switch.loss_rate, the link's error "
+                          "rate)")),
+      loss_rng_(make_rng(seed, std::string(this->name()) + ".loss")),
+      port_frames_(t.ports[node].size()),
+      port_bytes_(t.ports[node].size()) {
   const std::string n = this->name();
   for (uint32_t k = 0; k < t.ports[node].size(); ++k) {
     rx_socket.push_back(std::make_unique<Target>(("rx_socket_" + std::to_string(k)).c_str()));
     tx_socket.push_back(std::make_unique<Initiator>(("tx_socket_" + std::to_string(k)).c_str()));
     rx_socket.back()->register_b_transport(this, &Switch::b_transport, static_cast<int>(k));
-    prop_ps_.push_back(
-        static_cast<uint64_t>(std::llround(t.links[t.ports[node][k].link].delay_ns * 1000.0)));
+    const Topology::Link& l = t.links[t.ports[node][k].link];
+    prop_ps_.push_back(static_cast<uint64_t>(std::llround(l.delay_ns * 1000.0)));
+    loss_.push_back(1 - (1 - sp.loss_rate) * (1 - l.error_rate));
   }
   auto c = [this](auto get) { return [this, get] { return static_cast<double>(get(core_)); }; };
   stats.derived(n + ".frames_in", "frame", "frames that arrived (any port)",
@@ -169,6 +176,7 @@ void Switch::b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_tim
     return;
   }
   if (a.ce) mark_ce(slots_[static_cast<uint32_t>(fr.tag)].data(), len);
+  if (on_queue_) on_queue_(now, out, core_.port_bytes(out));
   try_start(out, now);
 }
 
@@ -191,8 +199,17 @@ void Switch::step() {
       if (auto d = core_.start_next(e.port, now)) {
         const uint32_t slot = static_cast<uint32_t>(d->frame.tag);
         if (d->ce) mark_ce(slots_[slot].data(), slots_[slot].size());
-        wire_[e.port].push_back({d->end_ps + prop_ps_[e.port], slot});
-        schedule(d->end_ps + prop_ps_[e.port], 1, e.port);
+        ++port_frames_[e.port];
+        port_bytes_[e.port] += slots_[slot].size();
+        if (on_queue_) on_queue_(now, e.port, core_.port_bytes(e.port));
+        if (loss_[e.port] > 0 &&
+            static_cast<double>(loss_rng_() >> 11) * (1.0 / 9007199254740992.0) < loss_[e.port]) {
+          lost_.inc();  // on the wire: the port was busy, the far end gets nothing
+          slots_.release(slot);
+        } else {
+          wire_[e.port].push_back({d->end_ps + prop_ps_[e.port], slot});
+          schedule(d->end_ps + prop_ps_[e.port], 1, e.port);
+        }
       }
       try_start(e.port, now);
     } else {

@@ -14,6 +14,8 @@
 // ICRC masks the ECN bits). Frames to an unknown address, or not IP, are
 // dropped and counted (unroutable). One SC_THREAD; it wakes only when a frame
 // is due to start or to arrive.
+// A frame leaving port k is lost on the wire with probability 1 - (1 -
+// switch.loss_rate)(1 - the link's error rate) (counted as lost).
 // PFC is not carried yet: switch.pfc is refused.
 #pragma once
 
@@ -23,6 +25,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <queue>
@@ -32,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/core/rng.h"
 #include "model/core/stats.h"
 #include "platforms/network/frame_slots.h"
 #include "platforms/network/path_select.h"
@@ -58,6 +62,13 @@ class Switch : public sc_core::sc_module {
 
   const SwitchCore& core() const { return core_; }
   uint64_t wakes() const { return wakes_; }
+  // Called whenever a port's queued bytes (every priority) change: at an
+  // enqueue and when a frame starts leaving (queues.csv).
+  using QueueFn = std::function<void(uint64_t ps, uint32_t port, uint64_t bytes)>;
+  void on_queue(QueueFn f) { on_queue_ = std::move(f); }
+  // Frames and bytes (without FCS) that left each port, lost ones included.
+  const std::vector<uint64_t>& port_frames_out() const { return port_frames_; }
+  const std::vector<uint64_t>& port_bytes_out() const { return port_bytes_; }
 
  private:
   SC_HAS_PROCESS(Switch);
@@ -94,6 +105,11 @@ class Switch : public sc_core::sc_module {
   uint64_t wakes_ = 0;
   tlm::tlm_generic_payload gp_;
   Counter& unroutable_;
+  Counter& lost_;
+  std::vector<double> loss_;  // per port: switch.loss_rate with the link's error rate
+  Rng loss_rng_;
+  QueueFn on_queue_;
+  std::vector<uint64_t> port_frames_, port_bytes_;
 };
 
 }  // namespace oonic::network

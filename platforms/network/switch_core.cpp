@@ -67,6 +67,11 @@ void SwitchParams::describe(ParamTable& t) {
   t.add("switch.pause_quanta", &pause_quanta, "quantum",
         "PFC: quanta of an XOFF PAUSE frame (one quantum = 512 bit times at the port's rate)", 1,
         65535);
+  t.add("switch.loss_rate", &loss_rate, "probability",
+        "fault: each frame leaving any port of a switch is lost on the wire with this "
+        "probability (with the link's own error rate, topology.txt's 5th column; counted as "
+        "<switch>.lost)",
+        0, 1);
 }
 
 void SwitchParams::validate() const {

@@ -56,6 +56,7 @@ struct SwitchParams {       // switch.*
   uint64_t xon_bytes = 128 * 1024;
   uint64_t headroom_bytes = 64 * 1024;
   uint32_t pause_quanta = 65535;  // of an XOFF PAUSE frame
+  double loss_rate = 0;           // fault: random loss on every egress wire (the shell's)
 
   void describe(ParamTable& t);
   // Cross checks; throws oonic::Error (msg::kConfig) naming the key.

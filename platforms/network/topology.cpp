@@ -86,6 +86,62 @@ Topology Topology::leaf_spine(uint32_t spines, uint32_t leaves, uint32_t hosts_p
   return t;
 }
 
+Topology Topology::fat_tree(uint32_t k, double host_gbps, double fabric_gbps, double delay_ns) {
+  Topology t;
+  const uint32_t half = k / 2;
+  std::vector<uint32_t> h, edge, agg, core;
+  for (uint32_t i = 0; i < k * half * half; ++i)
+    h.push_back(t.add_node(Kind::kHost, "h" + std::to_string(i)));
+  for (uint32_t i = 0; i < k * half; ++i)
+    edge.push_back(t.add_node(Kind::kSwitch, "edge" + std::to_string(i)));
+  for (uint32_t i = 0; i < k * half; ++i)
+    agg.push_back(t.add_node(Kind::kSwitch, "agg" + std::to_string(i)));
+  for (uint32_t i = 0; i < half * half; ++i)
+    core.push_back(t.add_node(Kind::kSwitch, "core" + std::to_string(i)));
+  for (uint32_t i = 0; i < h.size(); ++i) t.add_link(h[i], edge[i / half], host_gbps, delay_ns);
+  for (uint32_t pod = 0; pod < k; ++pod)
+    for (uint32_t e = 0; e < half; ++e)
+      for (uint32_t a = 0; a < half; ++a)
+        t.add_link(edge[pod * half + e], agg[pod * half + a], fabric_gbps, delay_ns);
+  // Aggregation switch a of every pod reaches cores a*half .. a*half + half - 1.
+  for (uint32_t pod = 0; pod < k; ++pod)
+    for (uint32_t a = 0; a < half; ++a)
+      for (uint32_t c = 0; c < half; ++c)
+        t.add_link(agg[pod * half + a], core[a * half + c], fabric_gbps, delay_ns);
+  return t;
+}
+
+Topology Topology::two_dc(uint32_t spines, uint32_t leaves, uint32_t hosts_per_leaf,
+                          double host_gbps, double fabric_gbps, double delay_ns, double dci_gbps,
+                          double dci_delay_ns) {
+  Topology t;
+  std::vector<uint32_t> h, leaf, spine;
+  const uint32_t per_dc = leaves * hosts_per_leaf;
+  for (uint32_t i = 0; i < 2 * per_dc; ++i)
+    h.push_back(t.add_node(Kind::kHost, "h" + std::to_string(i)));
+  for (uint32_t d = 0; d < 2; ++d)
+    for (uint32_t i = 0; i < leaves; ++i)
+      leaf.push_back(
+          t.add_node(Kind::kSwitch, "dc" + std::to_string(d) + "_leaf" + std::to_string(i)));
+  for (uint32_t d = 0; d < 2; ++d)
+    for (uint32_t i = 0; i < spines; ++i)
+      spine.push_back(
+          t.add_node(Kind::kSwitch, "dc" + std::to_string(d) + "_spine" + std::to_string(i)));
+  const uint32_t dci[2] = {t.add_node(Kind::kSwitch, "dc0_dci"),
+                           t.add_node(Kind::kSwitch, "dc1_dci")};
+  for (uint32_t i = 0; i < h.size(); ++i)
+    t.add_link(h[i], leaf[i / hosts_per_leaf], host_gbps, delay_ns);
+  for (uint32_t d = 0; d < 2; ++d) {
+    for (uint32_t l = 0; l < leaves; ++l)
+      for (uint32_t s = 0; s < spines; ++s)
+        t.add_link(leaf[d * leaves + l], spine[d * spines + s], fabric_gbps, delay_ns);
+    for (uint32_t s = 0; s < spines; ++s)
+      t.add_link(spine[d * spines + s], dci[d], fabric_gbps, delay_ns);
+  }
+  t.add_link(dci[0], dci[1], dci_gbps, dci_delay_ns);
+  return t;
+}
+
 namespace {
 
 // "100Gbps" -> 100; "400Mbps" -> 0.4. Returns NaN when not a rate.

@@ -46,6 +46,15 @@ struct Topology {
   // s spines, l leaves (every leaf to every spine), h hosts per leaf.
   static Topology leaf_spine(uint32_t spines, uint32_t leaves, uint32_t hosts_per_leaf,
                              double host_gbps, double fabric_gbps, double delay_ns);
+  // A k-ary fat-tree (k even): k pods of k/2 edge and k/2 aggregation switches,
+  // (k/2)^2 cores, k/2 hosts per edge switch (k^3/4 hosts).
+  static Topology fat_tree(uint32_t k, double host_gbps, double fabric_gbps, double delay_ns);
+  // Two leaf-spine data centres (hosts 0 .. n-1 in dc0, n .. 2n-1 in dc1), each
+  // with a DCI switch joined to every spine of its DC; the two DCI switches
+  // share one long-haul link (THEMIS' setting).
+  static Topology two_dc(uint32_t spines, uint32_t leaves, uint32_t hosts_per_leaf,
+                         double host_gbps, double fabric_gbps, double delay_ns, double dci_gbps,
+                         double dci_delay_ns);
   // ns-3 HPCC's topology.txt: "<nodes> <switches> <links>", the switch ids, then
   // "src dst <rate>(G|M|K)bps <delay>(ns|us|ms|s) <error rate>" a link. Node ids
   // are kept. Throws oonic::Error (msg::kConfig) naming the file and line.

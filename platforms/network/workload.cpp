@@ -143,10 +143,18 @@ std::string hpcc_flows_text(const std::vector<Flow>& flows) {
 }
 
 std::vector<Flow> generate_flows(const WorkloadParams& p, const SizeCdf& cdf, uint32_t hosts) {
-  if (!(p.load > 0 && p.load < 1)) fail("workload.load", "must be in (0, 1)");
-  if (hosts < 2) fail("workload", "needs at least 2 hosts");
-  if (p.pattern != "random" && p.pattern != "permutation" && p.pattern != "incast")
-    fail("workload.pattern", "'" + p.pattern + "': expected random, permutation or incast");
+  const bool once = p.arrival == "once";
+  if (!once && p.arrival != "poisson")
+    fail("flows.arrival", "'" + p.arrival + "': expected poisson or once");
+  if (!once && !(p.load > 0 && p.load < 1)) fail("flows.load", "must be in (0, 1)");
+  if (hosts < 2) fail("flows", "needs at least 2 hosts");
+  if (p.pattern != "random" && p.pattern != "permutation" && p.pattern != "incast" &&
+      p.pattern != "mix")
+    fail("flows.pattern", "'" + p.pattern + "': expected random, permutation, incast or mix");
+  if (p.pattern == "mix" && (hosts % 2 || hosts < 4))
+    fail("flows.pattern", "mix needs two equal halves of at least 2 hosts (two-dc)");
+  if (!(p.inter_fraction >= 0 && p.inter_fraction <= 1))
+    fail("flows.inter_fraction", "must be in [0, 1]");
   Rng rng = make_rng(p.seed, "workload");
   std::vector<uint32_t> perm(hosts);
   if (p.pattern == "permutation") {
@@ -159,15 +167,20 @@ std::vector<Flow> generate_flows(const WorkloadParams& p, const SizeCdf& cdf, ui
     }
   }
   // Mean gap between a host's flow starts, ps.
-  const double gap_ps = cdf.mean() * 8 / (p.load * p.host_gbps) * 1000.0;
+  const double gap_ps = once ? 0 : cdf.mean() * 8 / (p.load * p.host_gbps) * 1000.0;
   const uint64_t end_ps = static_cast<uint64_t>(std::llround(p.duration_s * 1e12));
+  const uint32_t half = hosts / 2;
   std::vector<Flow> flows;
   for (uint32_t src = 0; src < hosts; ++src) {
     if (p.pattern == "incast" && src == 0) continue;
     double t = 0;
-    for (;;) {
-      t += -std::log(1.0 - unit(rng)) * gap_ps;
-      if (t >= static_cast<double>(end_ps)) break;
+    for (bool first = true;; first = false) {
+      if (once) {
+        if (!first) break;
+      } else {
+        t += -std::log(1.0 - unit(rng)) * gap_ps;
+        if (t >= static_cast<double>(end_ps)) break;
+      }
       Flow f;
       f.src = src;
       f.start_ps = static_cast<uint64_t>(t);
@@ -177,6 +190,14 @@ std::vector<Flow> generate_flows(const WorkloadParams& p, const SizeCdf& cdf, ui
         f.dst = k >= src ? k + 1 : k;
       } else if (p.pattern == "permutation") {
         f.dst = perm[src];
+      } else if (p.pattern == "mix") {
+        const uint32_t dc = src / half;
+        if (unit(rng) < p.inter_fraction) {
+          f.dst = (1 - dc) * half + static_cast<uint32_t>(rng() % half);
+        } else {
+          const uint32_t k = static_cast<uint32_t>(rng() % (half - 1));
+          f.dst = dc * half + (k >= src % half ? k + 1 : k);
+        }
       } else {
         f.dst = 0;
       }

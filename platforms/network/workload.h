@@ -19,6 +19,11 @@
 //   random       uniform among the other hosts, per flow
 //   permutation  a fixed random derangement: host i always sends to perm(i)
 //   incast       every host but the sink (host 0) sends to it
+//   mix          hosts in two halves (two-dc: a DC each): with probability
+//                inter_fraction to a uniform host of the other half, else to a
+//                uniform other host of its own half
+// With arrival "once" every sender starts exactly one flow, at time 0 (a
+// permutation of long flows, a synchronized incast); load is not used.
 // Draws come from make_rng(seed, "workload") in a fixed order (per flow: gap,
 // size, destination), so a seed gives the same flows.
 #pragma once
@@ -56,15 +61,17 @@ std::vector<Flow> read_hpcc_flows(const std::string& path, uint32_t hosts);
 std::string hpcc_flows_text(const std::vector<Flow>& flows);
 
 struct WorkloadParams {
-  std::string pattern = "random";  // random | permutation | incast
-  double load = 0.5;               // of the host link rate, in (0, 1)
+  std::string pattern = "random";   // random | permutation | incast | mix
+  std::string arrival = "poisson";  // poisson | once (one flow per sender at time 0)
+  double inter_fraction = 0.5;      // mix: share of flows to the other half
+  double load = 0.5;                // of the host link rate, in (0, 1)
   double host_gbps = 100;
   double duration_s = 0.001;
   uint64_t seed = 1;
 };
 
-// Throws oonic::Error (msg::kConfig) naming the key: load outside (0, 1), fewer
-// than 2 hosts, an unknown pattern.
+// Throws oonic::Error (msg::kConfig) naming the flows.* key: load outside (0,
+// 1), fewer than 2 hosts, an unknown pattern or arrival.
 std::vector<Flow> generate_flows(const WorkloadParams& p, const SizeCdf& cdf, uint32_t hosts);
 
 }  // namespace oonic::network

@@ -63,8 +63,14 @@ class Cli(e2e.OonicTestCase):
         b2b = e2e.run_oonic(["run", "-", "--out", b2b_out,
                              "--quiet"])
         self.assertOk(b2b)
+        # ... and a fabric's (a topology section).
+        fab_out = os.path.join(self.mkdtemp(), "fabric")
+        fab = e2e.run_oonic(["run", "-", "--set", "topology.kind=kpaths", "--out", fab_out,
+                             "--quiet"])
+        self.assertOk(fab)
         cfg = {}
-        for cfg_path in (run.path("config.yaml"), os.path.join(b2b_out, "config.yaml")):
+        for cfg_path in (run.path("config.yaml"), os.path.join(b2b_out, "config.yaml"),
+                         os.path.join(fab_out, "config.yaml")):
             path = []
             for line in e2e.read_bytes(cfg_path).decode().splitlines():
                 if not line.strip() or line.lstrip().startswith("#"):

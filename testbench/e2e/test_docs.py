@@ -52,6 +52,20 @@ class Docs(unittest.TestCase):
         self.assertEqual(documented - registered, set(), "documented but not registered")
         self.assertEqual(registered - documented, set(), "registered but not documented")
 
+    def test_fabric_stats_doc_matches_binary_and_a_run(self):
+        out = subprocess.run([BIN, "stats", "--fabric", "--markdown"], capture_output=True,
+                             text=True, check=True).stdout
+        path = os.path.join(SRC, "docs", "STATS-FABRIC.md")
+        self.assertEqual(doc_table(path), out, "docs/STATS-FABRIC.md is stale: run scripts/gen-docs")
+        documented = set(re.findall(r"^\| `([^`]+)` \|", open(path).read(), re.M))
+        with tempfile.TemporaryDirectory() as d:
+            subprocess.run([BIN, "run", os.path.join(SRC, "examples", "fabric-kpaths.yaml"), "--out",
+                            d, "--quiet", "--set", "topology.paths=1", "--set",
+                            "topology.hosts_per_leaf=1", "--set", "tx.rate=none"], check=True)
+            registered = set(json.load(open(os.path.join(d, "stats.json")))["stats"])
+        self.assertEqual(documented - registered, set(), "documented but not registered")
+        self.assertEqual(registered - documented, set(), "registered but not documented")
+
     def test_eunomia_stats_doc_matches_binary_and_runs(self):
         # docs/STATS-EUNOMIA.md lists what nic.ordering=eunomia registers beyond the default
         # listings; a eunomia replay and run register exactly the union (minus the default

@@ -189,7 +189,12 @@ TEST(NetworkParams, CrossChecks) {
   p.loss_rate = -0.1;
   config_error([&] { p.validate(); });
   NetworkParams q;
-  config_error([&] { LinkCore c(q, "ac", 1); });
+  config_error([&] { LinkCore c(q, "", 1); });  // a link needs a direction name
+  LinkCore fabric_link(q, "h3.uplink", 1);      // a fabric link's: no drop rule names it
+  q.drop_psns = "ab:1";
+  LinkCore named(q, "h3.uplink", 1);
+  auto f = roce_frame(0x0A, 1, 64);
+  EXPECT_FALSE(named.on_frame(0, f.data(), f.size()).drop);
 }
 
 // ---- timing ----

@@ -47,6 +47,37 @@ TEST(Topology, LeafSpineOfMeloAndMpRdma) {
   EXPECT_EQ(r.hops(0, 319), 4u);
 }
 
+TEST(Topology, FatTreeOfK4) {
+  Topology t = Topology::fat_tree(4, 100, 100, 1000);
+  EXPECT_EQ(t.hosts().size(), 16u);              // k^3 / 4
+  EXPECT_EQ(t.switches().size(), 8u + 8u + 4u);  // edge, aggregation, core
+  EXPECT_EQ(t.links.size(), 16u + 16u + 16u);
+  Routes r(t);
+  const uint32_t edge0 = 16;
+  EXPECT_EQ(r.hops(0, 1), 2u);                    // same edge switch
+  EXPECT_EQ(r.hops(0, 2), 4u);                    // same pod: edge, aggregation, edge
+  EXPECT_EQ(r.hops(0, 15), 6u);                   // other pod: through a core
+  EXPECT_EQ(r.next_ports(edge0, 15).size(), 2u);  // both aggregation switches
+  const uint32_t agg0 = 24;
+  EXPECT_EQ(r.next_ports(agg0, 15).size(), 2u);  // its two cores
+  EXPECT_EQ(r.next_ports(agg0, 2).size(), 1u);   // down to edge1
+}
+
+TEST(Topology, TwoDcJoinsTwoLeafSpinesByOneLongLink) {
+  Topology t = Topology::two_dc(2, 2, 4, 100, 100, 1000, 400, 100000);
+  EXPECT_EQ(t.hosts().size(), 16u);
+  EXPECT_EQ(t.switches().size(), 2u * (2 + 2) + 2);
+  const Topology::Link& dci = t.links.back();
+  EXPECT_EQ(t.nodes[dci.a].name, "dc0_dci");
+  EXPECT_EQ(t.nodes[dci.b].name, "dc1_dci");
+  EXPECT_EQ(dci.gbps, 400);
+  EXPECT_EQ(dci.delay_ns, 100000);
+  Routes r(t);
+  EXPECT_EQ(r.hops(0, 7), 4u);                // same DC, other leaf
+  EXPECT_EQ(r.hops(0, 8), 7u);                // host, leaf, spine, dci, dci, spine, leaf, host
+  EXPECT_EQ(r.next_ports(16, 8).size(), 2u);  // dc0_leaf0 -> either spine
+}
+
 TEST(Topology, PairIsOneLink) {
   Topology t = Topology::pair(100, 1000);
   Routes r(t);

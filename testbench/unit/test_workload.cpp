@@ -150,6 +150,43 @@ TEST(Workload, PatternsAndDeterminism) {
   EXPECT_FALSE(d.size() == a.size() && d[0].start_ps == a[0].start_ps);
 }
 
+TEST(Workload, OnceStartsOneFlowPerSenderAtZero) {
+  SizeCdf c = SizeCdf::from_points({{4096, 0}, {4096, 100}}, "x");
+  WorkloadParams p;
+  p.arrival = "once";
+  p.pattern = "incast";
+  std::vector<Flow> f = generate_flows(p, c, 8);
+  ASSERT_EQ(f.size(), 7u);
+  for (uint32_t i = 0; i < 7; ++i) {
+    EXPECT_EQ(f[i].src, i + 1);
+    EXPECT_EQ(f[i].dst, 0u);
+    EXPECT_EQ(f[i].start_ps, 0u);
+    EXPECT_EQ(f[i].bytes, 4096u);
+  }
+  p.pattern = "permutation";
+  EXPECT_EQ(generate_flows(p, c, 8).size(), 8u);
+}
+
+TEST(Workload, MixSendsItsShareAcrossTheHalves) {
+  SizeCdf c = SizeCdf::from_points({{1000, 0}, {1000, 100}}, "x");
+  WorkloadParams p;
+  p.pattern = "mix";
+  p.inter_fraction = 0.25;
+  p.load = 0.5;
+  p.duration_s = 0.001;
+  std::vector<Flow> f = generate_flows(p, c, 16);
+  size_t across = 0;
+  for (const Flow& x : f) {
+    ASSERT_NE(x.src, x.dst);
+    across += (x.src < 8) != (x.dst < 8);
+  }
+  ASSERT_GT(f.size(), 10000u);
+  // Binomial(n, 0.25): within 5 standard deviations.
+  const double n = static_cast<double>(f.size()), sd = std::sqrt(n * 0.25 * 0.75);
+  EXPECT_NEAR(static_cast<double>(across), 0.25 * n, 5 * sd);
+  EXPECT_THROW(generate_flows(p, c, 7), Error);  // two equal halves needed
+}
+
 TEST(Workload, BadParametersNameTheKey) {
   SizeCdf c = SizeCdf::from_points({{0, 0}, {1000, 100}}, "x");
   WorkloadParams p;
@@ -158,7 +195,7 @@ TEST(Workload, BadParametersNameTheKey) {
     generate_flows(p, c, 4);
     ADD_FAILURE();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("workload.load"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("flows.load"), std::string::npos);
   }
   p.load = 0.5;
   p.pattern = "all-to-one";

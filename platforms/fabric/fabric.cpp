@@ -1,0 +1,853 @@
+#include "platforms/fabric/fabric.h"
+
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <unordered_map>
+
+#include "model/core/config.h"
+#include "model/core/error.h"
+#include "model/core/report.h"
+#include "model/ornic/ornic_nic.h"
+#include "model/wire/roce.h"
+#include "platforms/common/results.h"
+#include "platforms/fabric/flow_check.h"
+#include "platforms/host/host_driver.h"
+#include "platforms/network/network_link.h"
+#include "platforms/network/switch.h"
+#include "platforms/network/workload.h"
+#include "platforms/trace/pcap_io.h"
+#include "tlm/host_memory.h"
+#include "tlm/pcie_link.h"
+
+namespace fs = std::filesystem;
+
+namespace oonic::fabric {
+
+using network::Topology;
+using results::fmt;
+using results::write_text;
+
+void TopologyParams::describe(ParamTable& t) {
+  t.add("topology.kind", &kind,
+        "the fabric: pair (two hosts, one link), kpaths (two ToRs joined by `paths` spines), "
+        "leaf-spine, fat-tree, two-dc (two leaf-spines joined by DCI switches and one long-haul "
+        "link), or file (ns-3 HPCC topology.txt, topology.file)",
+        {"pair", "kpaths", "leaf-spine", "fat-tree", "two-dc", "file"});
+  t.add("topology.file", &file,
+        "kind file: ns-3 HPCC topology.txt (relative to the config's directory, else the "
+        "current one)",
+        {});
+  t.add("topology.paths", &paths, "path", "kpaths: spines, one path each between the ToRs", 1, 64);
+  t.add("topology.spines", &spines, "switch", "leaf-spine, two-dc (per DC): spine switches", 1,
+        256);
+  t.add("topology.leaves", &leaves, "switch", "leaf-spine, two-dc (per DC): leaf switches", 1, 256);
+  t.add("topology.hosts_per_leaf", &hosts_per_leaf, "host",
+        "kpaths (per ToR), leaf-spine and two-dc: hosts under each leaf", 1, 1024);
+  t.add("topology.k", &k, "port", "fat-tree: switch radix k (even; k^3/4 hosts)", 2, 64);
+  t.add("topology.host_gbps", &host_gbps, "Gbit/s", "host links (the NICs' mac.rate_gbps too)",
+        0.001, 1e4);
+  t.add("topology.fabric_gbps", &fabric_gbps, "Gbit/s", "switch-to-switch links", 0.001, 1e4);
+  t.add("topology.link_delay_ns", &link_delay_ns, "ns",
+        "one-way propagation delay of every generated link but the DCI one", 0, 1e9);
+  t.add("topology.dci_gbps", &dci_gbps, "Gbit/s", "two-dc: the long-haul link between the DCs",
+        0.001, 1e4);
+  t.add("topology.dci_delay_ns", &dci_delay_ns, "ns",
+        "two-dc: one-way delay of the long-haul link (100 us ~ 20 km of fibre)", 0, 1e10);
+}
+
+namespace {
+
+// A relative name: beside the config if there, else from the current directory.
+std::string resolve(const std::string& base_dir, const std::string& name) {
+  if (name.empty() || fs::path(name).is_absolute() || base_dir.empty()) return name;
+  fs::path p = fs::path(base_dir) / name;
+  return fs::exists(p) ? p.string() : name;
+}
+
+}  // namespace
+
+Topology TopologyParams::build(const std::string& base_dir) const {
+  if (kind == "pair") return Topology::pair(host_gbps, link_delay_ns);
+  if (kind == "kpaths")
+    return Topology::kpaths(paths, hosts_per_leaf, host_gbps, fabric_gbps, link_delay_ns);
+  if (kind == "leaf-spine")
+    return Topology::leaf_spine(spines, leaves, hosts_per_leaf, host_gbps, fabric_gbps,
+                                link_delay_ns);
+  if (kind == "fat-tree") {
+    if (k % 2)
+      throw Error(msg::kConfig, "topology.k: a fat-tree needs an even k, not " + std::to_string(k));
+    return Topology::fat_tree(k, host_gbps, fabric_gbps, link_delay_ns);
+  }
+  if (kind == "two-dc")
+    return Topology::two_dc(spines, leaves, hosts_per_leaf, host_gbps, fabric_gbps, link_delay_ns,
+                            dci_gbps, dci_delay_ns);
+  if (file.empty()) throw Error(msg::kConfig, "topology.kind file needs topology.file");
+  return Topology::read_hpcc(resolve(base_dir, file));
+}
+
+void FlowParams::describe(ParamTable& t) {
+  t.add("flows.file", &file,
+        "ns-3 HPCC flow file (a count line, then `src dst priority dport bytes start_s`; hosts "
+        "by index); empty: flows are generated from the keys below",
+        {});
+  t.add("flows.cdf", &cdf,
+        "size CDF file (`bytes cumulative-percent` a line; data/cdf/ has WebSearch and FB "
+        "Hadoop); empty: every flow is flows.bytes",
+        {});
+  t.add("flows.bytes", &bytes, "byte", "size of every generated flow when flows.cdf is empty", 1,
+        2147483647.0);
+  t.add("flows.pattern", &pattern,
+        "destinations: random (uniform per flow), permutation (a fixed derangement), incast "
+        "(all to host 0), mix (two halves, flows.inter_fraction of them across)",
+        {"random", "permutation", "incast", "mix"});
+  t.add("flows.arrival", &arrival,
+        "poisson (each host at flows.load of its link rate until flows.duration_us) or once "
+        "(each sender one flow at time 0)",
+        {"poisson", "once"});
+  t.add("flows.load", &load, "fraction", "poisson: offered load of each host's link, in (0, 1)", 0,
+        1);
+  t.add("flows.duration_us", &duration_us, "us", "poisson: flows start before this time", 0, 1e9);
+  t.add("flows.inter_fraction", &inter_fraction, "fraction",
+        "mix: share of flows to the other half of the hosts (the other DC)", 0, 1);
+  t.add("flows.opcode", &opcode,
+        "the WQE of every flow: write (RDMA WRITE to the destination), send, or read (the "
+        "source host READs from the destination)",
+        {"write", "send", "read"});
+  t.add("flows.mode", &mode,
+        "ooo: WQEs carry ORNIC's out-of-order flag (placed as they arrive); standard: in-order "
+        "WQEs",
+        {"ooo", "standard"});
+}
+
+void FabricRunParams::describe(ParamTable& t) {
+  t.add("run.max_sim_ms", &max_sim_ms, "ms",
+        "simulated-time limit: a run whose flows have not all completed by then stops and "
+        "fails, naming the flows still open",
+        0.001, 1e7);
+  t.add("run.nic_sram_csv", &sram_csv,
+        "fabric: write sram.csv (occupancy change points of every NIC's SRAMs; rows grow with "
+        "packets x hosts)");
+  t.add("run.queues_csv", &queues_csv,
+        "fabric: write queues.csv (every change of a switch port's queued bytes)");
+  t.add(
+      "run.qps_csv", &qps_csv,
+      "fabric: write qps.csv (per receiving QP: packets, out-of-order degree, bitmap blocks held)");
+  t.add("run.link_pcap", &link_pcap,
+        "fabric: write h<i>_tx.pcap for every host link (frames the host sent, as delivered to its "
+        "switch)");
+}
+
+bool wants_fabric(const std::string& config, const std::vector<std::string>& sets) {
+  for (const auto& s : sets)
+    if (s.rfind("topology.", 0) == 0) return true;
+  if (config.empty()) return false;
+  try {
+    YAML::Node n = YAML::LoadFile(config);
+    return n.IsMap() && n["topology"];
+  } catch (const YAML::BadFile&) {
+    throw Error(msg::kIo, config + ": cannot read");
+  } catch (const YAML::Exception& e) {
+    throw Error(msg::kConfig, config + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+}
+
+namespace {
+
+constexpr uint64_t kSqBase = 0x10000000;
+constexpr uint32_t kSqEntries = 2, kCqEntries = 2;
+constexpr uint32_t kQpnBase = 0x100;
+constexpr uint64_t kSettleCompletions = 16;
+
+uint64_t align(uint64_t v, uint64_t a) {
+  return (v + a - 1) / a * a;
+}
+
+// Host node n's IPv4 address, ns-3 HPCC's scheme (node_id_to_ip): 11.x.y.1.
+uint32_t host_ip(uint32_t n) {
+  return 0x0b000001u + (n / 256) * 0x10000u + (n % 256) * 0x100u;
+}
+
+// One host: NIC, PCIe, memory, driver, and the link to its switch.
+struct Host : sc_core::sc_module {
+  ornic::OrnicNic nic;
+  PcieLink pcie;
+  HostMemory memory;
+  host::HostDriver driver;
+  network::NetworkLink uplink;
+  FlowCheck check;
+  Host(sc_core::sc_module_name n, const ornic::OrnicParams& p, const network::NetworkParams& up,
+       uint64_t seed, Stats& stats, Vcd* vcd)
+      : sc_module(n),
+        nic("nic", p, stats, vcd),
+        pcie("pcie", p.pcie, stats),
+        memory("memory", p.host, stats),
+        driver("driver", memory, pcie, 1, stats),
+        uplink("uplink", up, std::string(this->name()) + ".uplink", seed, stats,
+               std::string(this->name()) + ".uplink") {
+    nic.dma_initiator_socket.bind(pcie.nic_target_socket);
+    pcie.host_initiator_socket.bind(memory.target_socket);
+    driver.reg_initiator_socket.bind(nic.reg_socket);
+    nic.mac_tx_socket.bind(uplink.rx_socket);
+    memory.back(kSourceBase, kDestEnd - kSourceBase, &check);
+  }
+};
+
+// A flow and everything measured about it.
+struct FlowRun {
+  network::Flow f;
+  uint32_t id = 0;
+  ornic::WqeOp op = ornic::WqeOp::kWrite;
+  uint32_t requester = 0, responder = 0;  // host indexes: who posts, who answers
+  uint32_t req_qpn = 0, rsp_qpn = 0;
+  uint16_t sport = 0;
+  uint64_t record = 0;                     // in the requester's driver
+  uint32_t data_host = 0, data_index = 0;  // where the bytes land: FlowCheck entry
+  uint64_t ideal_ps = 0;
+  // The data's receiving QP: arrival order.
+  uint64_t packets = 0, ooo_packets = 0, duplicates = 0;
+  uint32_t max_psn = 0;
+  bool seen = false;
+  uint32_t max_ood = 0;
+  uint64_t ood_sum = 0;
+  std::map<uint32_t, uint64_t> ood_hist;  // OOD -> packets (sparse: mostly 0)
+  uint32_t peak_blocks = 0;
+};
+
+uint32_t p999(const std::map<uint32_t, uint64_t>& h, uint64_t n) {
+  if (!n) return 0;
+  const uint64_t want = n - n / 1000;  // the smallest value with >= 99.9 % at or below it
+  uint64_t acc = 0;
+  for (const auto& [v, c] : h)
+    if ((acc += c) >= want) return v;
+  return h.empty() ? 0 : h.rbegin()->first;
+}
+
+struct Fabric {
+  Topology topo;
+  std::unique_ptr<network::Routes> routes;
+  network::AddressMap addrs;
+  std::vector<uint32_t> host_nodes;          // host index -> node
+  std::vector<int32_t> host_of_node;         // node -> host index (-1: switch)
+  std::vector<std::unique_ptr<Host>> hosts;  // by host index
+  std::vector<std::unique_ptr<network::Switch>> switches;
+  std::vector<int32_t> switch_of_node;
+};
+
+// The path a flow's packets take (first equal-cost choice at each switch).
+std::vector<uint32_t> path_links(const Fabric& fb, uint32_t src_node, uint32_t dst_node) {
+  std::vector<uint32_t> links;
+  uint32_t n = src_node;
+  const Topology& t = fb.topo;
+  links.push_back(t.ports[n][0].link);
+  n = t.ports[n][0].peer;
+  while (n != dst_node) {
+    const auto& ps = fb.routes->next_ports(n, dst_node);
+    links.push_back(t.ports[n][ps[0]].link);
+    n = t.ports[n][ps[0]].peer;
+  }
+  return links;
+}
+
+// Ideal FCT (docs/FABRIC.md): the flow alone on an idle path, as ns-3 HPCC's
+// standalone_fct: base RTT + every data frame's wire bytes at the bottleneck.
+//   base RTT = 2 x sum(propagation) + sum over the links of one full data
+//              frame's and one ACK's serialization
+uint64_t ideal_fct_ps(const Fabric& fb, const FlowRun& fr, uint32_t pmtu) {
+  const auto links = path_links(fb, fb.host_nodes[fr.f.src], fb.host_nodes[fr.f.dst]);
+  const size_t hdr = wire::kEthHeaderBytes + wire::kIpv4HeaderBytes + wire::kUdpHeaderBytes +
+                     wire::kBthBytes + wire::kIcrcBytes;
+  const uint64_t packets = std::max<uint64_t>(1, (fr.f.bytes + pmtu - 1) / pmtu);
+  const uint64_t full = std::min<uint64_t>(fr.f.bytes, pmtu);
+  const double wire_total = static_cast<double>(packets) * wire::wire_bytes(hdr) +
+                            static_cast<double>(fr.f.bytes) +
+                            (fr.op == ornic::WqeOp::kSend ? 0 : wire::kRethBytes);
+  double prop_ps = 0, ser_ps = 0, min_gbps = 1e18;
+  for (uint32_t l : links) {
+    const auto& L = fb.topo.links[l];
+    prop_ps += L.delay_ns * 1000;
+    ser_ps += (wire::wire_bytes(hdr + full) + wire::wire_bytes(hdr + wire::kAethBytes)) * 8 /
+              L.gbps * 1000;
+    min_gbps = std::min(min_gbps, L.gbps);
+  }
+  return static_cast<uint64_t>(2 * prop_ps + ser_ps + wire_total * 8 / min_gbps * 1000);
+}
+
+network::SizeCdf load_cdf(const FlowParams& p, const std::string& base) {
+  if (p.cdf.empty())
+    return network::SizeCdf::from_points(
+        {{static_cast<double>(p.bytes), 0}, {static_cast<double>(p.bytes), 100}}, "flows.bytes");
+  return network::SizeCdf::read(resolve(base, p.cdf));
+}
+
+const char* bucket_name(uint64_t b) {
+  if (b < 10000) return "<10KB";
+  if (b < 100000) return "10KB-100KB";
+  if (b < 1000000) return "100KB-1MB";
+  if (b < 10000000) return "1MB-10MB";
+  return ">=10MB";
+}
+
+}  // namespace
+
+int run_fabric(const b2b::RunOptions& o) {
+  install_report_handler();
+  AllParams all;
+  ParamTable table;
+  all.describe(table);
+  if (!o.config.empty()) apply_config_file(table, o.config);
+  for (const auto& s : o.sets) apply_override(table, s);
+  all.nic.validate();
+  all.sw.validate();
+  if (all.nic.host.digest)
+    throw Error(msg::kConfig,
+                "host.memory.digest is for oonic replay: a fabric checks data as it lands");
+  const std::string base =
+      o.config.empty() ? std::string() : fs::path(o.config).parent_path().string();
+
+  // ---- topology, flows ----
+  auto fb = std::make_unique<Fabric>();
+  fb->topo = all.topology.build(base);
+  const Topology& t = fb->topo;
+  fb->routes = std::make_unique<network::Routes>(t);
+  fb->host_of_node.assign(t.nodes.size(), -1);
+  fb->switch_of_node.assign(t.nodes.size(), -1);
+  for (uint32_t n : t.hosts()) {
+    if (t.ports[n].size() != 1)
+      throw Error(msg::kConfig, "topology: host " + t.nodes[n].name + " has " +
+                                    std::to_string(t.ports[n].size()) +
+                                    " links; a host has one NIC port");
+    fb->host_of_node[n] = static_cast<int32_t>(fb->host_nodes.size());
+    fb->host_nodes.push_back(n);
+    std::array<uint8_t, 16> ip{};
+    const uint32_t a = host_ip(n);
+    ip[0] = uint8_t(a >> 24), ip[1] = uint8_t(a >> 16), ip[2] = uint8_t(a >> 8), ip[3] = uint8_t(a);
+    fb->addrs[{4, ip}] = n;
+  }
+  const uint32_t nh = static_cast<uint32_t>(fb->host_nodes.size());
+  std::vector<network::Flow> flows;
+  if (!all.flows.file.empty()) {
+    flows = network::read_hpcc_flows(resolve(base, all.flows.file), nh);
+  } else {
+    network::WorkloadParams wp;
+    wp.pattern = all.flows.pattern, wp.arrival = all.flows.arrival, wp.load = all.flows.load;
+    wp.inter_fraction = all.flows.inter_fraction;
+    wp.host_gbps = t.links[t.ports[fb->host_nodes[0]][0].link].gbps;
+    wp.duration_s = all.flows.duration_us * 1e-6;
+    wp.seed = o.seed;
+    flows = network::generate_flows(wp, load_cdf(all.flows, base), nh);
+  }
+  if (flows.empty())
+    throw Error(msg::kConfig,
+                "flows: the workload has no flows (raise flows.duration_us or "
+                "flows.load)");
+  for (const auto& f : flows)
+    if (f.bytes > 0x7FFFFFFFu)
+      throw Error(msg::kConfig, "flows: a flow of " + std::to_string(f.bytes) +
+                                    " bytes; one WQE carries at most 2^31 - 1");
+
+  std::string dir = o.out.empty()
+                        ? "results/" + (o.config.empty() ? std::string("fabric")
+                                                         : fs::path(o.config).stem().string())
+                        : o.out;
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string n = e.path().filename().string();
+    if (n.size() > 5 && n.compare(n.size() - 5, 5, ".pcap") == 0) fs::remove(e.path());
+  }
+  for (const char* f : {"fct.csv", "fct.txt", "qps.csv", "links.csv", "queues.csv", "sram.csv",
+                        "summary.txt", "waves.vcd", "stats.json", "flows.txt"})
+    fs::remove(fs::path(dir) / f);
+  write_text(dir + "/config.yaml", resolved_yaml(table));
+  write_text(dir + "/flows.txt", network::hpcc_flows_text(flows));
+
+  // ---- the system ----
+  Stats stats;
+  ClockDomain clk(all.nic.nic.clock_mhz);
+  std::unique_ptr<Vcd> vcd = results::make_vcd(o.vcd, o.vcd_groups, clk.period_ps());
+  for (uint32_t h = 0; h < nh; ++h) {
+    const uint32_t n = fb->host_nodes[h];
+    const Topology::Link& l = t.links[t.ports[n][0].link];
+    ornic::OrnicParams np = all.nic;
+    np.mac.rate_gbps = l.gbps;
+    network::NetworkParams up;
+    up.rate_gbps = l.gbps, up.propagation_ns = l.delay_ns, up.loss_rate = l.error_rate;
+    fb->hosts.push_back(
+        std::make_unique<Host>(t.nodes[n].name.c_str(), np, up, o.seed, stats, vcd.get()));
+  }
+  for (uint32_t n : t.switches()) {
+    fb->switch_of_node[n] = static_cast<int32_t>(fb->switches.size());
+    fb->switches.push_back(std::make_unique<network::Switch>(
+        t.nodes[n].name.c_str(), all.sw, all.routing, t, *fb->routes, n, fb->addrs, o.seed, stats));
+  }
+  // Bind every link end by name: a host's uplink delivers to the far end's
+  // receiving socket; a switch port sends to the far end's.
+  auto rx_of = [&](uint32_t node, uint32_t port) -> tlm::tlm_target_socket<>& {
+    if (fb->host_of_node[node] >= 0) return fb->hosts[fb->host_of_node[node]]->nic.mac_rx_socket;
+    return *fb->switches[fb->switch_of_node[node]]->rx_socket[port];
+  };
+  auto port_to = [&](uint32_t node, uint32_t link) {
+    for (uint32_t k = 0; k < t.ports[node].size(); ++k)
+      if (t.ports[node][k].link == link) return k;
+    return 0u;
+  };
+  for (uint32_t h = 0; h < nh; ++h) {
+    const uint32_t n = fb->host_nodes[h];
+    const auto& p = t.ports[n][0];
+    fb->hosts[h]->uplink.tx_socket.bind(rx_of(p.peer, port_to(p.peer, p.link)));
+  }
+  for (uint32_t n : t.switches()) {
+    auto& sw = *fb->switches[fb->switch_of_node[n]];
+    for (uint32_t k = 0; k < t.ports[n].size(); ++k) {
+      const auto& p = t.ports[n][k];
+      sw.tx_socket[k]->bind(rx_of(p.peer, port_to(p.peer, p.link)));
+    }
+  }
+
+  // ---- flows: one QP pair and one WQE each ----
+  std::vector<FlowRun> runs(flows.size());
+  std::vector<uint32_t> qps_on(nh, 0);
+  std::vector<uint64_t> next_src(nh, kSourceBase), next_dst(nh, kDestBase);
+  std::vector<std::unordered_map<uint32_t, uint32_t>> flow_of_qpn(nh);  // data receiver's QPN
+  const ornic::WqeOp op = all.flows.opcode == "send"   ? ornic::WqeOp::kSend
+                          : all.flows.opcode == "read" ? ornic::WqeOp::kRead
+                                                       : ornic::WqeOp::kWrite;
+  Rng port_rng = make_rng(o.seed, "fabric.udp_sport");
+  for (size_t i = 0; i < flows.size(); ++i) {
+    FlowRun& fr = runs[i];
+    fr.f = flows[i];
+    fr.id = static_cast<uint32_t>(i);
+    fr.op = op;
+    fr.requester = fr.f.src, fr.responder = fr.f.dst;
+    fr.req_qpn = kQpnBase + qps_on[fr.requester]++;
+    fr.rsp_qpn = kQpnBase + qps_on[fr.responder]++;
+    fr.sport = static_cast<uint16_t>(49152 + port_rng() % 16384);
+  }
+  for (uint32_t h = 0; h < nh; ++h)
+    if (qps_on[h] > all.nic.nic.max_qps)
+      throw Error(msg::kConfig, "host " + t.nodes[fb->host_nodes[h]].name + " needs " +
+                                    std::to_string(qps_on[h]) +
+                                    " QPs (one per flow it sends or "
+                                    "receives); nic.max_qps is " +
+                                    std::to_string(all.nic.nic.max_qps) +
+                                    ": raise it (and sram.qp_context.depth)");
+  std::vector<uint32_t> slot_on(nh, 0);
+  for (FlowRun& fr : runs) {
+    const uint64_t len = std::max<uint64_t>(fr.f.bytes, 1);
+    // Bytes move data_src -> data_dst: the requester's to the responder's
+    // (WRITE, SEND), or back (READ).
+    const bool read = fr.op == ornic::WqeOp::kRead;
+    const uint32_t data_src = read ? fr.responder : fr.requester;
+    const uint32_t data_dst = read ? fr.requester : fr.responder;
+    const uint64_t src = next_src[data_src];
+    next_src[data_src] = align(src + len, 4096);
+    const uint64_t dst = next_dst[data_dst];
+    next_dst[data_dst] = align(dst + len, 4096);
+    if (next_src[data_src] > kSourceEnd || next_dst[data_dst] > kDestEnd)
+      throw Error(msg::kConfig, "flows: more than 64 GiB to or from one host");
+    fr.data_host = data_dst;
+    fr.data_index = fb->hosts[data_dst]->check.add_dest(dst, len, src);
+    flow_of_qpn[data_dst][read ? fr.req_qpn : fr.rsp_qpn] = fr.id;
+    const uint32_t rkey = 0x1000u + fr.id;
+
+    auto ctx = [&](uint32_t self, uint32_t peer, uint32_t qpn, uint32_t peer_qpn) {
+      ornic::QpContext c;
+      c.qpn = qpn, c.peer_qpn = peer_qpn;
+      c.pmtu = 0;  // nic.pmtu_bytes
+      wire::FrameSpec& s = c.tx_template;
+      const uint32_t a = host_ip(fb->host_nodes[self]), b = host_ip(fb->host_nodes[peer]);
+      s.src_mac = {0x02, 0, uint8_t(self >> 16), uint8_t(self >> 8), uint8_t(self), 0};
+      s.dst_mac = {0x02, 0, uint8_t(peer >> 16), uint8_t(peer >> 8), uint8_t(peer), 0};
+      s.src_ip = {uint8_t(a >> 24), uint8_t(a >> 16), uint8_t(a >> 8), uint8_t(a)};
+      s.dst_ip = {uint8_t(b >> 24), uint8_t(b >> 16), uint8_t(b >> 8), uint8_t(b)};
+      s.udp_sport = fr.sport;
+      c.epsn = 0;
+      return c;
+    };
+    ornic::QpContext rq = ctx(fr.requester, fr.responder, fr.req_qpn, fr.rsp_qpn);
+    ornic::QpContext rs = ctx(fr.responder, fr.requester, fr.rsp_qpn, fr.req_qpn);
+    if (fr.op == ornic::WqeOp::kSend) {
+      rs.recv_base = dst, rs.recv_count = 1;
+      rs.recv_bytes = static_cast<uint32_t>(len);
+    }
+    rs.regions.push_back(ornic::MemoryRegion{read ? src : dst, len, rkey});
+    Host& hq = *fb->hosts[fr.requester];
+    const uint32_t qi = hq.nic.add_qp(rq);
+    fb->hosts[fr.responder]->nic.add_qp(rs);
+    host::HostDriver::QpSetup s;
+    const uint32_t slot = slot_on[fr.requester]++;
+    s.qi = qi, s.qpn = fr.req_qpn, s.peer_qpn = fr.rsp_qpn, s.sq_psn = 0;
+    const uint64_t sq_bytes =
+        align(uint64_t{qps_on[fr.requester]} * kSqEntries * ornic::kWqeBytes, 4096);
+    s.sq_base = kSqBase + uint64_t{slot} * kSqEntries * ornic::kWqeBytes;
+    s.cq_base = kSqBase + sq_bytes + uint64_t{slot} * kCqEntries * ornic::kCqeBytes;
+    s.sq_entries = kSqEntries, s.cq_entries = kCqEntries;
+    hq.driver.add_qp(s);
+    ornic::Wqe w;
+    w.op = fr.op;
+    w.ooo = all.flows.mode == "ooo" &&
+            (fr.op != ornic::WqeOp::kSend || all.nic.nic.ordering == "eunomia");
+    w.length = static_cast<uint32_t>(len);
+    w.local_addr = read ? dst : src;
+    w.remote_addr = read ? src : dst;
+    w.rkey = rkey;
+    fr.record = hq.driver.add_wqe(qi, w, dst, fr.f.start_ps);
+    fr.ideal_ps = ideal_fct_ps(*fb, fr, all.nic.nic.pmtu_bytes);
+  }
+
+  // ---- observers ----
+  for (uint32_t h = 0; h < nh; ++h) {
+    auto* qmap = &flow_of_qpn[h];
+    fb->hosts[h]->nic.set_packet_observer([qmap, &runs](const ornic::PacketRecord& r) {
+      // Packets that carry a message's data (standard and ORNIC's OOO opcodes).
+      const bool data = (r.opcode >= 0 && r.opcode <= wire::kReadResponseOnly) ||
+                        (r.opcode >= wire::kOooWriteFSpot && r.opcode <= wire::kOooReadResponse);
+      if (!data || r.drop != ornic::Drop::kNone) return;
+      auto it = qmap->find(r.qpn);
+      if (it == qmap->end()) return;
+      FlowRun& fr = runs[it->second];
+      if (r.bitmap) fr.peak_blocks = std::max(fr.peak_blocks, r.blocks_held);
+      if (std::strcmp(r.verdict, "duplicate") == 0) {
+        ++fr.duplicates;
+        return;
+      }
+      ++fr.packets;
+      uint32_t ood = 0;
+      if (!fr.seen) {
+        fr.seen = true, fr.max_psn = r.psn;
+      } else {
+        const uint32_t ahead = (r.psn - fr.max_psn) & wire::kPsnMask;
+        if (ahead && ahead < (1u << 23))
+          fr.max_psn = r.psn;
+        else if (ahead)
+          ood = (fr.max_psn - r.psn) & wire::kPsnMask;
+      }
+      if (ood) ++fr.ooo_packets;
+      fr.max_ood = std::max(fr.max_ood, ood);
+      fr.ood_sum += ood;
+      ++fr.ood_hist[ood];
+    });
+  }
+  std::unique_ptr<std::ofstream> qcsv;
+  if (all.run.queues_csv) {
+    qcsv = std::make_unique<std::ofstream>(dir + "/queues.csv");
+    *qcsv << "time_ns,switch,port,bytes\n";
+    for (auto& sw : fb->switches) {
+      const std::string name = sw->name();
+      sw->on_queue([&qcsv, name](uint64_t ps, uint32_t port, uint64_t bytes) {
+        *qcsv << fmt(ps / 1000.0, 3) << "," << name << "," << port << "," << bytes << "\n";
+      });
+    }
+  }
+  std::vector<std::unique_ptr<trace::PcapWriter>> pcaps;
+  if (all.run.link_pcap) {
+    for (uint32_t h = 0; h < nh; ++h) {
+      Host& x = *fb->hosts[h];
+      pcaps.push_back(std::make_unique<trace::PcapWriter>(dir + "/" + x.name() + "_tx.pcap"));
+      trace::PcapWriter* w = pcaps.back().get();
+      x.uplink.on_deliver([w](uint64_t ps, const uint8_t* f, size_t n) { w->write(ps, f, n); });
+    }
+  }
+
+  // ---- completion, progress, stop ----
+  uint32_t drivers_left = nh;
+  uint64_t done = 0;
+  const bool progress = !o.quiet && isatty(fileno(stderr));
+  std::vector<results::NamedSram> srams;
+  for (auto& h : fb->hosts)
+    for (Sram* s : h->nic.srams()) srams.emplace_back(std::string(h->name()) + "." + s->name(), s);
+  results::SramCsv sram_csv(all.run.sram_csv ? dir + "/sram.csv" : "", srams);
+  for (auto& hp : fb->hosts) {
+    hp->driver.on_finished([&drivers_left] {
+      if (--drivers_left == 0) sc_core::sc_stop();
+    });
+    hp->driver.every_completions(1, [&, total = flows.size()](uint64_t) {
+      ++done;
+      // Every NIC books at or after the present: settle behind it.
+      if (done % kSettleCompletions == 0)
+        sram_csv.settle(ClockDomain::ps_of(sc_core::sc_time_stamp()) / clk.period_ps());
+      if (progress && (done % 64 == 0 || done == total)) {
+        std::fprintf(stderr, "\r  %llu/%zu flows complete at %.1f us",
+                     static_cast<unsigned long long>(done), total,
+                     ClockDomain::ps_of(sc_core::sc_time_stamp()) / 1e6);
+        if (done == total) std::fprintf(stderr, "\n");
+      }
+    });
+  }
+
+  auto w0 = std::chrono::steady_clock::now();
+  sc_core::sc_start(sc_core::sc_time(all.run.max_sim_ms, sc_core::SC_MS));
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+  for (auto& p : pcaps) p->close();
+  if (qcsv) qcsv->close();
+  const uint64_t end_ps = ClockDomain::ps_of(sc_core::sc_time_stamp());
+  const Cycle end = clk.ceil_cycles(end_ps);
+  const bool finished = drivers_left == 0;
+
+  // ---- scoreboard ----
+  uint64_t failures = 0, bytes_checked = 0, completed = 0;
+  std::vector<std::string> fail_text;
+  auto fail = [&](const FlowRun& fr, const std::string& why) {
+    ++failures;
+    if (fail_text.size() < 8)
+      fail_text.push_back("flow " + std::to_string(fr.id) + " (" +
+                          t.nodes[fb->host_nodes[fr.f.src]].name + " -> " +
+                          t.nodes[fb->host_nodes[fr.f.dst]].name + ", " +
+                          std::to_string(fr.f.bytes) + " B): " + why);
+  };
+  uint64_t stray = 0, bad_reads = 0, bad_cqes = 0;
+  for (auto& h : fb->hosts) {
+    stray += h->check.stray_writes(), bad_reads += h->check.bad_reads();
+    bad_cqes += h->driver.bad_cqes();
+  }
+  for (const FlowRun& fr : runs) {
+    const host::WqeRecord& r = fb->hosts[fr.requester]->driver.records()[fr.record];
+    const FlowData& d = fb->hosts[fr.data_host]->check.data(fr.data_index);
+    if (!r.cqes) {
+      fail(fr, r.posted ? "no CQE (" + std::to_string(d.covered_bytes()) + " of " +
+                              std::to_string(d.len) + " bytes at the destination)"
+                        : "never posted");
+      continue;
+    }
+    ++completed;
+    if (r.cqes > 1) fail(fr, std::to_string(r.cqes) + " CQEs");
+    if (r.status) fail(fr, "CQE status " + std::to_string(r.status));
+    if (d.mismatch_at != ~uint64_t{0})
+      fail(fr, "destination differs from source at byte " + std::to_string(d.mismatch_at));
+    else if (!d.complete())
+      fail(fr, "CQE with " + std::to_string(d.covered_bytes()) + " of " + std::to_string(d.len) +
+                   " bytes at the destination");
+    else
+      bytes_checked += d.len;
+    if (fr.op == ornic::WqeOp::kRead && (r.last_data_ps > r.cqe_ps || r.data_after_cqe))
+      fail(fr, "READ CQE before its last data");
+  }
+  if (stray)
+    ++failures, fail_text.push_back(std::to_string(stray) + " DMA write(s) outside every flow");
+  if (bad_reads)
+    ++failures, fail_text.push_back(std::to_string(bad_reads) + " DMA read(s) of destinations");
+  if (bad_cqes)
+    ++failures, fail_text.push_back(std::to_string(bad_cqes) + " CQE(s) matching no WQE");
+  const bool ok = failures == 0 && finished;
+  std::string sb_text;
+  {
+    std::ostringstream s;
+    if (failures == 0)
+      s << "OK (" << completed << "/" << runs.size() << " flows, one CQE each, " << bytes_checked
+        << " bytes identical at their destinations)";
+    else {
+      s << "FAILED: " << failures << " problem(s)";
+      for (const auto& f : fail_text) s << "; " << f;
+    }
+    sb_text = s.str();
+  }
+
+  // ---- fct.csv, fct.txt ----
+  uint64_t last_cqe = 0, first_start = ~uint64_t{0}, payload = 0;
+  struct Bucket {
+    std::vector<double> sd;
+  };
+  std::map<uint64_t, Bucket> buckets;  // keyed by the bucket's lower edge
+  {
+    std::ofstream f(dir + "/fct.csv");
+    std::ofstream h(dir + "/fct.txt");
+    f << "flow,src,dst,sip,dip,sport,dport,opcode,bytes,start_ns,post_ns,fct_ns,ideal_fct_ns,"
+         "slowdown,completed\n";
+    char ipa[16], ipb[16];
+    for (const FlowRun& fr : runs) {
+      const host::WqeRecord& r = fb->hosts[fr.requester]->driver.records()[fr.record];
+      const uint32_t a = host_ip(fb->host_nodes[fr.f.src]), b = host_ip(fb->host_nodes[fr.f.dst]);
+      std::snprintf(ipa, sizeof ipa, "%08x", a);
+      std::snprintf(ipb, sizeof ipb, "%08x", b);
+      const double fct = r.cqes ? (r.cqe_ps - fr.f.start_ps) / 1000.0 : 0;
+      const double ideal = fr.ideal_ps / 1000.0;
+      first_start = std::min(first_start, fr.f.start_ps);
+      if (r.cqes) {
+        last_cqe = std::max(last_cqe, r.cqe_ps);
+        payload += fr.f.bytes;
+        const uint64_t edges[] = {0, 10000, 100000, 1000000, 10000000};
+        uint64_t e = 0;
+        for (uint64_t x : edges)
+          if (fr.f.bytes >= x) e = x;
+        buckets[e].sd.push_back(fct / ideal);
+      }
+      f << fr.id << "," << t.nodes[fb->host_nodes[fr.f.src]].name << ","
+        << t.nodes[fb->host_nodes[fr.f.dst]].name << "," << ipa << "," << ipb << "," << fr.sport
+        << "," << wire::kRoceUdpPort << "," << ornic::to_string(fr.op) << "," << fr.f.bytes << ","
+        << fmt(fr.f.start_ps / 1000.0, 3) << "," << fmt(r.posted ? r.post_ps / 1000.0 : 0, 3) << ","
+        << fmt(fct, 3) << "," << fmt(ideal, 3) << "," << fmt(r.cqes ? fct / ideal : 0, 4) << ","
+        << (r.cqes ? 1 : 0) << "\n";
+      if (r.cqes)
+        h << ipa << " " << ipb << " " << fr.sport << " " << wire::kRoceUdpPort << " " << fr.f.bytes
+          << " " << fr.f.start_ps / 1000 << " " << (r.cqe_ps - fr.f.start_ps) / 1000 << " "
+          << fr.ideal_ps / 1000 << "\n";
+    }
+  }
+  // ---- qps.csv ----
+  uint32_t max_ood = 0, peak_blocks = 0;
+  uint64_t ooo_pkts = 0, pkts = 0;
+  if (all.run.qps_csv) {
+    std::ofstream f(dir + "/qps.csv");
+    f << "flow,host,qpn,packets,ooo_packets,duplicates,max_ood,mean_ood,p999_ood,peak_blocks\n";
+    for (const FlowRun& fr : runs) {
+      f << fr.id << "," << fb->hosts[fr.data_host]->name() << ",0x" << std::hex
+        << (fr.op == ornic::WqeOp::kRead ? fr.req_qpn : fr.rsp_qpn) << std::dec << "," << fr.packets
+        << "," << fr.ooo_packets << "," << fr.duplicates << "," << fr.max_ood << ","
+        << fmt(fr.packets ? static_cast<double>(fr.ood_sum) / fr.packets : 0, 3) << ","
+        << p999(fr.ood_hist, fr.packets) << "," << fr.peak_blocks << "\n";
+    }
+  }
+  for (const FlowRun& fr : runs) {
+    max_ood = std::max(max_ood, fr.max_ood), peak_blocks = std::max(peak_blocks, fr.peak_blocks);
+    ooo_pkts += fr.ooo_packets, pkts += fr.packets;
+  }
+  // ---- links.csv ----
+  const double span_ps = last_cqe > first_start ? static_cast<double>(last_cqe - first_start) : 1.0;
+  uint64_t hops = 0;
+  {
+    std::ofstream f(dir + "/links.csv");
+    f << "from,to,gbps,frames,bytes,utilisation\n";
+    auto row = [&](const std::string& a, const std::string& b, double gbps, uint64_t frames,
+                   uint64_t bytes) {
+      hops += frames;
+      f << a << "," << b << "," << fmt(gbps, 3) << "," << frames << "," << bytes << ","
+        << fmt(bytes * 8.0 / (gbps * span_ps / 1000.0), 4) << "\n";
+    };
+    for (uint32_t h = 0; h < nh; ++h) {
+      const uint32_t n = fb->host_nodes[h];
+      const auto& p = t.ports[n][0];
+      const std::string pre = std::string(fb->hosts[h]->name()) + ".uplink";
+      row(t.nodes[n].name, t.nodes[p.peer].name, t.links[p.link].gbps,
+          stats.counter_value(pre + ".frames_delivered"), stats.counter_value(pre + ".bytes"));
+    }
+    for (uint32_t n : t.switches()) {
+      const auto& sw = *fb->switches[fb->switch_of_node[n]];
+      for (uint32_t k = 0; k < t.ports[n].size(); ++k)
+        row(t.nodes[n].name, t.nodes[t.ports[n][k].peer].name, t.links[t.ports[n][k].link].gbps,
+            sw.port_frames_out()[k], sw.port_bytes_out()[k]);
+    }
+  }
+
+  // ---- summary ----
+  auto pct = [](std::vector<double> v, double p) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    size_t i = static_cast<size_t>(std::ceil(p * v.size())) - 1;
+    return v[std::min(i, v.size() - 1)];
+  };
+  uint64_t marked = 0, drops = 0, lost = 0, cnps = 0;
+  for (auto& sw : fb->switches) {
+    marked += sw->core().counters().marked;
+    for (size_t d = 1; d < static_cast<size_t>(network::SwitchDrop::kCount); ++d)
+      drops += sw->core().counters().drops[d];
+    lost += stats.counter_value(std::string(sw->name()) + ".lost");
+  }
+  for (auto& h : fb->hosts)
+    cnps += stats.counter_value(std::string(h->name()) + ".nic.tx.hdr_generator.cnps");
+  uint64_t retx = 0;
+  for (auto& h : fb->hosts)
+    retx += stats.counter_value(std::string(h->name()) + ".nic.tx.qp_manager.retransmitted");
+  std::ostringstream s;
+  s << "oonic run " << (o.config.empty() ? "(defaults)" : o.config) << ": fabric "
+    << all.topology.kind << ", " << nh << " hosts, " << fb->switches.size() << " switches, "
+    << runs.size() << " flows (" << all.flows.opcode << ", " << all.nic.nic.ordering << ", "
+    << "routing " << all.routing.mode << ", rate " << all.nic.sender.rate << ")\n";
+  s << "  completed   " << completed << "/" << runs.size() << " flows"
+    << (finished ? "" : "  (NOT FINISHED by run.max_sim_ms)") << " by " << fmt(last_cqe / 1e6, 3)
+    << " us; payload " << payload << " B\n";
+  s << "  slowdown    size bucket      flows   mean     p50     p95     p99    (FCT / ideal FCT)\n";
+  const uint64_t edges[] = {0, 10000, 100000, 1000000, 10000000};
+  for (uint64_t e : edges) {
+    auto it = buckets.find(e);
+    if (it == buckets.end()) continue;
+    const auto& v = it->second.sd;
+    double mean = 0;
+    for (double x : v) mean += x;
+    mean /= v.size();
+    char line[160];
+    std::snprintf(line, sizeof line, "              %-14s %7zu %7.2f %7.2f %7.2f %7.2f\n",
+                  bucket_name(e), v.size(), mean, pct(v, 0.5), pct(v, 0.95), pct(v, 0.99));
+    s << line;
+  }
+  s << "  network     " << hops << " packet-hops; ECN marked " << marked << ", switch drops "
+    << drops << ", lost on wires " << lost << "; CNPs " << cnps << "; retransmitted " << retx
+    << "\n";
+  s << "  arrival     " << ooo_pkts << " of " << pkts
+    << " data packets out of order at their QP; max OOD " << max_ood
+    << " PSNs; peak bitmap blocks of a QP " << peak_blocks << "\n";
+  s << "  scoreboard  " << (finished ? "" : "INCOMPLETE; ") << sb_text << "\n";
+  const std::string summary = s.str();
+  write_text(dir + "/summary.txt", summary);
+
+  // ---- stats.json, sram.csv ----
+  nlohmann::json j;
+  j["run"] = {{"config", o.config},
+              {"seed", o.seed},
+              {"system", "fabric"},
+              {"topology", all.topology.kind},
+              {"hosts", nh},
+              {"switches", fb->switches.size()},
+              {"flows", runs.size()},
+              {"completed", completed},
+              {"finished", finished},
+              {"end_cycle", end},
+              {"last_cqe_ns", last_cqe / 1000.0},
+              {"payload_bytes", payload},
+              {"packet_hops", hops},
+              {"wall_s", wall}};
+  j["stats"] = stats.to_json(end);
+  j["sram"] = results::sram_json(srams, end);
+  j["scoreboard"] = {{"ok", ok},
+                     {"flows", runs.size()},
+                     {"completed", completed},
+                     {"bytes_checked", bytes_checked},
+                     {"failures", failures},
+                     {"text", sb_text}};
+  write_text(dir + "/stats.json", j.dump(2) + "\n");
+  sram_csv.finish(end);
+  if (vcd) vcd->write(dir + "/waves.vcd", o.vcd_from, o.vcd_to);
+  if (!o.quiet) {
+    std::fputs(summary.c_str(), stdout);
+    std::printf("  results     %s/  (simulated in %s s wall)\n", dir.c_str(), fmt(wall, 3).c_str());
+  }
+  return ok ? 0 : 1;
+}
+
+std::string stats_listing(bool markdown, const std::vector<std::string>& sets) {
+  install_report_handler();
+  AllParams all;
+  ParamTable table;
+  all.describe(table);
+  all.topology.kind = "kpaths", all.topology.paths = 1, all.topology.hosts_per_leaf = 1;
+  for (const auto& s : sets) apply_override(table, s);
+  all.nic.validate();
+  Stats stats;
+  {
+    Topology t = all.topology.build("");
+    network::Routes routes(t);
+    network::AddressMap addrs;
+    std::vector<std::unique_ptr<Host>> hosts;
+    std::vector<std::unique_ptr<network::Switch>> sws;
+    network::NetworkParams up;
+    for (uint32_t n : t.hosts())
+      hosts.push_back(
+          std::make_unique<Host>(t.nodes[n].name.c_str(), all.nic, up, 1, stats, nullptr));
+    for (uint32_t n : t.switches())
+      sws.push_back(std::make_unique<network::Switch>(t.nodes[n].name.c_str(), all.sw, all.routing,
+                                                      t, routes, n, addrs, 1, stats));
+  }
+  return stats.listing(markdown);
+}
+
+}  // namespace oonic::fabric

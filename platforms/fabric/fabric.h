@@ -1,0 +1,97 @@
+// The fabric system (issue 15): every host of a topology is a whole oonic host
+// (an ORNIC NIC, its PCIe link, host memory and a HostDriver), joined by
+// packet-level switches (platforms/network/switch.h) that queue, mark ECN,
+// drop and route (ECMP, spraying, flowlets, adaptive). Flows (from an ns-3
+// HPCC flow file, or generated from a size CDF at a load) become one QP and
+// one WQE each, posted at the flow's start; the flow completes at its CQE.
+//   h<i>.driver --reg_initiator_socket--> h<i>.nic.reg_socket
+//   h<i>.nic.dma_initiator_socket --> h<i>.pcie --> h<i>.memory
+//   h<i>.nic.mac_tx_socket --> h<i>.uplink (rate, propagation) --> <switch>.rx_socket_<k>
+//   <switch>.tx_socket_<k> --> h<i>.nic.mac_rx_socket (or the next switch's rx_socket_<j>)
+// Host memory does not hold the bytes moved: a flow's source reads as the
+// address pattern and its destination is checked as each DMA write lands
+// (FlowCheck), so memory follows QPs and flows, not bytes. `oonic run` builds
+// it when the configuration has a topology section; docs/FABRIC.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/core/params.h"
+#include "model/ornic/ornic_params.h"
+#include "platforms/b2b/b2b.h"
+#include "platforms/network/path_select.h"
+#include "platforms/network/switch_core.h"
+#include "platforms/network/topology.h"
+
+namespace oonic::fabric {
+
+struct TopologyParams {          // topology.*
+  std::string kind = "kpaths";   // pair | kpaths | leaf-spine | fat-tree | two-dc | file
+  std::string file;              // kind file: ns-3 HPCC topology.txt
+  uint32_t paths = 4;            // kpaths: spines between the two ToRs
+  uint32_t spines = 4;           // leaf-spine, two-dc (per DC)
+  uint32_t leaves = 4;           // leaf-spine, two-dc (per DC)
+  uint32_t hosts_per_leaf = 4;   // kpaths (per ToR), leaf-spine, two-dc
+  uint32_t k = 4;                // fat-tree
+  double host_gbps = 100;        // host links
+  double fabric_gbps = 100;      // switch-to-switch links
+  double link_delay_ns = 1000;   // every link but the DCI one
+  double dci_gbps = 400;         // two-dc: the long-haul link
+  double dci_delay_ns = 100000;  // two-dc: its one-way delay
+  void describe(ParamTable& t);
+  // base_dir: where relative file names are looked up (the config's directory).
+  network::Topology build(const std::string& base_dir) const;
+};
+
+struct FlowParams {  // flows.*
+  std::string file;  // ns-3 HPCC flow file; empty: generated
+  std::string cdf;   // size CDF file; empty: every flow `bytes`
+  uint64_t bytes = 1 << 20;
+  std::string pattern = "random";   // random | permutation | incast | mix
+  std::string arrival = "poisson";  // poisson | once
+  double load = 0.5;
+  double duration_us = 100;
+  double inter_fraction = 0.5;
+  std::string opcode = "write";  // write | send | read
+  std::string mode = "ooo";      // ooo | standard (the WQE's OOO flag)
+  void describe(ParamTable& t);
+};
+
+struct FabricRunParams {  // run.*
+  double max_sim_ms = 1000;
+  bool sram_csv = false;
+  bool queues_csv = false;
+  bool qps_csv = true;
+  bool link_pcap = false;
+  void describe(ParamTable& t);
+};
+
+struct AllParams {
+  ornic::OrnicParams nic;
+  TopologyParams topology;
+  network::SwitchParams sw;
+  network::RoutingParams routing;
+  FlowParams flows;
+  FabricRunParams run;
+  void describe(ParamTable& t) {
+    nic.describe(t);
+    topology.describe(t);
+    sw.describe(t);
+    routing.describe(t);
+    flows.describe(t);
+    run.describe(t);
+  }
+};
+
+// True when the configuration (file and --set overrides) asks for a fabric:
+// it has a topology section. Throws Error(kConfig) on unreadable YAML.
+bool wants_fabric(const std::string& config, const std::vector<std::string>& sets);
+
+// Returns the exit status: 0 when every flow completed and the scoreboard is clean.
+int run_fabric(const b2b::RunOptions& o);
+// Every stat a fabric run registers (for `oonic stats --fabric`).
+std::string stats_listing(bool markdown, const std::vector<std::string>& sets = {});
+
+}  // namespace oonic::fabric

@@ -1,0 +1,226 @@
+#!/usr/bin/python3
+"""The fabric (`oonic run` with a topology section, issue 15), end to end:
+
+* the pair topology is today's two-NIC system: a WRITE, READ and SEND flow
+  complete at the same instant as the same WQE in `oonic run`, with the same
+  frames at the same times on the wire (only addresses and QPNs differ);
+* every bundled fabric example completes with a clean scoreboard, one fct.csv
+  row per flow, and utilisation and slowdown in range;
+* ECMP keeps a flow on one path (no packet arrives out of order on the
+  symmetric kpaths fabric), spraying reorders;
+* a seed gives the same results, another seed other flows;
+* flows start when their flow file says; ns-3 HPCC's formats in and out;
+* ECN marks only ECN-capable (DCQCN) traffic, and marks become CNPs;
+* bad topology and flow input exits 2 naming the file, line or key.
+"""
+import os
+import struct
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import oonic_e2e as e2e  # noqa: E402
+
+EXAMPLES = os.path.join(e2e.SOURCE_DIR, "examples")
+FABRIC_EXAMPLES = sorted(f for f in os.listdir(EXAMPLES) if f.startswith("fabric-"))
+
+
+def pcap_records(path):
+    """(time_ps, frame bytes) of each record of a classic pcap (us or ns)."""
+    data = e2e.read_bytes(path)
+    frac_ps = 1000 if struct.unpack("<I", data[:4])[0] == 0xA1B23C4D else 1000000
+    out, o = [], 24
+    while o < len(data):
+        s, frac, incl, _ = struct.unpack("<IIII", data[o:o + 16])
+        out.append((s * 10**12 + frac * frac_ps, data[o + 16:o + 16 + incl]))
+        o += 16 + incl
+    return out
+
+
+def bth(frame):
+    r = e2e.decode_roce(frame)
+    return (r["opcode"], r["psn"], len(frame)) if r else (None, None, len(frame))
+
+
+class Fabric(e2e.OonicTestCase):
+    def fabric(self, *args, config="-", ok=True):
+        out = os.path.join(self.mkdtemp(), "r")
+        r = e2e.run_oonic(["run", config, "--out", out, "--quiet"] + list(args), out=out,
+                          timeout=120)
+        if ok:
+            self.assertOk(r)
+        return r
+
+    def pair(self, opcode, size):
+        return self.fabric("--set", "topology.kind=pair", "--set", "flows.pattern=incast",
+                           "--set", "flows.arrival=once", "--set", "flows.bytes=%d" % size,
+                           "--set", "flows.opcode=" + opcode, "--set", "run.link_pcap=true")
+
+    def b2b(self, opcode, size):
+        out = os.path.join(self.mkdtemp(), "b")
+        r = e2e.run_oonic(["run", "-", "--out", out, "--quiet", "--set", "workload.qps=1",
+                           "--set", "workload.wqes_per_qp=1", "--set",
+                           "workload.wqe_bytes=%d" % size, "--set", "workload.mix=" + opcode],
+                          out=out)
+        self.assertOk(r)
+        return r
+
+    def test_pair_topology_is_the_two_nic_system(self):
+        for op in ("write", "read", "send"):
+            with self.subTest(op=op):
+                f, b = self.pair(op, 20000), self.b2b(op, 20000)
+                fct = e2e.load_csv(f.path("fct.csv"))
+                self.assertEqual(len(fct), 1)
+                wqe = e2e.load_csv(b.path("wqes.csv"))[0]
+                # Same doorbell and same CQE instant (b2b: cycles of 4 ns; fabric: ns).
+                clk_ns = 1000.0 / b.stats_json["run"]["clock_mhz"]
+                self.assertAlmostEqual(float(fct[0]["post_ns"]), int(wqe["post_cycle"]) * clk_ns, 3)
+                cqe_ns = float(fct[0]["start_ns"]) + float(fct[0]["fct_ns"])
+                self.assertEqual(int(-(-cqe_ns // clk_ns)), int(wqe["cqe_cycle"]))
+                # Host h1 posts (incast to h0): h1 is b2b's A, h0 its B.
+                for mine, theirs in (("h1_tx.pcap", "a_to_b.pcap"), ("h0_tx.pcap", "b_to_a.pcap")):
+                    x, y = pcap_records(f.path(mine)), pcap_records(b.path(theirs))
+                    self.assertEqual([t for t, _ in x], [t for t, _ in y], mine)
+                    self.assertEqual([bth(fr) for _, fr in x], [bth(fr) for _, fr in y], mine)
+                self.assertTrue(f.stats_json["scoreboard"]["ok"])
+                self.assertEqual(f.stats_json["scoreboard"]["bytes_checked"], 20000)
+
+    def test_every_example_completes_with_a_clean_scoreboard(self):
+        self.assertGreaterEqual(len(FABRIC_EXAMPLES), 4)
+        for name in FABRIC_EXAMPLES:
+            with self.subTest(example=name):
+                r = self.fabric(config=os.path.join(EXAMPLES, name))
+                sb = r.stats_json["scoreboard"]
+                self.assertTrue(sb["ok"], sb["text"])
+                fct = e2e.load_csv(r.path("fct.csv"))
+                flows = open(r.path("flows.txt")).read().split("\n")
+                self.assertEqual(len(fct), int(flows[0]))
+                self.assertEqual(sb["bytes_checked"], sum(int(x["bytes"]) for x in fct))
+                for row in fct:
+                    self.assertEqual(row["completed"], "1")
+                    # The ideal FCT is a lower bound but for the NIC's own latency
+                    # (not in it): nothing finishes much faster than it.
+                    self.assertGreater(float(row["slowdown"]), 0.95, row)
+                for row in e2e.load_csv(r.path("links.csv")):
+                    self.assertLessEqual(float(row["utilisation"]), 1.0, row)
+                summary = open(r.path("summary.txt")).read()
+                self.assertIn("slowdown", summary)
+                self.assertIn("scoreboard  OK", summary)
+
+    def test_ecmp_keeps_order_and_spraying_reorders(self):
+        ecmp = self.fabric(config=os.path.join(EXAMPLES, "fabric-kpaths.yaml"))
+        spray = self.fabric(config=os.path.join(EXAMPLES, "fabric-kpaths-spray.yaml"))
+        q_ecmp = e2e.load_csv(ecmp.path("qps.csv"))
+        q_spray = e2e.load_csv(spray.path("qps.csv"))
+        self.assertEqual(sum(int(q["ooo_packets"]) for q in q_ecmp), 0)
+        self.assertGreater(sum(int(q["packets"]) for q in q_ecmp), 0)
+        self.assertGreater(sum(int(q["ooo_packets"]) for q in q_spray), 0)
+        self.assertGreater(max(int(q["max_ood"]) for q in q_spray), 0)
+        # ECMP: each cross-ToR flow's data crosses exactly one spine; spraying uses all four.
+        def spine_ports_used(run):
+            used = set()
+            for row in e2e.load_csv(run.path("links.csv")):
+                if row["from"].startswith("spine") and int(row["frames"]) > 0:
+                    used.add(row["from"])
+            return used
+        self.assertEqual(spine_ports_used(spray), {"spine0", "spine1", "spine2", "spine3"})
+
+    def test_a_seed_gives_the_same_results(self):
+        cfg = os.path.join(EXAMPLES, "fabric-kpaths-spray.yaml")
+        a = self.fabric("--seed", "3", "--set", "flows.bytes=64K", config=cfg)
+        b = self.fabric("--seed", "3", "--set", "flows.bytes=64K", config=cfg)
+        c = self.fabric("--seed", "4", "--set", "flows.bytes=64K", config=cfg)
+        for f in ("fct.csv", "qps.csv", "links.csv", "queues.csv", "flows.txt", "fct.txt"):
+            self.assertEqual(e2e.read_bytes(a.path(f)), e2e.read_bytes(b.path(f)), f)
+        self.assertNotEqual(e2e.read_bytes(a.path("flows.txt")), e2e.read_bytes(c.path("flows.txt")))
+
+    def write(self, name, text):
+        path = os.path.join(self.mkdtemp(), name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_hpcc_formats_and_flow_start_times(self):
+        # ns-3 HPCC's topology.txt: 3 hosts (0-2) and switch 3; its flow file.
+        topo = self.write("topology.txt", "4 1 3\n3\n0 3 100Gbps 1000ns 0\n"
+                                          "1 3 100Gbps 1000ns 0\n2 3 100Gbps 1000ns 0\n")
+        flows = self.write("flow.txt", "3\n0 2 3 100 30000 0.000002\n1 2 3 100 30000 0.000005\n"
+                                       "2 0 3 100 5000 0.00001\n")
+        r = self.fabric("--set", "topology.kind=file", "--set", "topology.file=" + topo, "--set",
+                        "flows.file=" + flows)
+        fct = e2e.load_csv(r.path("fct.csv"))
+        self.assertEqual([float(x["start_ns"]) for x in fct], [2000.0, 5000.0, 10000.0])
+        # Posted at the flow's start (the QPs were set up before it).
+        self.assertEqual([float(x["post_ns"]) for x in fct], [2000.0, 5000.0, 10000.0])
+        lines = open(r.path("fct.txt")).read().splitlines()
+        self.assertEqual(len(lines), 3)
+        sip, dip, sport, dport, size, start, fct_ns, ideal = lines[0].split()
+        self.assertEqual((sip, dip), ("0b000001", "0b000201"))  # HPCC's node_id_to_ip
+        self.assertEqual((dport, size, start), ("4791", "30000", "2000"))
+        self.assertGreater(int(fct_ns), int(ideal) * 0.95)
+        # Two flows into host 2 share its link: the second is slower than alone.
+        self.assertGreater(float(fct[1]["slowdown"]), 1.0)
+
+    def test_ecn_marks_only_ecn_capable_traffic_and_marks_become_cnps(self):
+        cfg = os.path.join(EXAMPLES, "fabric-incast.yaml")
+        dcqcn = self.fabric(config=cfg)
+        plain = self.fabric("--set", "tx.rate=none", config=cfg)
+        st = dcqcn.stats_json["stats"]
+        marked = sum(v["value"] for k, v in st.items() if k.endswith(".marked"))
+        cnps = sum(v["value"] for k, v in st.items() if k.endswith("hdr_generator.cnps"))
+        ce = sum(v["value"] for k, v in st.items() if k.endswith("rx.ce_marked"))
+        self.assertGreater(marked, 0)
+        self.assertEqual(ce, marked)  # every mark reached h0's NIC
+        self.assertGreater(cnps, 0)
+        self.assertLessEqual(cnps, ce)
+        st = plain.stats_json["stats"]
+        self.assertEqual(sum(v["value"] for k, v in st.items() if k.endswith(".marked")), 0)
+
+    def test_plot_fct_draws_a_fabric_run(self):
+        r = self.fabric(config=os.path.join(EXAMPLES, "fabric-incast.yaml"))
+        prefix = os.path.join(self.mkdtemp(), "fct")
+        p = subprocess.run(["/usr/bin/python3", os.path.join(e2e.SOURCE_DIR, "scripts", "plot"),
+                            "fct", r.out, "--out", prefix], capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for ext in ("png", "svg"):
+            self.assertGreater(os.path.getsize(prefix + "." + ext), 1000)
+        # Not a fabric run: a clear error, not a traceback.
+        b = self.b2b("write", 4096)
+        p = subprocess.run(["/usr/bin/python3", os.path.join(e2e.SOURCE_DIR, "scripts", "plot"),
+                            "fct", b.out], capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("fct.csv: not found", p.stderr)
+
+    def test_bad_input_names_the_file_line_or_key(self):
+        topo = self.write("topology.txt", "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Xbps 1000ns 0\n")
+        r = self.fabric("--set", "topology.kind=file", "--set", "topology.file=" + topo, ok=False)
+        self.assertError(r, "topology.txt:4")
+        flows = self.write("flow.txt", "1\n1 1 3 100 1000 0\n")
+        r = self.fabric("--set", "topology.kind=pair", "--set", "flows.file=" + flows, ok=False)
+        self.assertError(r, "flow.txt:2", "itself")
+        cdf = self.write("bad.cdf", "0 0\n1000 50\n500 90\n")
+        r = self.fabric("--set", "topology.kind=pair", "--set", "flows.cdf=" + cdf, ok=False)
+        self.assertError(r, "bad.cdf")
+        r = self.fabric("--set", "topology.kind=pair", "--set", "flows.load=1", ok=False)
+        self.assertError(r, "flows.load")
+        r = self.fabric("--set", "topology.kind=ring", ok=False)
+        self.assertError(r, "topology.kind")
+        cfg = self.write("c.yaml", "topology:\n  kind: kpaths\n  pathz: 4\n")
+        r = self.fabric(config=cfg, ok=False)
+        self.assertError(r, "c.yaml:3", "topology.pathz")
+
+    def test_a_flow_that_cannot_finish_is_named(self):
+        r = self.fabric("--set", "topology.kind=pair", "--set", "flows.pattern=incast", "--set",
+                        "flows.arrival=once", "--set", "flows.bytes=1M", "--set",
+                        "run.max_sim_ms=0.01", ok=False)
+        self.assertFalse(r.timed_out, r.describe())
+        self.assertEqual(r.rc, 1, r.describe())
+        summary = open(r.path("summary.txt")).read()
+        self.assertIn("NOT FINISHED", summary)
+        self.assertIn("flow 0 (h1 -> h0, 1048576 B): no CQE", summary)
+
+
+if __name__ == "__main__":
+    unittest.main()
