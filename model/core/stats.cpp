@@ -131,8 +131,7 @@ std::vector<double> TimeWeighted::histogram(int64_t top, int n) const {
 }
 
 void Stats::check_new(const std::string& name) {
-  for (const auto& it : items_)
-    if (it.info.name == name) throw Error(msg::kModel, "stat '" + name + "' registered twice");
+  if (!names_.insert(name).second) throw Error(msg::kModel, "stat '" + name + "' registered twice");
 }
 
 Counter& Stats::counter(const std::string& name, const char* unit, const char* desc) {

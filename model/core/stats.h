@@ -7,6 +7,7 @@
 #include <deque>
 #include <functional>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -139,6 +140,7 @@ class Stats {
   std::deque<Histogram> histograms_;
   std::deque<TimeWeighted> gauges_;
   std::vector<Item> items_;
+  std::unordered_set<std::string> names_;  // registered (a fabric has tens of thousands)
 };
 
 const char* to_string(Stats::Kind k);

@@ -20,6 +20,7 @@
 // RequesterState, the QP Manager asks the policy before each packet. Plain C++.
 #pragma once
 
+#include <boost/container/deque.hpp>
 #include <deque>
 #include <vector>
 
@@ -61,16 +62,18 @@ struct SqState {
   bool configured = false;
   uint64_t sq_base = 0, cq_base = 0;
   uint32_t sq_size = 0, cq_size = 0;
-  uint32_t sq_pi = 0;      // producer index (doorbell), modulo 2^16
-  uint64_t fetched = 0;    // WQEs fetched so far
-  uint64_t cq_pi = 0;      // CQEs written so far
-  std::deque<TxWqe> wqes;  // in the cache, in SQ order; the first `active` are active
+  uint32_t sq_pi = 0;    // producer index (doorbell), modulo 2^16
+  uint64_t fetched = 0;  // WQEs fetched so far
+  uint64_t cq_pi = 0;    // CQEs written so far
+  // Boost's deque allocates nothing until used: a NIC has nic.max_qps of these
+  // and a fabric host uses a few (std::deque costs ~1 KB each, empty).
+  boost::container::deque<TxWqe> wqes;  // in the cache, in SQ order; the first `active` are active
   uint32_t active = 0;
   uint32_t next_psn = 0;  // PSN of the next WQE activated
   uint32_t send_psn = 0;  // send pointer (go-back-N moves it back)
   uint32_t high_psn = 0;  // first PSN never sent
   uint32_t una = 0;       // first unacknowledged PSN
-  std::deque<Retx> retx;
+  boost::container::deque<Retx> retx;
   uint32_t epoch = 0;  // bumped by go-back-N: prefetched packets of older epochs are dropped
   bool fetch_busy = false;
   bool queued = false;  // in the round-robin list
