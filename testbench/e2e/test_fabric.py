@@ -193,6 +193,24 @@ class Fabric(e2e.OonicTestCase):
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn("fct.csv: not found", p.stderr)
 
+    def test_melo_loss_experiment_runs_and_tabulates(self):
+        out = self.mkdtemp()
+        p = subprocess.run(["/usr/bin/python3", os.path.join(e2e.SOURCE_DIR, "scripts", "experiments",
+                                                             "melo-loss"),
+                            "--out", out, "--rates", "0.001", "--schemes", "gbn,ornic", "--seeds",
+                            "1", "--bytes", "1048576"],
+                           capture_output=True, text=True, timeout=300,
+                           env=dict(os.environ, OONIC_BIN=e2e.oonic_bin()))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = e2e.load_csv(os.path.join(out, "throughput.csv"))
+        self.assertEqual([r["scheme"] for r in rows], ["gbn", "ornic"])
+        for r in rows:
+            self.assertEqual(r["scoreboard_ok"], "True")
+            self.assertGreater(float(r["gbps"]), 1)
+            self.assertLess(float(r["gbps"]), 40)
+        self.assertIn("DCQCN + go-back-N", open(os.path.join(out, "table.md")).read())
+        self.assertGreater(os.path.getsize(os.path.join(out, "melo-loss.png")), 1000)
+
     def test_bad_input_names_the_file_line_or_key(self):
         topo = self.write("topology.txt", "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Xbps 1000ns 0\n")
         r = self.fabric("--set", "topology.kind=file", "--set", "topology.file=" + topo, ok=False)
