@@ -111,8 +111,10 @@ class OrnicThroughputQuick(unittest.TestCase):
             key = (r["series"], r["scheme"], r["opcode"], r["network"])
             d = [c[4] for c in CONFIGS if c[:4] == key][0]
             self.assertEqual(int(r["ooo_distance"]), d, key)
-            for col in ("gbps", "t_completion_ns", "wall_s"):
+            for col in ("gbps", "t_completion_ns"):
                 self.assertGreater(float(r[col]), 0, (key, col))
+            # Wall time is a measurement, not a result: only its form is checked.
+            self.assertGreaterEqual(float(r["wall_s"]), 0, key)
             for col in ("retransmitted", "go_backs", "naks"):
                 self.assertGreaterEqual(int(r[col]), 0, (key, col))
             # Eq. 7: Gbit/s = bytes x 8 / T_completion[ns], as wqes.csv rounds it.
