@@ -51,6 +51,8 @@ class MacPort {
   virtual void send(Cycle start, const uint8_t* frame, size_t len) = 0;
   virtual Cycle free_at() const = 0;
   virtual uint64_t busy_cycles() const = 0;  // cycles it has been sending
+  // PFC: until when frames of class c may not start (0: ACK, NAK, CNP; 1: the rest).
+  virtual Cycle paused_until(uint8_t c) const { return 0; }
 };
 
 // The Hdr Generator: builds a frame and hands it to the MAC. Each returns the cycle the
@@ -74,6 +76,9 @@ class HdrGeneratorPort {
   virtual Cycle send_cnp(Cycle t, const QpContext& qp) { return t; }
   virtual Cycle free_at() const = 0;      // the generator itself
   virtual Cycle mac_free_at() const = 0;  // the MAC behind it
+  // Until when the MAC holds frames of PFC class c (0: ACK, NAK, CNP; 1: data and READ
+  // responses) because the link partner paused it; 0 when never paused.
+  virtual Cycle mac_paused_until(uint8_t c) const { return 0; }
 };
 
 // The Req Manager's register-schedulers (Figure 8), fed by the Req Processor. Each

@@ -16,6 +16,12 @@ Mac::Mac(sc_core::sc_module_name name, const BlockEnv& env)
 void Mac::mac_rx(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   core.received();
   const Cycle arrival = clk_.now() + clk_.ceil_cycles(ClockDomain::ps_of(delay));
+  wire::Pfc pf;
+  if (wire::parse_pfc(gp.get_data_ptr(), gp.get_data_length(), pf)) {
+    if (core.pause(arrival, pf)) tx_wake_port->wake(arrival);
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
   auto* meta = gp.get_extension<NetPacketMeta>();
   const uint32_t record = meta ? meta->record : ++rx_count_;
   rx_port->frame_in(arrival, gp.get_data_ptr(), gp.get_data_length(), record);

@@ -1,6 +1,7 @@
 // The MAC block (shell): the NIC's port to the network, outside ORNIC's Figure 1.
 //   mac_rx_socket  TLM target: a frame arrives with its last byte at the annotated delay;
-//                  the MAC hands it to the RX plane (FrameIn) at that cycle.
+//                  the MAC hands it to the RX plane (FrameIn) at that cycle; a PFC frame
+//                  it keeps (MacCore::pause) and wakes the TX arbiter on an XON.
 //   mac_tx_socket  TLM initiator: the frames the Hdr Generator built, each at the cycle
 //                  its first byte goes on the wire (the core's wire-time booking).
 #pragma once
@@ -14,6 +15,7 @@
 #include "model/core/link.h"
 #include "model/ornic/block_env.h"
 #include "model/ornic/mac_core.h"
+#include "model/ornic/wake.h"
 
 namespace oonic::ornic {
 
@@ -32,7 +34,8 @@ class Mac : public sc_core::sc_module, private FrameOut {
 
   Mac(sc_core::sc_module_name name, const BlockEnv& env);
   MacCore core;
-  Link<FrameIn> rx_port{"mac.rx_port"};  // the RX plane, bound where the NIC is assembled
+  Link<FrameIn> rx_port{"mac.rx_port"};           // the RX plane, bound where the NIC is assembled
+  Link<WakeUp> tx_wake_port{"mac.tx_wake_port"};  // the TX arbiter: a PFC XON restarts it
 
  private:
   void mac_rx(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);

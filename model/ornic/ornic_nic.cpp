@@ -46,6 +46,7 @@ OrnicNic::OrnicNic(sc_core::sc_module_name name, const OrnicParams& p, Stats& st
   // The links that point at blocks built after their owner.
   agenda_.wake_port.bind(tx_.arbiter);
   mac_.rx_port.bind(rx_);
+  mac_.tx_wake_port.bind(tx_.arbiter);
   control_.req_manager.core.hdr_generator_port.bind(tx_.hdr_generator.core);
   control_.req_manager.core.wake_port.bind(tx_.arbiter);
   control_.cqe_manager.core.send_queues_port.bind(tx_.qp_manager.core);
@@ -62,6 +63,7 @@ OrnicNic::OrnicNic(sc_core::sc_module_name name, const OrnicParams& p, Stats& st
 void OrnicNic::end_of_elaboration() {
   agenda_.wake_port.check();
   mac_.rx_port.check();
+  mac_.tx_wake_port.check();
   control_.req_manager.core.hdr_generator_port.check();
   control_.req_manager.core.wake_port.check();
   control_.cqe_manager.core.send_queues_port.check();

@@ -68,6 +68,7 @@ class OrnicNic : public sc_core::sc_module {
   RegisterManager& register_manager() { return register_manager_; }
   ControlPlane& control() { return control_; }
   TxPlane& tx() { return tx_; }
+  const MacCore& mac() const { return mac_.core; }
   sender::LossRecovery& recovery() { return *policy_.recovery; }
 
  private:

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -136,6 +137,11 @@ void FabricRunParams::describe(ParamTable& t) {
         "simulated-time limit: a run whose flows have not all completed by then stops and "
         "fails, naming the flows still open",
         0.001, 1e7);
+  t.add("run.stall_ms", &stall_ms, "ms",
+        "fabric: a run in which flows are open but no byte lands at any destination and no flow "
+        "completes for this long (simulated) stops and fails, reporting what is paused where "
+        "(a PFC deadlock, or a network that drops everything); 0 = never",
+        0, 1e7);
   t.add("run.nic_sram_csv", &sram_csv,
         "fabric: write sram.csv (occupancy change points of every NIC's SRAMs; rows grow with "
         "packets x hosts)");
@@ -300,6 +306,92 @@ const char* bucket_name(uint64_t b) {
 }
 
 }  // namespace
+
+// What holds a stalled run: its open flows and every PFC pause and XOFF in force.
+std::string stall_report(Fabric& fb, const Topology& t, const std::vector<FlowRun>& runs,
+                         uint64_t now, uint64_t since) {
+  std::ostringstream s;
+  size_t open = 0;
+  std::string first;
+  for (const FlowRun& fr : runs) {
+    const host::WqeRecord& r = fb.hosts[fr.requester]->driver.records()[fr.record];
+    if (!r.posted || r.cqes) continue;
+    if (open++ < 3)
+      first += (first.empty() ? "" : ", ") + std::string("flow ") + std::to_string(fr.id) + " (" +
+               t.nodes[fb.host_nodes[fr.f.src]].name + " -> " +
+               t.nodes[fb.host_nodes[fr.f.dst]].name + ")";
+  }
+  s << "no byte landed and no flow completed from " << fmt(since / 1e6, 3) << " us to "
+    << fmt(now / 1e6, 3) << " us (run.stall_ms) with " << open << " flow(s) open: " << first
+    << (open > 3 ? ", ..." : "");
+  std::vector<std::string> held;
+  for (uint32_t n : t.switches()) {
+    const auto& sw = *fb.switches[fb.switch_of_node[n]];
+    for (uint32_t k = 0; k < t.ports[n].size(); ++k)
+      for (uint8_t c = 0; c < sw.core().priorities(); ++c) {
+        const std::string port = t.nodes[n].name + " port " + std::to_string(k) + " (to " +
+                                 t.nodes[t.ports[n][k].peer].name + ") priority " +
+                                 std::to_string(c);
+        if (sw.core().paused_until_ps(k, c) > now)
+          held.push_back(port + " paused until " + fmt(sw.core().paused_until_ps(k, c) / 1e6, 3) +
+                         " us with " + std::to_string(sw.core().queue_bytes(k, c)) + " B queued");
+        if (sw.core().xoff(k, c))
+          held.push_back(port + " holds XOFF upstream with " +
+                         std::to_string(sw.core().ingress_bytes(k, c)) + " B from it");
+      }
+  }
+  // A cycle of paused egress ports (each switch paused by the next) is a PFC deadlock.
+  std::map<uint32_t, std::vector<uint32_t>> paused_by;  // node -> nodes pausing it
+  for (uint32_t n : t.switches()) {
+    const auto& sw = *fb.switches[fb.switch_of_node[n]];
+    for (uint32_t k = 0; k < t.ports[n].size(); ++k)
+      for (uint8_t c = 0; c < sw.core().priorities(); ++c)
+        if (sw.core().paused_until_ps(k, c) > now && !t.is_host(t.ports[n][k].peer))
+          paused_by[n].push_back(t.ports[n][k].peer);
+  }
+  std::vector<uint32_t> cycle;
+  {
+    std::map<uint32_t, int> state;  // 1: on the path, 2: done
+    std::vector<uint32_t> path;
+    std::function<bool(uint32_t)> dfs = [&](uint32_t n) {
+      state[n] = 1;
+      path.push_back(n);
+      for (uint32_t m : paused_by[n]) {
+        if (state[m] == 1) {
+          cycle.assign(std::find(path.begin(), path.end(), m), path.end());
+          cycle.push_back(m);
+          return true;
+        }
+        if (state[m] == 0 && dfs(m)) return true;
+      }
+      path.pop_back();
+      state[n] = 2;
+      return false;
+    };
+    for (const auto& [n, _] : paused_by)
+      if (state[n] == 0 && dfs(n)) break;
+  }
+  if (!cycle.empty()) {
+    s << "; PFC deadlock: cycle ";
+    for (size_t i = 0; i < cycle.size(); ++i) s << (i ? " -> " : "") << t.nodes[cycle[i]].name;
+    s << " (each switch's port to the next paused by it)";
+  }
+  for (auto& h : fb.hosts) {
+    const Cycle until = h->nic.mac().paused_until(1);
+    const Cycle at = h->nic.clock().ceil_cycles(now);
+    if (until > at)
+      held.push_back(std::string(h->name()) + " NIC data paused until " +
+                     fmt(until * h->nic.clock().period_ps() / 1e6, 3) + " us");
+  }
+  if (held.empty()) {
+    s << "; no PFC pause or XOFF in force (frames lost or dropped everywhere?)";
+  } else {
+    s << "; " << held.size() << " PFC pause(s)/XOFF(s) in force: ";
+    for (size_t i = 0; i < held.size() && i < 12; ++i) s << (i ? "; " : "") << held[i];
+    if (held.size() > 12) s << "; ...";
+  }
+  return s.str();
+}
 
 int run_fabric(const b2b::RunOptions& o) {
   install_report_handler();
@@ -550,6 +642,25 @@ int run_fabric(const b2b::RunOptions& o) {
       });
     }
   }
+  // PFC frames as they are sent and received (pfc.csv, when switch.pfc is on).
+  std::unique_ptr<std::ofstream> pcsv;
+  if (all.sw.pfc) {
+    pcsv = std::make_unique<std::ofstream>(dir + "/pfc.csv");
+    *pcsv << "time_ns,switch,port,peer,priority,quanta,event\n";
+    for (uint32_t n : t.switches()) {
+      auto& sw = *fb->switches[fb->switch_of_node[n]];
+      std::vector<std::string> peers;
+      for (const auto& p : t.ports[n]) peers.push_back(t.nodes[p.peer].name);
+      sw.on_pfc([&pcsv, name = std::string(sw.name()), peers](
+                    uint64_t ps, uint32_t port, uint8_t prio, uint32_t quanta, bool sent) {
+        *pcsv << fmt(ps / 1000.0, 3) << "," << name << "," << port << "," << peers[port] << ","
+              << int{prio} << "," << quanta << ","
+              << (sent ? (quanta ? "xoff_sent" : "xon_sent")
+                       : (quanta ? "pause_received" : "xon_received"))
+              << "\n";
+      });
+    }
+  }
   std::vector<std::unique_ptr<trace::PcapWriter>> pcaps;
   if (all.run.link_pcap) {
     for (uint32_t h = 0; h < nh; ++h) {
@@ -586,11 +697,45 @@ int run_fabric(const b2b::RunOptions& o) {
     });
   }
 
+  // ---- run, with the stall watchdog: open flows, and nothing lands for run.stall_ms ----
+  // The kernel runs in slices of stall_ms / 4 and the watchdog looks between them: a
+  // process of its own would add timed events, and the kernel's event queue does not
+  // keep the order of same-time events, so results would depend on it.
+  std::string stall;
   auto w0 = std::chrono::steady_clock::now();
-  sc_core::sc_start(sc_core::sc_time(all.run.max_sim_ms, sc_core::SC_MS));
+  {
+    const uint64_t max_ps = static_cast<uint64_t>(std::llround(all.run.max_sim_ms * 1e9));
+    const uint64_t stall_ps = static_cast<uint64_t>(std::llround(all.run.stall_ms * 1e9));
+    const uint64_t slice_ps = stall_ps ? std::max<uint64_t>(stall_ps / 4, 1) : max_ps;
+    uint64_t last = ~uint64_t{0}, since = 0;
+    for (;;) {
+      const uint64_t now0 = ClockDomain::ps_of(sc_core::sc_time_stamp());
+      if (now0 >= max_ps) break;
+      sc_core::sc_start(ClockDomain::from_ps(std::min(slice_ps, max_ps - now0)));
+      if (sc_core::sc_get_status() == sc_core::SC_STOPPED || drivers_left == 0) break;
+      if (!sc_core::sc_pending_activity()) break;
+      if (!stall_ps) continue;
+      const uint64_t now = ClockDomain::ps_of(sc_core::sc_time_stamp());
+      uint64_t landed = done;
+      for (auto& h : fb->hosts) landed += h->check.landed_bytes();
+      size_t open = 0;
+      for (const FlowRun& fr : runs) {
+        const host::WqeRecord& r = fb->hosts[fr.requester]->driver.records()[fr.record];
+        if (r.posted && !r.cqes) ++open;
+      }
+      if (landed != last || open == 0) {
+        last = landed, since = now;
+        continue;
+      }
+      if (now - since < stall_ps) continue;
+      stall = stall_report(*fb, t, runs, now, since);
+      break;
+    }
+  }
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
   for (auto& p : pcaps) p->close();
   if (qcsv) qcsv->close();
+  if (pcsv) pcsv->close();
   const uint64_t end_ps = ClockDomain::ps_of(sc_core::sc_time_stamp());
   const Cycle end = clk.ceil_cycles(end_ps);
   const bool finished = drivers_left == 0;
@@ -639,7 +784,7 @@ int run_fabric(const b2b::RunOptions& o) {
     ++failures, fail_text.push_back(std::to_string(bad_reads) + " DMA read(s) of destinations");
   if (bad_cqes)
     ++failures, fail_text.push_back(std::to_string(bad_cqes) + " CQE(s) matching no WQE");
-  const bool ok = failures == 0 && finished;
+  const bool ok = failures == 0 && finished && stall.empty();
   std::string sb_text;
   {
     std::ostringstream s;
@@ -786,6 +931,17 @@ int run_fabric(const b2b::RunOptions& o) {
   s << "  arrival     " << ooo_pkts << " of " << pkts
     << " data packets out of order at their QP; max OOD " << max_ood
     << " PSNs; peak bitmap blocks of a QP " << peak_blocks << "\n";
+  if (all.sw.pfc) {
+    uint64_t xoff = 0, xon = 0;
+    for (auto& sw : fb->switches)
+      xoff += sw->core().counters().xoff_sent, xon += sw->core().counters().xon_sent;
+    double nic_paused_us = 0;
+    for (auto& h : fb->hosts)
+      nic_paused_us += h->nic.mac().paused_cycles(1) * clk.period_ps() / 1e6;
+    s << "  pfc         " << xoff << " XOFF and " << xon << " XON frames sent by switches; NICs' "
+      << "data paused " << fmt(nic_paused_us, 3) << " us in all (pfc.csv)\n";
+  }
+  if (!stall.empty()) s << "  STALLED     " << stall << "\n";
   s << "  scoreboard  " << (finished ? "" : "INCOMPLETE; ") << sb_text << "\n";
   const std::string summary = s.str();
   write_text(dir + "/summary.txt", summary);
@@ -801,6 +957,7 @@ int run_fabric(const b2b::RunOptions& o) {
               {"flows", runs.size()},
               {"completed", completed},
               {"finished", finished},
+              {"stalled", !stall.empty()},
               {"end_cycle", end},
               {"last_cqe_ns", last_cqe / 1000.0},
               {"payload_bytes", payload},
@@ -817,6 +974,7 @@ int run_fabric(const b2b::RunOptions& o) {
   write_text(dir + "/stats.json", j.dump(2) + "\n");
   sram_csv.finish(end);
   if (vcd) vcd->write(dir + "/waves.vcd", o.vcd_from, o.vcd_to);
+  if (!stall.empty()) std::fprintf(stderr, "oonic run: stalled: %s\n", stall.c_str());
   if (!o.quiet) {
     std::fputs(summary.c_str(), stdout);
     std::printf("  results     %s/  (simulated in %s s wall)\n", dir.c_str(), fmt(wall, 3).c_str());

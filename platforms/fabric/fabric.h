@@ -61,6 +61,7 @@ struct FlowParams {  // flows.*
 
 struct FabricRunParams {  // run.*
   double max_sim_ms = 1000;
+  double stall_ms = 20;
   bool sram_csv = false;
   bool queues_csv = false;
   bool qps_csv = true;

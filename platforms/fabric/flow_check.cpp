@@ -50,6 +50,7 @@ bool FlowCheck::write(uint64_t addr, const uint8_t* src, uint64_t len) {
     }
   }
   f.written += len;
+  landed_ += len;
   // Merge [off, off + len) into the covered ranges.
   uint64_t a = off, b = off + len;
   auto c = f.covered.upper_bound(a);

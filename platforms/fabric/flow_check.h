@@ -48,10 +48,12 @@ class FlowCheck : public HostMemory::Backing {
   const FlowData& data(uint32_t i) const { return flows_[i]; }
   uint64_t stray_writes() const { return stray_; }
   uint64_t bad_reads() const { return bad_reads_; }
+  // Bytes written into destinations so far (the run's progress measure).
+  uint64_t landed_bytes() const { return landed_; }
 
  private:
   std::vector<FlowData> flows_;  // by destination address
-  uint64_t stray_ = 0, bad_reads_ = 0;
+  uint64_t stray_ = 0, bad_reads_ = 0, landed_ = 0;
 };
 
 }  // namespace oonic::fabric

@@ -7,6 +7,7 @@
 
 #include "model/core/clock.h"
 #include "model/core/error.h"
+#include "model/wire/pfc.h"
 #include "model/wire/roce.h"
 
 namespace oonic::network {
@@ -26,9 +27,10 @@ std::vector<double> port_rates(const Topology& t, uint32_t node) {
 }
 
 const SwitchParams& checked(const SwitchParams& p) {
-  if (p.pfc)
+  if (p.pfc && p.priorities < 2)
     throw Error(msg::kConfig,
-                "switch.pfc: PAUSE frames are not carried by the fabric yet (lossy only)");
+                "switch.pfc needs switch.priorities >= 2 (control at 0, data at 1, as NIC MACs "
+                "class their frames)");
   return p;
 }
 
@@ -115,12 +117,36 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchParams& sp, const Routi
     stats.derived(n + ".drops." + to_string(static_cast<SwitchDrop>(d)), "frame",
                   "frames dropped for this reason (docs: the switch core)",
                   [this, d] { return static_cast<double>(core_.counters().drops[d]); });
+  stats.derived(n + ".pfc.xoff_sent", "frame", "PAUSE frames (XOFF, and refreshes) sent upstream",
+                c([](const SwitchCore& s) { return s.counters().xoff_sent; }));
+  stats.derived(n + ".pfc.xon_sent", "frame", "PAUSE frames with quanta 0 (XON) sent upstream",
+                c([](const SwitchCore& s) { return s.counters().xon_sent; }));
+  stats.derived(n + ".pfc.pauses_received", "frame",
+                "PAUSE frames received from downstream devices (per enabled priority)",
+                c([](const SwitchCore& s) { return s.counters().pauses_received; }));
+  for (uint8_t b = 0; b < 6; ++b) mac_[b] = 0;
+  mac_[0] = 0x02;  // locally administered: 02:00:00:00:<node>
+  mac_[4] = static_cast<uint8_t>(node >> 8), mac_[5] = static_cast<uint8_t>(node);
   SC_THREAD(run);
 }
 
-void Switch::schedule(uint64_t t, uint8_t kind, uint32_t port) {
+void Switch::send_pause(const SwitchCore::Pause& p, uint64_t now) {
+  wire::Pfc pf;
+  pf.enable = static_cast<uint8_t>(1u << p.prio);
+  pf.quanta[p.prio] = static_cast<uint16_t>(p.quanta);
+  uint8_t frame[wire::kPfcFrameBytes];
+  wire::build_pfc(pf, mac_, frame);
+  const uint32_t slot = slots_.put(frame, sizeof frame);
+  const auto [start, end] = core_.send_control(p.port, wire::kPfcFrameBytes, now);
+  if (on_pfc_) on_pfc_(start, p.port, p.prio, p.quanta, true);
+  wire_[p.port].push_back({end + prop_ps_[p.port], slot});
+  schedule(end + prop_ps_[p.port], 1, p.port);
+  if (p.quanta) schedule(now + core_.refresh_ps(p.port), 2, p.port, p.prio);
+}
+
+void Switch::schedule(uint64_t t, uint8_t kind, uint32_t port, uint8_t prio) {
   const uint64_t now = now_ps();
-  events_.push({t, seq_++, kind, port});
+  events_.push({t, seq_++, kind, port, prio});
   // An earlier pending notification wins over a later one (IEEE 1666 5.10.8).
   wake_.notify(ClockDomain::from_ps(t > now ? t - now : 0));
 }
@@ -141,6 +167,16 @@ void Switch::b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_tim
   const uint64_t now = now_ps() + ClockDomain::ps_of(delay);
   const uint8_t* f = gp.get_data_ptr();
   const uint32_t len = gp.get_data_length();
+  wire::Pfc pf;
+  if (wire::parse_pfc(f, len, pf)) {  // from the downstream device of this port
+    for (uint8_t c = 0; c < 8; ++c) {
+      if (!(pf.enable >> c & 1) || c >= core_.priorities()) continue;
+      core_.pause(static_cast<uint32_t>(port), c, pf.quanta[c], now);
+      if (on_pfc_) on_pfc_(now, static_cast<uint32_t>(port), c, pf.quanta[c], false);
+    }
+    try_start(static_cast<uint32_t>(port), now);
+    return;
+  }
   wire::PacketView v;
   const wire::ParseStatus st = wire::parse(f, len, v, false);
   if (!v.ip_version) {
@@ -171,6 +207,7 @@ void Switch::b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_tim
   fr.in_port = static_cast<uint32_t>(port);
   fr.tag = slots_.put(f, len);
   SwitchCore::Admit a = core_.enqueue(now, out, fr);
+  if (a.pause) send_pause(*a.pause, now);
   if (!a.accepted) {
     slots_.release(static_cast<uint32_t>(fr.tag));
     return;
@@ -193,6 +230,10 @@ void Switch::step() {
   while (!events_.empty() && events_.top().t <= now) {
     const Event e = events_.top();
     events_.pop();
+    if (e.kind == 2) {  // PFC: refresh an XOFF that still holds
+      if (auto p = core_.refresh(e.port, e.prio, now)) send_pause(*p, now);
+      continue;
+    }
     if (e.kind == 0) {
       if (start_at_[e.port] != e.t) continue;  // superseded by an earlier start
       start_at_[e.port] = kNone;
@@ -202,6 +243,7 @@ void Switch::step() {
         ++port_frames_[e.port];
         port_bytes_[e.port] += slots_[slot].size();
         if (on_queue_) on_queue_(now, e.port, core_.port_bytes(e.port));
+        if (d->pause) send_pause(*d->pause, now);
         if (loss_[e.port] > 0 &&
             static_cast<double>(loss_rng_() >> 11) * (1.0 / 9007199254740992.0) < loss_[e.port]) {
           lost_.inc();  // on the wire: the port was busy, the far end gets nothing

@@ -16,7 +16,11 @@
 // is due to start or to arrive.
 // A frame leaving port k is lost on the wire with probability 1 - (1 -
 // switch.loss_rate)(1 - the link's error rate) (counted as lost).
-// PFC is not carried yet: switch.pfc is refused.
+// PFC (switch.pfc, needs switch.priorities >= 2): an XOFF or XON the core
+// decides goes out of the ingress port as an 802.1Qbb frame (wire/pfc.h) at
+// the port's next frame boundary, ahead of its queues (never lost on the wire);
+// a PFC frame arriving on port k pauses or resumes port k's egress priorities.
+// An XOFF in force is sent again every half pause time (SwitchCore::refresh).
 #pragma once
 
 #include <tlm_utils/simple_initiator_socket.h>
@@ -66,6 +70,11 @@ class Switch : public sc_core::sc_module {
   // enqueue and when a frame starts leaving (queues.csv).
   using QueueFn = std::function<void(uint64_t ps, uint32_t port, uint64_t bytes)>;
   void on_queue(QueueFn f) { on_queue_ = std::move(f); }
+  // Called for each PFC frame sent (sent = true, at its first byte) or received
+  // (at its last byte), once per priority it names; quanta 0 is XON.
+  using PfcFn =
+      std::function<void(uint64_t ps, uint32_t port, uint8_t prio, uint32_t quanta, bool sent)>;
+  void on_pfc(PfcFn f) { on_pfc_ = std::move(f); }
   // Frames and bytes (without FCS) that left each port, lost ones included.
   const std::vector<uint64_t>& port_frames_out() const { return port_frames_; }
   const std::vector<uint64_t>& port_bytes_out() const { return port_bytes_; }
@@ -75,14 +84,16 @@ class Switch : public sc_core::sc_module {
   void b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void run();
   void step();  // everything due now
-  void schedule(uint64_t t, uint8_t kind, uint32_t port);
+  void schedule(uint64_t t, uint8_t kind, uint32_t port, uint8_t prio = 0);
   void try_start(uint32_t port, uint64_t now);
+  void send_pause(const SwitchCore::Pause& p, uint64_t now);
 
   struct Event {
     uint64_t t;
     uint64_t seq;
-    uint8_t kind;  // 0: start on port, 1: arrival at the far end of port
+    uint8_t kind;  // 0: start on port, 1: arrival at the far end of port, 2: XOFF refresh
     uint32_t port;
+    uint8_t prio;  // kind 2
     bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
   };
   struct InFlight {
@@ -109,6 +120,8 @@ class Switch : public sc_core::sc_module {
   std::vector<double> loss_;  // per port: switch.loss_rate with the link's error rate
   Rng loss_rng_;
   QueueFn on_queue_;
+  PfcFn on_pfc_;
+  std::array<uint8_t, 6> mac_;
   std::vector<uint64_t> port_frames_, port_bytes_;
 };
 

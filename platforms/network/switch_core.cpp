@@ -97,6 +97,7 @@ SwitchCore::SwitchCore(const SwitchParams& p, std::vector<double> port_gbps, uin
       q_(gbps_.size() * p.priorities),
       in_(gbps_.size() * p.priorities, 0),
       xoff_(gbps_.size() * p.priorities, 0),
+      xoff_at_(gbps_.size() * p.priorities, 0),
       free_(gbps_.size(), 0) {
   p_.validate();
   for (size_t k = 0; k < gbps_.size(); ++k)
@@ -157,6 +158,7 @@ SwitchCore::Admit SwitchCore::enqueue(uint64_t now_ps, uint32_t out_port, const 
   in_[ii] += b;
   if (p_.pfc && !xoff_[ii] && in_[ii] >= p_.xoff_bytes) {
     xoff_[ii] = 1;
+    xoff_at_[ii] = now_ps;
     ++c_.xoff_sent;
     a.pause = Pause{f.in_port, f.prio, p_.pause_quanta};
   }
@@ -205,6 +207,26 @@ std::optional<SwitchCore::Departure> SwitchCore::start_next(uint32_t port, uint6
     return d;
   }
   return std::nullopt;
+}
+
+uint64_t SwitchCore::refresh_ps(uint32_t port) const {
+  // Half the pause time, in the upstream link's bit times.
+  return static_cast<uint64_t>(std::ceil(256.0 * 1000.0 / gbps_[port])) * p_.pause_quanta;
+}
+
+std::optional<SwitchCore::Pause> SwitchCore::refresh(uint32_t port, uint8_t prio, uint64_t now_ps) {
+  const size_t ii = idx(port, prio);
+  if (!xoff_[ii] || now_ps < xoff_at_[ii] + refresh_ps(port)) return std::nullopt;
+  xoff_at_[ii] = now_ps;
+  ++c_.xoff_sent;
+  return Pause{port, prio, p_.pause_quanta};
+}
+
+std::pair<uint64_t, uint64_t> SwitchCore::send_control(uint32_t port, uint32_t len,
+                                                       uint64_t now_ps) {
+  const uint64_t start = std::max(now_ps, free_[port]);
+  free_[port] = start + serialization_ps(port, len);
+  return {start, free_[port]};
 }
 
 void SwitchCore::pause(uint32_t port, uint8_t prio, uint32_t quanta, uint64_t now_ps) {

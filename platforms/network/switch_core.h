@@ -14,7 +14,11 @@
 //      whenever the buffer has room.
 //   2. admission, lossless (pfc on): dropped (buffer_full) if used + b > buffer;
 //      dropped (headroom) if in(i,c) + b > xoff + headroom. After admission,
-//      in(i,c) >= xoff sends XOFF to port i's upstream (once, until XON).
+//      in(i,c) >= xoff sends XOFF to port i's upstream (once, until XON); while
+//      it holds, refresh() sends it again every half pause time (pause_quanta x
+//      256 bit times at port i's rate), so the upstream never resumes on a
+//      timeout while the bytes are still above xon (as switches do: a PFC
+//      deadlock stays one).
 //   3. ECN (mark_at enqueue): an ECT frame is marked CE with probability
 //      p(q), q = q(o,c) before it: 0 if q <= kmin, pmax x (q - kmin) / (kmax -
 //      kmin) if kmin < q < kmax, 1 if q >= kmax.
@@ -25,13 +29,16 @@
 // decision uses q = q(o,c) after the frame left. A dequeue that brings in(i,c)
 // to xon or below after an XOFF sends XON. A PAUSE received on port o for
 // priority c stops that priority from starting until now + quanta x 512 bit
-// times at the port's rate (quanta 0 resumes).
+// times at the port's rate (quanta 0 resumes). A PAUSE frame the switch sends
+// (send_control) goes out at the next frame boundary of its port, ahead of
+// every queue, and holds the port for its own wire time.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/core/params.h"
@@ -112,6 +119,19 @@ class SwitchCore {
   std::optional<Departure> start_next(uint32_t port, uint64_t now_ps);
   // A PAUSE frame received on `port` (from the downstream device) for `prio`.
   void pause(uint32_t port, uint8_t prio, uint32_t quanta, uint64_t now_ps);
+  // Books `port` for a control frame of len bytes (a PAUSE) at the next frame
+  // boundary at or after now_ps; returns its first and last byte times.
+  std::pair<uint64_t, uint64_t> send_control(uint32_t port, uint32_t len, uint64_t now_ps);
+  // Until when `prio` on egress `port` is paused by the downstream device.
+  uint64_t paused_until_ps(uint32_t port, uint8_t prio) const {
+    return q_[idx(port, prio)].paused_until_ps;
+  }
+  // The XOFF refresh due at now_ps for ingress `port`, `prio` (refresh_ps(port)
+  // after the last XOFF, while it holds); nothing otherwise.
+  std::optional<Pause> refresh(uint32_t port, uint8_t prio, uint64_t now_ps);
+  uint64_t refresh_ps(uint32_t port) const;
+  // Whether this switch holds XOFF towards ingress `port`'s upstream for `prio`.
+  bool xoff(uint32_t port, uint8_t prio) const { return xoff_[idx(port, prio)] != 0; }
 
   // RED marking probability at queue depth q (bytes).
   double mark_probability(uint64_t q) const;
@@ -126,6 +146,7 @@ class SwitchCore {
   uint64_t used_bytes() const { return used_; }
   const Counters& counters() const { return c_; }
   uint32_t ports() const { return static_cast<uint32_t>(gbps_.size()); }
+  uint32_t priorities() const { return p_.priorities; }
 
  private:
   struct Item {
@@ -146,10 +167,11 @@ class SwitchCore {
   std::vector<double> gbps_;
   Rng rng_;
   uint64_t latency_ps_;
-  std::vector<Queue> q_;        // [port][prio]
-  std::vector<uint64_t> in_;    // ingress bytes held [port][prio]
-  std::vector<uint8_t> xoff_;   // XOFF sent upstream of [port][prio]
-  std::vector<uint64_t> free_;  // egress port free from
+  std::vector<Queue> q_;           // [port][prio]
+  std::vector<uint64_t> in_;       // ingress bytes held [port][prio]
+  std::vector<uint8_t> xoff_;      // XOFF sent upstream of [port][prio]
+  std::vector<uint64_t> xoff_at_;  // when the last XOFF of [port][prio] was sent
+  std::vector<uint64_t> free_;     // egress port free from
   uint64_t used_ = 0;
   Counters c_;
 };

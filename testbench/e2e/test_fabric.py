@@ -11,7 +11,11 @@
 * a seed gives the same results, another seed other flows;
 * flows start when their flow file says; ns-3 HPCC's formats in and out;
 * ECN marks only ECN-capable (DCQCN) traffic, and marks become CNPs;
-* bad topology and flow input exits 2 naming the file, line or key.
+* bad topology and flow input exits 2 naming the file, line or key;
+* PFC: a paused NIC starts no data frame from its MAC's response delay after
+  a PAUSE arrives until the XON (or the pause's end); a cyclic buffer
+  dependency (a ring) deadlocks and is reported with its cycle, not hung on;
+  a network that loses everything stalls and says so.
 """
 import os
 import struct
@@ -238,6 +242,85 @@ class Fabric(e2e.OonicTestCase):
         summary = open(r.path("summary.txt")).read()
         self.assertIn("NOT FINISHED", summary)
         self.assertIn("flow 0 (h1 -> h0, 1048576 B): no CQE", summary)
+
+    def test_a_paused_nic_sends_no_data_until_the_pause_ends(self):
+        r = self.fabric("--set", "run.link_pcap=true",
+                        config=os.path.join(EXAMPLES, "fabric-incast-pfc.yaml"))
+        self.assertTrue(r.stats_json["scoreboard"]["ok"])
+        # Pauses each host's NIC obeys: [arrival, resume), arrival = the PAUSE's first
+        # byte + 84 B at 100 Gbit/s + 1 us; resume = the XON's arrival or the end of
+        # 65535 quanta of 5.12 ns.
+        frame_ns, prop_ns, quantum_ns = 6.72, 1000.0, 5.12
+        pauses = {}
+        for row in e2e.load_csv(r.path("pfc.csv")):
+            if not row["peer"].startswith("h") or row["event"] not in ("xoff_sent", "xon_sent"):
+                continue
+            at = float(row["time_ns"]) + frame_ns + prop_ns
+            lst = pauses.setdefault(row["peer"], [])
+            if row["event"] == "xoff_sent":
+                if lst and lst[-1][1] > at:  # a refresh extends the pause in force
+                    lst[-1][1] = at + int(row["quanta"]) * quantum_ns
+                else:
+                    lst.append([at, at + int(row["quanta"]) * quantum_ns])
+            elif lst and lst[-1][1] > at:
+                lst[-1][1] = at
+        self.assertGreaterEqual(len(pauses), 2, "the incast pauses several senders")
+        # The MAC's response delay: frames granted before the PAUSE arrived (the arbiter's
+        # 8-cycle lookahead at 4 ns, one 1 KB-MTU frame on the wire, one cycle).
+        bound_ns = 8 * 4 + (1024 + 58 + 24) * 8 / 100 + 4
+        checked = 0
+        for host, spans in pauses.items():
+            for ts_ps, f in pcap_records(r.path(host + "_tx.pcap")):
+                op, _, n = bth(f)
+                if op is None or op in (0x11, 0x81):  # not data (ACK, CNP)
+                    continue
+                start = ts_ps / 1000.0 - (max(n, 60) + 24) * 8 / 100 - prop_ns
+                for a, b in spans:
+                    self.assertFalse(a + bound_ns < start < b - 0.001,
+                                     "%s started a data frame at %.3f ns, paused [%.3f, %.3f)"
+                                     % (host, start, a, b))
+                checked += 1
+        self.assertGreater(checked, 1000)
+        st = r.stats_json["stats"]
+        paused = sum(v["value"] for k, v in st.items() if k.endswith("mac.data_paused_cycles"))
+        self.assertGreater(paused, 0)
+
+    def ring(self):
+        # Five switches in a ring, a host on each; every host sends to the host two
+        # switches on: the only shortest path goes clockwise, so each ring link's queue
+        # waits on the next: a cyclic buffer dependency.
+        topo = self.write("ring.txt", "10 5 10\n5 6 7 8 9\n" +
+                          "".join("%d %d 100Gbps 1000ns 0\n" % (i, 5 + i) for i in range(5)) +
+                          "".join("%d %d 100Gbps 1000ns 0\n" % (5 + i, 5 + (i + 1) % 5)
+                                  for i in range(5)))
+        flows = self.write("flows.txt", "5\n" + "".join("%d %d 3 100 4000000 0\n" % (i, (i + 2) % 5)
+                                                        for i in range(5)))
+        return ["--set", "topology.kind=file", "--set", "topology.file=" + topo, "--set",
+                "flows.file=" + flows, "--set", "tx.rate=none", "--set", "nic.pmtu_bytes=1024"]
+
+    def test_a_pfc_deadlock_is_reported_with_its_cycle(self):
+        r = self.fabric(*(self.ring() + ["--set", "switch.pfc=true", "--set",
+                                         "switch.xoff_bytes=32K", "--set", "switch.xon_bytes=16K"]),
+                        ok=False)
+        self.assertFalse(r.timed_out, r.describe())
+        self.assertEqual(r.rc, 1, r.describe())
+        self.assertIn("stalled", r.stderr)
+        self.assertIn("PFC deadlock: cycle n5 -> n6 -> n7 -> n8 -> n9 -> n5", r.stderr)
+        self.assertIn("paused until", r.stderr)
+        self.assertTrue(r.stats_json["run"]["stalled"])
+        self.assertIn("STALLED", open(r.path("summary.txt")).read())
+        # Lossless: nothing was dropped for want of headroom.
+        st = r.stats_json["stats"]
+        self.assertEqual(sum(v["value"] for k, v in st.items() if k.endswith("drops.headroom")), 0)
+        # Lossy, the same traffic completes.
+        self.assertOk(self.fabric(*self.ring()))
+
+    def test_a_network_that_loses_everything_stalls(self):
+        r = self.fabric("--set", "switch.loss_rate=1", "--set", "flows.bytes=64K", "--set",
+                        "run.stall_ms=1", config=os.path.join(EXAMPLES, "fabric-kpaths.yaml"),
+                        ok=False)
+        self.assertEqual(r.rc, 1, r.describe())
+        self.assertIn("no PFC pause or XOFF in force", r.stderr)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@
 #include "model/core/clock.h"
 #include "model/core/error.h"
 #include "model/core/stats.h"
+#include "model/wire/pfc.h"
 #include "model/wire/roce.h"
 #include "platforms/network/switch.h"
 
@@ -200,9 +201,67 @@ TEST(Switch, RedMarksLeaveAValidFrame) {
   EXPECT_FALSE(marked[4]);
 }
 
-TEST(Switch, PfcIsRefusedUntilPauseFramesAreCarried) {
+std::vector<uint8_t> pfc(uint8_t prio, uint16_t quanta) {
+  w::Pfc p;
+  p.enable = static_cast<uint8_t>(1u << prio);
+  p.quanta[prio] = quanta;
+  std::vector<uint8_t> f(w::kPfcFrameBytes);
+  w::build_pfc(p, {0x02, 0, 0, 0, 0, 9}, f.data());
+  return f;
+}
+
+// h1 pauses tor1's port 0 (priority 1) for 1000 quanta = 5.12 us at t = 0, resumes it
+// with an XON at 4 us, pauses it again at 10 us and lets that pause run out at 15.12 us.
+TEST(Switch, PauseHoldsThePortForItsQuantaAndAnXonReleasesIt) {
+  SwitchParams sp;
+  sp.ecn = false;
+  sp.pfc = true;
+  Fabric f(sp, RoutingParams{});
+  constexpr uint64_t kSer = 82080;  // the 1002-byte frame at 100 Gbit/s
+  f.idle.script = {{0, pfc(1, 1000)}, {4000000, pfc(1, 0)}, {10000000, pfc(1, 1000)}};
+  // At tor1 2 x (ser + 1 us) after injection: frame 0 at 2.16 us (held), frame 1 at 12.16 us.
+  f.inject.script = {{0, frame(0, 49152, 942)}, {10000000, frame(1, 49152, 942)}};
+  sc_core::sc_start();
+  ASSERT_EQ(f.at_h1.got.size(), 2u);
+  EXPECT_EQ(f.at_h1.got[0].first, 4000000 + kSer + 1000000);   // starts at the XON
+  EXPECT_EQ(f.at_h1.got[1].first, 15120000 + kSer + 1000000);  // starts as the pause ends
+  EXPECT_EQ(f.sw[1]->core().counters().pauses_received, 3u);
+  EXPECT_TRUE(f.at_h0.got.empty());
+}
+
+// tor0 takes 4 frames from h0 at once with xoff = 3 frames, xon = 1: the third crosses
+// xoff (an XOFF goes back to h0 at t = 0, ahead of nothing, 84 B on the wire); the
+// third departure (at 2 ser) leaves 1 frame held <= xon (an XON at 2 ser).
+TEST(Switch, XoffAndXonGoUpstreamAsPfcFramesAtTheirThresholds) {
+  SwitchParams sp;
+  sp.ecn = false;
+  sp.pfc = true;
+  sp.xoff_bytes = 3 * 1002;
+  sp.xon_bytes = 1002;
+  sp.headroom_bytes = 10000;
+  Fabric f(sp, RoutingParams{});
+  constexpr uint64_t kSer = 82080;
+  constexpr uint64_t kPfcSer = 6720;  // 60 + 24 B at 100 Gbit/s
+  for (uint32_t k = 0; k < 4; ++k) f.inject.script.push_back({0, frame(k, 49152, 942)});
+  sc_core::sc_start();
+  ASSERT_EQ(f.at_h0.got.size(), 2u);
+  w::Pfc p;
+  ASSERT_TRUE(w::parse_pfc(f.at_h0.got[0].second.data(), f.at_h0.got[0].second.size(), p));
+  EXPECT_EQ(p.enable, 2);
+  EXPECT_EQ(p.quanta[1], 65535);  // switch.pause_quanta
+  EXPECT_EQ(f.at_h0.got[0].first, kPfcSer + 1000000);
+  ASSERT_TRUE(w::parse_pfc(f.at_h0.got[1].second.data(), f.at_h0.got[1].second.size(), p));
+  EXPECT_EQ(p.quanta[1], 0);
+  EXPECT_EQ(f.at_h0.got[1].first, 2 * kSer + kPfcSer + 1000000);
+  EXPECT_EQ(f.at_h1.got.size(), 4u);
+  EXPECT_EQ(f.sw[0]->core().counters().xoff_sent, 1u);
+  EXPECT_EQ(f.sw[0]->core().counters().xon_sent, 1u);
+}
+
+TEST(Switch, PfcNeedsAControlAndADataPriority) {
   SwitchParams sp;
   sp.pfc = true;
+  sp.priorities = 1;
   EXPECT_THROW(Fabric f(sp, RoutingParams{}), oonic::Error);
 }
 

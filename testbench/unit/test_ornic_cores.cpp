@@ -137,6 +137,33 @@ TEST(MacCore, WireTimeIsFramePlusFcsPreambleAndIfgRoundedUpToCycles) {
   EXPECT_EQ(mac.busy_cycles(), 23u);
 }
 
+// One quantum at 100 Gbit/s is 5.12 ns; 250 MHz cycles are 4 ns. 100 quanta = 512 ns =
+// 128 cycles; 3 quanta = 15.36 ns -> 4 cycles (rounded up).
+TEST(MacCore, PauseHoldsAClassForItsQuantaCountedOnce) {
+  Stats stats;
+  OrnicParams p;
+  ASSERT_EQ(p.nic.clock_mhz, 250);
+  ASSERT_EQ(p.mac.rate_gbps, 100);
+  FrameRecorder out;
+  MacCore mac(CoreEnv{p, StatGroup(stats, "nic0.mac")}, out);
+  wire::Pfc pf;
+  pf.enable = 0x02;
+  pf.quanta[1] = 100;
+  pf.quanta[0] = 7;  // not enabled: ignored
+  EXPECT_FALSE(mac.pause(10, pf));
+  EXPECT_EQ(mac.paused_until(1), 138u);
+  EXPECT_EQ(mac.paused_until(0), 0u);
+  pf.quanta[1] = 3;  // at 50: until 54, earlier than 138 -> the arbiter must look
+  EXPECT_TRUE(mac.pause(50, pf));
+  EXPECT_EQ(mac.paused_until(1), 54u);
+  pf.quanta[1] = 0;  // XON at 200, after the pause ended: nothing changes
+  EXPECT_FALSE(mac.pause(200, pf));
+  EXPECT_EQ(mac.paused_until(1), 200u);
+  EXPECT_EQ(mac.paused_cycles(1), 44u);  // [10, 54)
+  EXPECT_EQ(stats.counter_value("nic0.mac.pfc_frames_in"), 3u);
+  EXPECT_EQ(stats.to_json(0)["nic0.mac.data_paused_cycles"]["value"], 44.0);
+}
+
 // ---------------------------------------------------------------- Hdr Generator
 
 struct TxPath {
@@ -325,7 +352,9 @@ class FakeHdr final : public HdrGeneratorPort {
   Cycle send_data(Cycle t, const QpContext&, wire::FrameSpec&, bool) override { return t; }
   Cycle free_at() const override { return gen_free; }
   Cycle mac_free_at() const override { return mac_free; }
+  Cycle mac_paused_until(uint8_t c) const override { return paused[c]; }
   Cycle gen_free = 0, mac_free = 0;
+  Cycle paused[2] = {0, 0};
 };
 
 struct ArbiterRig {
@@ -354,6 +383,24 @@ TEST(TxArbiterCore, ControlFirstThenDataAndReadResponsesAlternate) {
   EXPECT_EQ(r.stats.counter_value("nic0.tx.arbiter.control_grants"), 2u);
   EXPECT_EQ(r.stats.counter_value("nic0.tx.arbiter.data_grants"), 3u);
   EXPECT_EQ(r.stats.counter_value("nic0.tx.arbiter.read_response_grants"), 3u);
+}
+
+TEST(TxArbiterCore, APausedClassWaitsAndTheOtherGoesOn) {
+  ArbiterRig r;
+  r.control.control = {"ACK"};
+  r.data.packets = 2;
+  r.hdr.paused[1] = 40;  // data and READ responses paused until cycle 40
+  EXPECT_EQ(r.arb.turn(0), 40u);
+  EXPECT_EQ(r.log, (std::vector<std::string>{"ACK@0"}));
+  EXPECT_EQ(r.arb.turn(40), kNever);
+  EXPECT_EQ(r.log, (std::vector<std::string>{"ACK@0", "DATA@40", "DATA@40"}));
+  r.hdr.paused[0] = 90;  // now ACKs are paused: data still goes
+  r.control.control = {"NAK"};
+  r.data.packets = 1;
+  EXPECT_EQ(r.arb.turn(50), 90u);
+  EXPECT_EQ(r.log.back(), "DATA@50");
+  EXPECT_EQ(r.arb.turn(90), kNever);
+  EXPECT_EQ(r.log.back(), "NAK@90");
 }
 
 TEST(TxArbiterCore, WaitsForTheGeneratorAndTheMacLookahead) {

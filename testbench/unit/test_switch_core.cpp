@@ -180,6 +180,43 @@ TEST(SwitchCore, PfcSendsXoffAtXoffUsesHeadroomAndSendsXonAtXon) {
   EXPECT_EQ(s.counters().xon_sent, 1u);
 }
 
+// Refresh at half the pause time: 100 quanta x 256 bit times at 100 Gbit/s = 256 ns.
+TEST(SwitchCore, XoffIsRefreshedEveryHalfPauseUntilXon) {
+  SwitchParams p = lossy();
+  p.pfc = true;
+  p.xoff_bytes = 1000;
+  p.xon_bytes = 0;
+  p.headroom_bytes = 100000;
+  p.pause_quanta = 100;
+  SwitchCore s(p, {100, 100}, 1, "sw");
+  EXPECT_EQ(s.refresh_ps(0), 256000u);
+  s.pause(1, 1, 65535, 0);  // nothing drains
+  EXPECT_TRUE(s.enqueue(1000, 1, {0, 1000, 1, false, 0}).pause);
+  EXPECT_FALSE(s.enqueue(2000, 1, {1, 1000, 1, false, 0}).pause);  // once, until XON
+  EXPECT_FALSE(s.refresh(0, 1, 256999));
+  auto r = s.refresh(0, 1, 257000);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->quanta, 100u);
+  EXPECT_EQ(r->port, 0u);
+  EXPECT_FALSE(s.refresh(0, 1, 257000 + 255999));
+  EXPECT_TRUE(s.refresh(0, 1, 257000 + 256000));
+  EXPECT_EQ(s.counters().xoff_sent, 3u);
+  EXPECT_TRUE(s.xoff(0, 1));
+  EXPECT_FALSE(s.refresh(1, 1, 1000000));  // no XOFF held there
+}
+
+TEST(SwitchCore, AControlFrameGoesAtTheNextFrameBoundary) {
+  SwitchCore s(lossy(), {100, 100}, 1, "sw");
+  s.enqueue(0, 1, {1, 1000, 1, false, 0});
+  auto d = s.start_next(1, 0);
+  ASSERT_TRUE(d);
+  const auto [start, end] = s.send_control(1, 60, 100);
+  EXPECT_EQ(start, d->end_ps);  // after the frame on the wire
+  EXPECT_EQ(end, d->end_ps + 6720);
+  s.enqueue(0, 1, {2, 1000, 1, false, 0});
+  EXPECT_EQ(s.next_start_ps(1), end);  // and ahead of the queue
+}
+
 TEST(SwitchCore, PauseStopsAPriorityForItsQuantaAndXonRestartsIt) {
   SwitchCore s(lossy(), {100, 100}, 1, "sw");
   // One quantum = 512 bit times = 5.12 ns at 100 Gbit/s.

@@ -1,6 +1,7 @@
 // RoCEv2 codec tests: round trips for every opcode, IPv6/VLAN, bitmap extension,
 // truncation and byte-flip robustness, ICRC masking, and two outside oracles:
 // real NIC captures (traces/captures) and frames built by scapy.
+#include "model/wire/pfc.h"
 #include "model/wire/roce.h"
 
 #include <gtest/gtest.h>
@@ -1079,4 +1080,27 @@ TEST(WireEunomiaMeta, RoundTripTruncatedAndIgnoredOffData) {
   c[16] = 0, c[17] = static_cast<uint8_t>(20 + 8 + 12 + 6);
   c[14 + 20 + 4] = 0, c[14 + 20 + 5] = static_cast<uint8_t>(8 + 12 + 6);
   EXPECT_EQ(parse(c.data(), c.size(), v, /*check_icrc=*/false), ParseStatus::kBadExtension);
+}
+
+// 802.1Qbb: DA 01:80:C2:00:00:01, EtherType 0x8808, opcode 0x0101, class-enable
+// vector, 8 x 16-bit times, zero padding to 60 bytes.
+TEST(Pfc, BuildsTheStandardLayoutAndParsesItBack) {
+  w::Pfc p;
+  p.enable = 0x0A;
+  p.quanta[1] = 0xFFFF;
+  p.quanta[3] = 0x0102;
+  std::vector<uint8_t> f(w::kPfcFrameBytes, 0xEE);
+  w::build_pfc(p, {{2, 0, 0, 0, 0, 5}}, f.data());
+  const std::vector<uint8_t> head = {0x01, 0x80, 0xC2, 0,    0,    1,    2,    0,    0,
+                                     0,    0,    5,    0x88, 0x08, 0x01, 0x01, 0x00, 0x0A,
+                                     0,    0,    0xFF, 0xFF, 0,    0,    0x01, 0x02};
+  EXPECT_TRUE(std::equal(head.begin(), head.end(), f.begin()));
+  EXPECT_TRUE(std::all_of(f.begin() + 34, f.end(), [](uint8_t b) { return b == 0; }));
+  w::Pfc q;
+  ASSERT_TRUE(w::parse_pfc(f.data(), f.size(), q));
+  EXPECT_EQ(q.enable, 0x0A);
+  EXPECT_EQ(q.quanta, p.quanta);
+  f[15] = 0x02;  // another MAC Control opcode: not PFC
+  EXPECT_FALSE(w::parse_pfc(f.data(), f.size(), q));
+  EXPECT_FALSE(w::parse_pfc(f.data(), 20, q));
 }

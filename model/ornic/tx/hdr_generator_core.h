@@ -30,6 +30,7 @@ class HdrGeneratorCore final : public HdrGeneratorPort {
   Cycle send_cnp(Cycle t, const QpContext& qp) override;
   Cycle free_at() const override { return gen_.free_at(); }
   Cycle mac_free_at() const override { return mac_.free_at(); }
+  Cycle mac_paused_until(uint8_t c) const override { return mac_.paused_until(c); }
 
  private:
   Cycle emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec, const QpContext& qp,

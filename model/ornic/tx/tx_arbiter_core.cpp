@@ -27,7 +27,10 @@ Cycle TxArbiterCore::turn(Cycle now) {
     Cycle gate =
         std::max(hdr_.free_at(),
                  mac > p_.arbiter.lookahead_cycles ? mac - p_.arbiter.lookahead_cycles : Cycle{0});
-    if (control_.has_control()) {
+    // PFC: a class the link partner paused is not granted until the pause ends (the
+    // MAC's wake restarts the turn earlier on an XON); the other class goes on.
+    const Cycle control_paused = hdr_.mac_paused_until(0);
+    if (control_.has_control() && control_paused <= now) {
       if (gate > now) {
         next = gate;
         break;
@@ -36,15 +39,21 @@ Cycle TxArbiterCore::turn(Cycle now) {
       control_grants_.inc();
       continue;
     }
+    if (control_.has_control()) next = std::min(next, control_paused);
     Cycle dr = data_.head_ready(now);
     Cycle rr = control_.read_ready(now);
     bool d_ok = dr <= now, r_ok = rr <= now;
     if (!d_ok && !r_ok) {
-      next = std::min(dr, rr);
+      next = std::min(next, std::min(dr, rr));
+      break;
+    }
+    const Cycle data_paused = hdr_.mac_paused_until(1);
+    if (data_paused > now) {
+      next = std::min(next, data_paused);
       break;
     }
     if (gate > now) {
-      next = gate;
+      next = std::min(next, gate);
       break;
     }
     bool take_data = d_ok && (!r_ok || data_turn_);

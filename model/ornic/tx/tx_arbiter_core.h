@@ -7,8 +7,11 @@
 //      and READ responses      (Req Manager), alternating when both are ready.
 // A frame is granted when the Hdr Generator is free and the MAC frees within
 // lookahead_cycles, so frames never queue up behind the MAC and a late ACK still goes
-// next. turn() returns when nothing more can go now, with the cycle the next turn is
-// due; the shell's process sleeps until then. Plain C++.
+// next. A PFC class the MAC's link partner paused (class 0: ACK, NAK, CNP; class 1:
+// data and READ responses) is not granted until the pause ends: frames granted before
+// the PAUSE arrived still go (at most lookahead_cycles + one frame: the MAC's
+// response delay). turn() returns when nothing more can go now, with the cycle the
+// next turn is due; the shell's process sleeps until then. Plain C++.
 #pragma once
 
 #include "model/core/stats.h"
