@@ -459,10 +459,12 @@ int run_fabric(const b2b::RunOptions& o) {
     if (n.size() > 5 && n.compare(n.size() - 5, 5, ".pcap") == 0) fs::remove(e.path());
   }
   for (const char* f : {"fct.csv", "fct.txt", "qps.csv", "links.csv", "queues.csv", "sram.csv",
-                        "summary.txt", "waves.vcd", "stats.json", "flows.txt"})
+                        "summary.txt", "waves.vcd", "stats.json", "flows.txt", "topology.txt",
+                        "pfc.csv"})
     fs::remove(fs::path(dir) / f);
   write_text(dir + "/config.yaml", resolved_yaml(table));
   write_text(dir + "/flows.txt", network::hpcc_flows_text(flows));
+  write_text(dir + "/topology.txt", t.hpcc_text());
 
   // ---- the system ----
   Stats stats;

@@ -37,6 +37,22 @@ std::vector<uint32_t> Topology::hosts() const {
   return v;
 }
 
+std::string Topology::hpcc_text() const {
+  std::vector<uint32_t> id(nodes.size());
+  const std::vector<uint32_t> hs = hosts(), ss = switches();
+  for (uint32_t i = 0; i < hs.size(); ++i) id[hs[i]] = i;
+  for (uint32_t i = 0; i < ss.size(); ++i) id[ss[i]] = static_cast<uint32_t>(hs.size()) + i;
+  std::ostringstream os;
+  os << nodes.size() << " " << ss.size() << " " << links.size() << "\n";
+  for (uint32_t i = 0; i < ss.size(); ++i) os << (i ? " " : "") << id[ss[i]];
+  os << "\n";
+  os.precision(12);
+  for (const Link& l : links)
+    os << id[l.a] << " " << id[l.b] << " " << l.gbps << "Gbps " << l.delay_ns << "ns "
+       << l.error_rate << "\n";
+  return os.str();
+}
+
 std::vector<uint32_t> Topology::switches() const {
   std::vector<uint32_t> v;
   for (uint32_t n = 0; n < nodes.size(); ++n)

@@ -59,6 +59,9 @@ struct Topology {
   // "src dst <rate>(G|M|K)bps <delay>(ns|us|ms|s) <error rate>" a link. Node ids
   // are kept. Throws oonic::Error (msg::kConfig) naming the file and line.
   static Topology read_hpcc(const std::string& path);
+  // The same format written out, hosts renumbered 0.. in host order (the flow
+  // file's host indices) and switches after them; read_hpcc reads it back.
+  std::string hpcc_text() const;
 };
 
 // Shortest paths (in hops) from every switch to every host: the egress ports

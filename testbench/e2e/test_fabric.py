@@ -165,6 +165,26 @@ class Fabric(e2e.OonicTestCase):
         self.assertGreater(int(fct_ns), int(ideal) * 0.95)
         # Two flows into host 2 share its link: the second is slower than alone.
         self.assertGreater(float(fct[1]["slowdown"]), 1.0)
+        # The run's topology.txt is the same network in the same format.
+        self.assertEqual(open(r.path("topology.txt")).read(),
+                         "4 1 3\n3\n0 3 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n"
+                         "2 3 100Gbps 1000ns 0\n")
+
+    def test_topology_txt_reads_back_as_the_same_network(self):
+        a = self.fabric("--set", "flows.bytes=64K", "--set", "tx.rate=none",
+                        config=os.path.join(EXAMPLES, "fabric-kpaths.yaml"))
+        first = open(a.path("topology.txt")).read().splitlines()
+        self.assertEqual(first[0], "16 6 18")  # 10 hosts, 2 ToRs + 4 spines, 10 + 8 links
+        self.assertEqual(first[1], "10 11 12 13 14 15")
+        self.assertIn("0 10 40Gbps 1000ns 0", first)
+        b = self.fabric("--set", "topology.kind=file", "--set",
+                        "topology.file=" + a.path("topology.txt"), "--set",
+                        "flows.file=" + a.path("flows.txt"), "--set", "tx.rate=none",
+                        config=os.path.join(EXAMPLES, "fabric-kpaths.yaml"))
+        self.assertEqual(open(b.path("topology.txt")).read().splitlines(), first)
+        self.assertEqual(e2e.read_bytes(a.path("flows.txt")), e2e.read_bytes(b.path("flows.txt")))
+        rates = lambda r: sorted(x["gbps"] for x in e2e.load_csv(r.path("links.csv")))
+        self.assertEqual(rates(a), rates(b))
 
     def test_ecn_marks_only_ecn_capable_traffic_and_marks_become_cnps(self):
         cfg = os.path.join(EXAMPLES, "fabric-incast.yaml")
