@@ -128,6 +128,7 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchParams& sp, const Routi
   mac_[0] = 0x02;  // locally administered: 02:00:00:00:<node>
   mac_[4] = static_cast<uint8_t>(node >> 8), mac_[5] = static_cast<uint8_t>(node);
   SC_THREAD(run);
+  sensitive << wake_ << arrived_;
 }
 
 void Switch::send_pause(const SwitchCore::Pause& p, uint64_t now) {
@@ -145,9 +146,14 @@ void Switch::send_pause(const SwitchCore::Pause& p, uint64_t now) {
 }
 
 void Switch::schedule(uint64_t t, uint8_t kind, uint32_t port, uint8_t prio) {
-  const uint64_t now = now_ps();
   events_.push({t, seq_++, kind, port, prio});
-  // An earlier pending notification wins over a later one (IEEE 1666 5.10.8).
+  if (!running_) arm(t);  // step() arms for its earliest event when it ends
+}
+
+void Switch::arm(uint64_t t) {
+  if (t >= armed_) return;  // a wake at or before t is pending
+  armed_ = t;
+  const uint64_t now = now_ps();
   wake_.notify(ClockDomain::from_ps(t > now ? t - now : 0));
 }
 
@@ -164,37 +170,48 @@ void Switch::b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_tim
     return;
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
-  const uint64_t now = now_ps() + ClockDomain::ps_of(delay);
-  const uint8_t* f = gp.get_data_ptr();
-  const uint32_t len = gp.get_data_length();
+  const uint32_t slot = slots_.put(gp.get_data_ptr(), gp.get_data_length());
+  if (delay != sc_core::SC_ZERO_TIME) {  // arrives later than now: taken at once, as then
+    admit(static_cast<uint32_t>(port), slot, now_ps() + ClockDomain::ps_of(delay));
+    return;
+  }
+  // Frames arriving at one instant are taken together, in port order, once every
+  // sender of that instant has run: the kernel's order among them does not matter.
+  arriving_.push_back({static_cast<uint32_t>(port), slot});
+  if (arriving_.size() == 1) {
+    arrived_delta_ = sc_core::sc_delta_count();
+    arrived_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+void Switch::admit(uint32_t port, uint32_t slot, uint64_t now) {
+  std::vector<uint8_t>& buf = slots_[slot];
+  const uint8_t* f = buf.data();
+  const uint32_t len = static_cast<uint32_t>(buf.size());
   wire::Pfc pf;
   if (wire::parse_pfc(f, len, pf)) {  // from the downstream device of this port
+    slots_.release(slot);
     for (uint8_t c = 0; c < 8; ++c) {
       if (!(pf.enable >> c & 1) || c >= core_.priorities()) continue;
-      core_.pause(static_cast<uint32_t>(port), c, pf.quanta[c], now);
-      if (on_pfc_) on_pfc_(now, static_cast<uint32_t>(port), c, pf.quanta[c], false);
+      core_.pause(port, c, pf.quanta[c], now);
+      if (on_pfc_) on_pfc_(now, port, c, pf.quanta[c], false);
     }
-    try_start(static_cast<uint32_t>(port), now);
+    try_start(port, now);
     return;
   }
   wire::PacketView v;
   const wire::ParseStatus st = wire::parse(f, len, v, false);
-  if (!v.ip_version) {
+  auto unroutable = [&] {
     unroutable_.inc();
-    return;
-  }
+    slots_.release(slot);
+  };
+  if (!v.ip_version) return unroutable();
   std::array<uint8_t, 16> dip = v.dst_ip;
   if (v.ip_version == 4) std::fill(dip.begin() + 4, dip.end(), 0);
   auto h = hosts_.find({v.ip_version, dip});
-  if (h == hosts_.end()) {
-    unroutable_.inc();
-    return;
-  }
+  if (h == hosts_.end()) return unroutable();
   const std::vector<uint32_t>& ports = routes_.next_ports(node_, h->second);
-  if (ports.empty()) {
-    unroutable_.inc();
-    return;
-  }
+  if (ports.empty()) return unroutable();
   FlowKey key{ip_key(v, false), ip_key(v, true), v.udp_sport, v.udp_dport, 17};
   const uint32_t out = select_.choose(key, h->second, ports, now,
                                       [this](uint32_t p) { return core_.port_bytes(p); });
@@ -204,22 +221,22 @@ void Switch::b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_tim
   fr.len = len;
   fr.prio = roce && control_opcode(v.bth.opcode) ? 0 : 1;
   fr.ect = (v.tos & 3) == 1 || (v.tos & 3) == 2;
-  fr.in_port = static_cast<uint32_t>(port);
-  fr.tag = slots_.put(f, len);
+  fr.in_port = port;
+  fr.tag = slot;
   SwitchCore::Admit a = core_.enqueue(now, out, fr);
   if (a.pause) send_pause(*a.pause, now);
   if (!a.accepted) {
-    slots_.release(static_cast<uint32_t>(fr.tag));
+    slots_.release(slot);
     return;
   }
-  if (a.ce) mark_ce(slots_[static_cast<uint32_t>(fr.tag)].data(), len);
+  if (a.ce) mark_ce(slots_[slot].data(), len);
   if (on_queue_) on_queue_(now, out, core_.port_bytes(out));
   try_start(out, now);
 }
 
 void Switch::run() {
   for (;;) {
-    sc_core::wait(wake_);
+    sc_core::wait();  // wake_ (an event is due) or arrived_ (frames came in)
     ++wakes_;
     step();
   }
@@ -227,6 +244,24 @@ void Switch::run() {
 
 void Switch::step() {
   const uint64_t now = now_ps();
+  if (armed_ <= now) armed_ = kNone;  // that wake is this one
+  running_ = true;
+  for (;;) {
+    run_due(now);
+    // Then the frames that arrived this instant, in the delta after their senders ran
+    // (they all deliver in the instant's first delta: links and switches wake timed).
+    if (arriving_.empty() || sc_core::sc_delta_count() == arrived_delta_) break;
+    batch_.swap(arriving_);
+    std::stable_sort(batch_.begin(), batch_.end(),
+                     [](const Arriving& x, const Arriving& y) { return x.port < y.port; });
+    for (const Arriving& x : batch_) admit(x.port, x.slot, now);
+    batch_.clear();
+  }
+  running_ = false;
+  if (!events_.empty()) arm(events_.top().t);
+}
+
+void Switch::run_due(uint64_t now) {
   while (!events_.empty() && events_.top().t <= now) {
     const Event e = events_.top();
     events_.pop();
@@ -269,10 +304,6 @@ void Switch::step() {
       (*tx_socket[e.port])->b_transport(gp_, d);
       slots_.release(fl.slot);
     }
-  }
-  if (!events_.empty()) {
-    const uint64_t t = events_.top().t;
-    wake_.notify(ClockDomain::from_ps(t > now ? t - now : 0));
   }
 }
 

@@ -13,7 +13,10 @@
 // A frame marked CE gets ECN 11 (IPv4: the header checksum is rewritten; the
 // ICRC masks the ECN bits). Frames to an unknown address, or not IP, are
 // dropped and counted (unroutable). One SC_THREAD; it wakes only when a frame
-// is due to start or to arrive.
+// is due to start or to arrive, or frames came in. Frames arriving at one
+// instant are admitted together in ingress-port order (then those of one port
+// in arrival order), after the starts due at that instant: the result does not
+// depend on the order in which the kernel ran their senders.
 // A frame leaving port k is lost on the wire with probability 1 - (1 -
 // switch.loss_rate)(1 - the link's error rate) (counted as lost).
 // PFC (switch.pfc, needs switch.priorities >= 2): an XOFF or XON the core
@@ -30,6 +33,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <queue>
@@ -83,9 +87,12 @@ class Switch : public sc_core::sc_module {
   SC_HAS_PROCESS(Switch);
   void b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void run();
-  void step();  // everything due now
+  void step();                 // everything due now, then the frames that arrived now
+  void run_due(uint64_t now);  // the events due at or before now
   void schedule(uint64_t t, uint8_t kind, uint32_t port, uint8_t prio = 0);
   void try_start(uint32_t port, uint64_t now);
+  void arm(uint64_t t);  // wake the process at t (unless a wake at or before t is pending)
+  void admit(uint32_t port, uint32_t slot, uint64_t now);  // a frame in slot, arrived on port
   void send_pause(const SwitchCore::Pause& p, uint64_t now);
 
   struct Event {
@@ -112,7 +119,15 @@ class Switch : public sc_core::sc_module {
   FrameSlots slots_;                        // frame copies by slot (= SwitchCore tag)
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   uint64_t seq_ = 0;
-  sc_core::sc_event wake_;
+  sc_core::sc_event wake_;     // timed: the earliest event is due
+  sc_core::sc_event arrived_;  // delta: frames arrived this instant
+  struct Arriving {
+    uint32_t port, slot;
+  };
+  std::vector<Arriving> arriving_, batch_;
+  sc_dt::uint64 arrived_delta_ = 0;  // the delta the first of arriving_ came in
+  uint64_t armed_ = std::numeric_limits<uint64_t>::max();  // the pending wake_ (or max)
+  bool running_ = false;                                   // inside step()
   uint64_t wakes_ = 0;
   tlm::tlm_generic_payload gp_;
   Counter& unroutable_;

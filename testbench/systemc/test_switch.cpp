@@ -258,6 +258,70 @@ TEST(Switch, XoffAndXonGoUpstreamAsPfcFramesAtTheirThresholds) {
   EXPECT_EQ(f.sw[0]->core().counters().xon_sent, 1u);
 }
 
+// Hands one frame to each of two switch ports at the same instant, port 1's first.
+class PairInjector : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<PairInjector> to_port1, to_port0;
+  std::vector<uint8_t> first, second;
+  explicit PairInjector(sc_core::sc_module_name n)
+      : sc_module(n), to_port1("to_port1"), to_port0("to_port0") {
+    SC_THREAD(run);
+  }
+
+ private:
+  SC_HAS_PROCESS(PairInjector);
+  void send(tlm_utils::simple_initiator_socket<PairInjector>& s, std::vector<uint8_t>& f) {
+    tlm::tlm_generic_payload gp;
+    gp.set_command(tlm::TLM_WRITE_COMMAND);
+    gp.set_data_ptr(f.data());
+    gp.set_data_length(static_cast<unsigned>(f.size()));
+    gp.set_streaming_width(static_cast<unsigned>(f.size()));
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    s->b_transport(gp, d);
+  }
+  void run() {
+    sc_core::wait(sc_core::sc_time(1000, sc_core::SC_PS));
+    send(to_port1, first);
+    send(to_port0, second);
+  }
+};
+
+// Frames arriving at one instant are admitted in port order, not in the order their
+// senders ran: port 0's frame leaves first although port 1's was handed over first.
+TEST(Switch, FramesOfOneInstantAreTakenInPortOrder) {
+  Stats stats;
+  Topology t = Topology::leaf_spine(1, 1, 3, 100, 100, 1000);  // h0-h2 on leaf0, spine0
+  Routes routes{t};
+  AddressMap hosts;
+  hosts[{4, {10, 0, 0, 2}}] = 2;  // frame()'s destination: h2
+  SwitchParams sp;
+  sp.ecn = false;
+  Switch leaf("leaf0", sp, RoutingParams{}, t, routes, 3, hosts, 1, stats);
+  Switch spine("spine0", sp, RoutingParams{}, t, routes, 4, hosts, 1, stats);
+  PairInjector pair("pair");
+  Injector idle("idle");
+  Sink h0("h0"), h1("h1"), h2("h2");
+  pair.to_port1.bind(*leaf.rx_socket[1]);
+  pair.to_port0.bind(*leaf.rx_socket[0]);
+  idle.out.bind(*leaf.rx_socket[2]);
+  leaf.tx_socket[0]->bind(h0.in);
+  leaf.tx_socket[1]->bind(h1.in);
+  leaf.tx_socket[2]->bind(h2.in);
+  leaf.tx_socket[3]->bind(*spine.rx_socket[0]);
+  spine.tx_socket[0]->bind(*leaf.rx_socket[3]);
+  pair.first = frame(1, 49152, 942);   // into port 1
+  pair.second = frame(0, 49153, 942);  // into port 0
+  sc_core::sc_start();
+  constexpr uint64_t kSer = 82080;
+  ASSERT_EQ(h2.got.size(), 2u);
+  w::PacketView v;
+  ASSERT_EQ(w::parse(h2.got[0].second.data(), h2.got[0].second.size(), v, true),
+            w::ParseStatus::kOk);
+  EXPECT_EQ(v.bth.psn, 0u);  // port 0's
+  EXPECT_EQ(h2.got[0].first, 1000 + kSer + 1000000);
+  EXPECT_EQ(h2.got[1].first, 1000 + 2 * kSer + 1000000);
+}
+
 TEST(Switch, PfcNeedsAControlAndADataPriority) {
   SwitchParams sp;
   sp.pfc = true;
