@@ -94,6 +94,10 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchParams& sp, const Routi
       port_frames_(t.ports[node].size()),
       port_bytes_(t.ports[node].size()) {
   const std::string n = this->name();
+  for (const auto& [addr, host] : hosts)
+    if (addr.first == 4)
+      v4_hosts_[uint32_t{addr.second[0]} << 24 | uint32_t{addr.second[1]} << 16 |
+                uint32_t{addr.second[2]} << 8 | addr.second[3]] = host;
   for (uint32_t k = 0; k < t.ports[node].size(); ++k) {
     rx_socket.push_back(std::make_unique<Target>(("rx_socket_" + std::to_string(k)).c_str()));
     tx_socket.push_back(std::make_unique<Initiator>(("tx_socket_" + std::to_string(k)).c_str()));
@@ -206,14 +210,20 @@ void Switch::admit(uint32_t port, uint32_t slot, uint64_t now) {
     slots_.release(slot);
   };
   if (!v.ip_version) return unroutable();
-  std::array<uint8_t, 16> dip = v.dst_ip;
-  if (v.ip_version == 4) std::fill(dip.begin() + 4, dip.end(), 0);
-  auto h = hosts_.find({v.ip_version, dip});
-  if (h == hosts_.end()) return unroutable();
-  const std::vector<uint32_t>& ports = routes_.next_ports(node_, h->second);
+  uint32_t dst_host;
+  if (v.ip_version == 4) {  // a hash lookup: once per frame and hop
+    auto h = v4_hosts_.find(static_cast<uint32_t>(ip_key(v, true)));
+    if (h == v4_hosts_.end()) return unroutable();
+    dst_host = h->second;
+  } else {
+    auto h = hosts_.find({v.ip_version, v.dst_ip});
+    if (h == hosts_.end()) return unroutable();
+    dst_host = h->second;
+  }
+  const std::vector<uint32_t>& ports = routes_.next_ports(node_, dst_host);
   if (ports.empty()) return unroutable();
   FlowKey key{ip_key(v, false), ip_key(v, true), v.udp_sport, v.udp_dport, 17};
-  const uint32_t out = select_.choose(key, h->second, ports, now,
+  const uint32_t out = select_.choose(key, dst_host, ports, now,
                                       [this](uint32_t p) { return core_.port_bytes(p); });
   const bool roce = st == wire::ParseStatus::kOk || st == wire::ParseStatus::kBadIcrc ||
                     st == wire::ParseStatus::kUdOrCnp;

@@ -40,6 +40,7 @@
 #include <string>
 #include <systemc>
 #include <tlm>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -111,6 +112,7 @@ class Switch : public sc_core::sc_module {
   const Routes& routes_;
   uint32_t node_;
   const AddressMap& hosts_;
+  std::unordered_map<uint32_t, uint32_t> v4_hosts_;  // IPv4 address -> host node
   SwitchCore core_;
   PathSelect select_;
   std::vector<uint64_t> prop_ps_;           // per port
