@@ -110,6 +110,23 @@ std::string ParamTable::value_text(const Entry& e) const {
   return "";
 }
 
+void ParamTable::add_preset(const std::string& key, const std::string& value,
+                            std::vector<std::pair<std::string, std::string>> sets) {
+  presets_.push_back({key, value, std::move(sets)});
+}
+
+void ParamTable::apply_presets() {
+  for (const Preset& p : presets_) {
+    const Entry* sel = find(p.key);
+    if (!sel || value_text(*sel) != p.value) continue;
+    for (const auto& [k, v] : p.sets) {
+      const Entry* e = find(k);
+      if (!e || e->source != "default") continue;  // set explicitly: that wins
+      set(k, v, "preset " + p.key + "=" + p.value);
+    }
+  }
+}
+
 void ParamTable::set(const std::string& key, const std::string& text, const std::string& where) {
   auto* e = const_cast<Entry*>(find(key));
   std::string at = where.empty() ? "" : where + ": ";

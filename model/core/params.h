@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace oonic {
@@ -52,12 +53,24 @@ class ParamTable {
   // member must outlive this table.
   void adopt(const Entry& e) { entries_.push_back(e); }
 
+  // A preset: when `key` ends up `value`, every key of `sets` still at its
+  // default takes the preset's value (source "preset KEY=VALUE").
+  void add_preset(const std::string& key, const std::string& value,
+                  std::vector<std::pair<std::string, std::string>> sets);
+  // After the config file and the overrides: applies the chosen presets.
+  void apply_presets();
+
   // Closest known key (for "did you mean" in errors), or "".
   std::string suggest(const std::string& key) const;
 
  private:
   Entry& add_entry(const std::string& key, Type t, void* p);
   std::vector<Entry> entries_;
+  struct Preset {
+    std::string key, value;
+    std::vector<std::pair<std::string, std::string>> sets;
+  };
+  std::vector<Preset> presets_;
 };
 
 }  // namespace oonic

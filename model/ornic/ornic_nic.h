@@ -70,6 +70,7 @@ class OrnicNic : public sc_core::sc_module {
   TxPlane& tx() { return tx_; }
   const MacCore& mac() const { return mac_.core; }
   sender::LossRecovery& recovery() { return *policy_.recovery; }
+  sender::RateControl& rate_control() { return *policy_.rate; }
 
  private:
   void end_of_elaboration() override;

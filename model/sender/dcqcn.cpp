@@ -29,6 +29,28 @@ void DcqcnParams::describe(ParamTable& t) {
         "bytes counted per packet beside the payload when pacing (Ethernet, IPv4, UDP, BTH, "
         "ICRC, FCS)",
         0, 1024);
+  t.add("cc.dcqcn.byte_counter_bytes", &byte_counter_bytes, "byte",
+        "reaction point byte counter: every this many bytes a QP sends after a decrease is an "
+        "increase event beside the timer's (0: timer only, as ns-3 HPCC and CX4; the paper: 10 MB)",
+        0, 1e12);
+  t.add("cc.dcqcn.preset", &preset,
+        "the defaults of every cc.dcqcn.* key (and cc.cnp_interval_us) not set explicitly: hpcc = "
+        "ns-3 HPCC's mix/config.txt (the CX4 behaviour most published results use), paper = the "
+        "SIGCOMM'15 paper (docs/FABRIC.md)",
+        {"hpcc", "paper"});
+  // The paper's constants as its authors' simulator and fluid model give them:
+  // K = T = 55 us, B = 10 MB, F = 5, R_AI = 40 Mbit/s, g = 1/256, N = 50 us.
+  // R_HAI is not in the paper's text we could check: 200 Mbit/s, as in the first
+  // author's ns-3 configuration.
+  t.add_preset("cc.dcqcn.preset", "paper",
+               {{"cc.dcqcn.g", "0.00390625"},
+                {"cc.dcqcn.alpha_interval_us", "55"},
+                {"cc.dcqcn.rate_timer_us", "55"},
+                {"cc.dcqcn.byte_counter_bytes", "10000000"},
+                {"cc.dcqcn.fast_recovery_stages", "5"},
+                {"cc.dcqcn.rai_mbps", "40"},
+                {"cc.dcqcn.rhai_mbps", "200"},
+                {"cc.cnp_interval_us", "50"}});
 }
 
 namespace {
@@ -68,16 +90,34 @@ Cycle Dcqcn::tx_cycles(double gbps, uint32_t bytes) const {
   return static_cast<Cycle>(std::ceil(ns * mhz_ / 1000.0));
 }
 
-void Dcqcn::set_rate(Qp& q, double rc) {
+void Dcqcn::set_rate(uint32_t qi, Qp& q, double rc, Cycle t) {
   // The pending packet's start moves with the rate (ns-3 HPCC's ChangeRate).
   if (q.last_bytes) {
     const Cycle old_t = tx_cycles(q.rc, q.last_bytes), new_t = tx_cycles(rc, q.last_bytes);
     q.next_avail = q.next_avail + new_t >= old_t ? q.next_avail + new_t - old_t : 0;
   }
+  const bool changed = rc != q.rc;
   q.rc = rc;
+  if (changed && on_rate_) on_rate_(qi, t, rc);
 }
 
-void Dcqcn::advance(Qp& q, Cycle t) {
+void Dcqcn::increase(uint32_t qi, Qp& q, bool timer, Cycle t) {
+  const uint32_t f = p_.fast_recovery_stages;
+  const uint32_t c = p_.byte_counter_bytes ? q.byte_stage : q.stage;
+  if (std::max(q.stage, c) < f) {
+    fast_recoveries_.inc();
+  } else if (std::min(q.stage, c) > f) {
+    q.rt = std::min(line_, q.rt + p_.rhai_mbps / 1000.0);
+    hyper_.inc();
+  } else {
+    q.rt = std::min(line_, q.rt + p_.rai_mbps / 1000.0);
+    additive_.inc();
+  }
+  set_rate(qi, q, q.rc / 2 + q.rt / 2, t);
+  ++(timer ? q.stage : q.byte_stage);
+}
+
+void Dcqcn::advance(uint32_t qi, Qp& q, Cycle t) {
   if (!q.active) return;
   const double g = p_.g;
   for (;;) {
@@ -92,8 +132,9 @@ void Dcqcn::advance(Qp& q, Cycle t) {
       q.next_decrease += decrease_cyc_;
       if (q.decrease_cnp) {
         if (p_.clamp_target || q.stage != 0) q.rt = q.rc;
-        set_rate(q, std::max(p_.min_rate_mbps / 1000.0, q.rc * (1 - q.alpha / 2)));
-        q.stage = 0;
+        set_rate(qi, q, std::max(p_.min_rate_mbps / 1000.0, q.rc * (1 - q.alpha / 2)), next);
+        q.stage = q.byte_stage = 0;
+        q.bytes = 0;
         q.decrease_cnp = false;
         q.increase_on = true;
         q.next_increase = next + rate_cyc_;
@@ -101,17 +142,7 @@ void Dcqcn::advance(Qp& q, Cycle t) {
       }
     } else {
       q.next_increase += rate_cyc_;
-      if (q.stage < p_.fast_recovery_stages) {
-        fast_recoveries_.inc();
-      } else if (q.stage == p_.fast_recovery_stages) {
-        q.rt = std::min(line_, q.rt + p_.rai_mbps / 1000.0);
-        additive_.inc();
-      } else {
-        q.rt = std::min(line_, q.rt + p_.rhai_mbps / 1000.0);
-        hyper_.inc();
-      }
-      set_rate(q, q.rc / 2 + q.rt / 2);
-      ++q.stage;
+      increase(qi, q, true, next);
     }
   }
 }
@@ -119,7 +150,7 @@ void Dcqcn::advance(Qp& q, Cycle t) {
 void Dcqcn::on_cnp(uint32_t qi, Cycle t) {
   Qp& q = qp(qi);
   cnps_.inc();
-  advance(q, t);
+  advance(qi, q, t);
   q.alpha_cnp = q.decrease_cnp = true;
   if (!q.active) {
     q.active = true;
@@ -129,14 +160,14 @@ void Dcqcn::on_cnp(uint32_t qi, Cycle t) {
     q.next_alpha = t + alpha_cyc_;
     q.next_decrease = t + decrease_cyc_;
     q.rt = line_ * p_.rate_on_first_cnp;
-    set_rate(q, q.rt);
+    set_rate(qi, q, q.rt, t);
   }
 }
 
 Cycle Dcqcn::earliest(uint32_t qi, Cycle now, uint32_t bytes) {
   Qp& q = qp(qi);
   if (!q.active) return now;
-  advance(q, now);
+  advance(qi, q, now);
   if (q.next_avail > now) paced_.inc();
   // The packet is booked at once: the TX path asks for several packets ahead
   // (tx.qp_manager.prefetch_packets) before it sends the first.
@@ -149,26 +180,33 @@ Cycle Dcqcn::earliest(uint32_t qi, Cycle now, uint32_t bytes) {
 void Dcqcn::sent(uint32_t qi, Cycle start, uint32_t bytes) {
   Qp& q = qp(qi);
   if (!q.active) return;
-  advance(q, start);
+  advance(qi, q, start);
   // A packet that left later than booked (the MAC was busy) pushes the next.
   q.next_avail = std::max(q.next_avail, start + tx_cycles(q.rc, bytes));
+  if (p_.byte_counter_bytes && q.increase_on) {
+    q.bytes += bytes;
+    while (q.bytes >= p_.byte_counter_bytes) {
+      q.bytes -= p_.byte_counter_bytes;
+      increase(qi, q, false, start);
+    }
+  }
 }
 
 double Dcqcn::rate_gbps(uint32_t qi, Cycle t) {
   Qp& q = qp(qi);
-  advance(q, t);
+  advance(qi, q, t);
   return q.active ? q.rc : line_;
 }
 
 double Dcqcn::target_gbps(uint32_t qi, Cycle t) {
   Qp& q = qp(qi);
-  advance(q, t);
+  advance(qi, q, t);
   return q.active ? q.rt : line_;
 }
 
 double Dcqcn::alpha(uint32_t qi, Cycle t) {
   Qp& q = qp(qi);
-  advance(q, t);
+  advance(qi, q, t);
   return q.alpha;
 }
 

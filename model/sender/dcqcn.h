@@ -9,11 +9,14 @@
 //               Rt = Rc (unless clamp_target is off and no increase has
 //               happened since the last decrease); Rc = max(min_rate,
 //               Rc (1 - alpha / 2)); stage = 0; the increase timer restarts
-//   increase timer (every rate_timer after a decrease), at stage s:
-//               s < F: Rc = (Rc + Rt) / 2                         (fast recovery)
-//               s = F: Rt = min(line, Rt + AI); Rc = (Rc + Rt) / 2 (additive)
-//               s > F: Rt = min(line, Rt + HAI); Rc = (Rc + Rt) / 2 (hyper)
-//               then s = s + 1
+//   increase events: the timer (every rate_timer after a decrease) and, with
+//               byte_counter_bytes B > 0, every B bytes the QP sent since the
+//               decrease (the paper's byte counter). With T timer and C byte
+//               events so far (C = T when B = 0), an event does
+//               max(T, C) < F:  Rc = (Rc + Rt) / 2                       (fast recovery)
+//               min(T, C) > F:  Rt = min(line, Rt + HAI); Rc = (Rc + Rt) / 2 (hyper)
+//               otherwise:      Rt = min(line, Rt + AI); Rc = (Rc + Rt) / 2 (additive)
+//               then counts itself (T or C + 1); a decrease zeroes T, C and the bytes
 // Timers are evaluated lazily, in time order, when the QP next sends or gets a
 // CNP (nothing wakes for them); at one cycle the order is alpha, decrease,
 // increase. A QP that never got a CNP is not paced. Pacing: a packet may start
@@ -24,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "model/core/cycles.h"
@@ -45,6 +49,8 @@ struct DcqcnParams {  // cc.dcqcn.*
   bool clamp_target = false;
   double rate_on_first_cnp = 1.0;
   uint32_t pacing_overhead_bytes = 62;
+  uint64_t byte_counter_bytes = 0;  // 0: timer only (ns-3 HPCC, CX4); the paper: 10 MB
+  std::string preset = "hpcc";      // hpcc | paper (cc.dcqcn.preset)
   void describe(ParamTable& t);
 };
 
@@ -68,15 +74,18 @@ class Dcqcn final : public RateControl {
   struct Qp {
     bool active = false;  // a CNP has come
     double rc = 0, rt = 0, alpha = 1;
-    uint32_t stage = 0;
+    uint32_t stage = 0;       // T: timer increase events since the last decrease
+    uint32_t byte_stage = 0;  // C: byte-counter events since then
+    uint64_t bytes = 0;       // sent since the last byte-counter event
     bool alpha_cnp = false, decrease_cnp = false, increase_on = false;
     Cycle next_alpha = 0, next_decrease = 0, next_increase = 0;
     Cycle next_avail = 0;  // pacing: earliest start of the next packet
     uint32_t last_bytes = 0;
   };
   Qp& qp(uint32_t qi);
-  void advance(Qp& q, Cycle t);  // every timer tick at or before t
-  void set_rate(Qp& q, double rc);
+  void advance(uint32_t qi, Qp& q, Cycle t);  // every timer tick at or before t
+  void set_rate(uint32_t qi, Qp& q, double rc, Cycle t);
+  void increase(uint32_t qi, Qp& q, bool timer, Cycle t);  // one increase event
   Cycle tx_cycles(double gbps, uint32_t bytes) const;
 
   DcqcnParams p_;

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <utility>
 
 #include "model/core/cycles.h"
 
@@ -28,6 +30,14 @@ class RateControl {
   virtual void on_timeout(uint32_t qi, Cycle t) {}
   // Data packets go out ECN-capable (ECT(0)) when the core reads ECN (CNPs).
   virtual bool ecn_capable() const { return false; }
+  // Called at every change of a QP's sending rate, with the cycle it took effect
+  // (a core that evaluates timers lazily reports their ticks' cycles, so calls
+  // need not come in time order) and the new rate in Gbit/s.
+  using RateFn = std::function<void(uint32_t qi, Cycle t, double gbps)>;
+  void on_rate(RateFn f) { on_rate_ = std::move(f); }
+
+ protected:
+  RateFn on_rate_;
 };
 
 // Line rate, no pacing, the QP's source port: today's behaviour.

@@ -118,6 +118,7 @@ int run_b2b(const RunOptions& o) {
   all.describe(table);
   if (!o.config.empty()) apply_config_file(table, o.config);
   for (const auto& s : o.sets) apply_override(table, s);
+  table.apply_presets();
   all.nic.validate();
   all.network.validate();
   all.workload.validate();

@@ -150,6 +150,9 @@ void FabricRunParams::describe(ParamTable& t) {
   t.add(
       "run.qps_csv", &qps_csv,
       "fabric: write qps.csv (per receiving QP: packets, out-of-order degree, bitmap blocks held)");
+  t.add("run.rates_csv", &rates_csv,
+        "fabric: write rates.csv (every change of a QP's sending rate by its rate core, e.g. "
+        "DCQCN; rows grow with CNPs and increase events)");
   t.add("run.link_pcap", &link_pcap,
         "fabric: write h<i>_tx.pcap for every host link (frames the host sent, as delivered to its "
         "switch)");
@@ -400,6 +403,7 @@ int run_fabric(const b2b::RunOptions& o) {
   all.describe(table);
   if (!o.config.empty()) apply_config_file(table, o.config);
   for (const auto& s : o.sets) apply_override(table, s);
+  table.apply_presets();
   all.nic.validate();
   all.sw.validate();
   if (all.nic.host.digest)
@@ -458,9 +462,9 @@ int run_fabric(const b2b::RunOptions& o) {
     const std::string n = e.path().filename().string();
     if (n.size() > 5 && n.compare(n.size() - 5, 5, ".pcap") == 0) fs::remove(e.path());
   }
-  for (const char* f : {"fct.csv", "fct.txt", "qps.csv", "links.csv", "queues.csv", "sram.csv",
-                        "summary.txt", "waves.vcd", "stats.json", "flows.txt", "topology.txt",
-                        "pfc.csv"})
+  for (const char* f :
+       {"fct.csv", "fct.txt", "qps.csv", "links.csv", "queues.csv", "sram.csv", "summary.txt",
+        "waves.vcd", "stats.json", "flows.txt", "topology.txt", "pfc.csv", "rates.csv"})
     fs::remove(fs::path(dir) / f);
   write_text(dir + "/config.yaml", resolved_yaml(table));
   write_text(dir + "/flows.txt", network::hpcc_flows_text(flows));
@@ -537,6 +541,8 @@ int run_fabric(const b2b::RunOptions& o) {
                                     std::to_string(all.nic.nic.max_qps) +
                                     ": raise it (and sram.qp_context.depth)");
   std::vector<uint32_t> slot_on(nh, 0);
+  // Per host: QP context index -> (flow, QPN), for rates.csv.
+  std::vector<std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>>> qp_of_qi(nh);
   for (FlowRun& fr : runs) {
     const uint64_t len = std::max<uint64_t>(fr.f.bytes, 1);
     // Bytes move data_src -> data_dst: the requester's to the responder's
@@ -578,7 +584,9 @@ int run_fabric(const b2b::RunOptions& o) {
     rs.regions.push_back(ornic::MemoryRegion{read ? src : dst, len, rkey});
     Host& hq = *fb->hosts[fr.requester];
     const uint32_t qi = hq.nic.add_qp(rq);
-    fb->hosts[fr.responder]->nic.add_qp(rs);
+    const uint32_t rsp_qi = fb->hosts[fr.responder]->nic.add_qp(rs);
+    qp_of_qi[fr.requester][qi] = {fr.id, fr.req_qpn};
+    qp_of_qi[fr.responder][rsp_qi] = {fr.id, fr.rsp_qpn};
     host::HostDriver::QpSetup s;
     const uint32_t slot = slot_on[fr.requester]++;
     s.qi = qi, s.qpn = fr.req_qpn, s.peer_qpn = fr.rsp_qpn, s.sq_psn = 0;
@@ -633,6 +641,17 @@ int run_fabric(const b2b::RunOptions& o) {
       ++fr.ood_hist[ood];
     });
   }
+  struct RateRow {
+    Cycle t;
+    uint32_t host, qi;
+    double gbps;
+  };
+  std::vector<RateRow> rate_rows;
+  if (all.run.rates_csv)
+    for (uint32_t h = 0; h < nh; ++h)
+      fb->hosts[h]->nic.rate_control().on_rate([&rate_rows, h](uint32_t qi, Cycle t, double g) {
+        rate_rows.push_back({t, h, qi, g});
+      });
   std::unique_ptr<std::ofstream> qcsv;
   if (all.run.queues_csv) {
     qcsv = std::make_unique<std::ofstream>(dir + "/queues.csv");
@@ -839,6 +858,21 @@ int run_fabric(const b2b::RunOptions& o) {
         h << ipa << " " << ipb << " " << fr.sport << " " << wire::kRoceUdpPort << " " << fr.f.bytes
           << " " << fr.f.start_ps / 1000 << " " << (r.cqe_ps - fr.f.start_ps) / 1000 << " "
           << fr.ideal_ps / 1000 << "\n";
+    }
+  }
+  // ---- rates.csv: rate changes in time order (a lazy core reports them late) ----
+  if (all.run.rates_csv) {
+    std::stable_sort(rate_rows.begin(), rate_rows.end(), [](const RateRow& a, const RateRow& b) {
+      return a.t != b.t ? a.t < b.t : a.host != b.host ? a.host < b.host : a.qi < b.qi;
+    });
+    std::ofstream f(dir + "/rates.csv");
+    f << "time_ns,host,flow,qpn,gbps\n";
+    for (const RateRow& r : rate_rows) {
+      auto it = qp_of_qi[r.host].find(r.qi);
+      if (it == qp_of_qi[r.host].end()) continue;
+      f << fmt(r.t * clk.period_ps() / 1000.0, 3) << "," << fb->hosts[r.host]->name() << ","
+        << it->second.first << ",0x" << std::hex << it->second.second << std::dec << ","
+        << fmt(r.gbps, 6) << "\n";
     }
   }
   // ---- qps.csv ----

@@ -65,6 +65,7 @@ struct FabricRunParams {  // run.*
   bool sram_csv = false;
   bool queues_csv = false;
   bool qps_csv = true;
+  bool rates_csv = true;
   bool link_pcap = false;
   void describe(ParamTable& t);
 };

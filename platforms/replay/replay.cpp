@@ -74,6 +74,7 @@ int run_replay(const ReplayOptions& o) {
   all.describe(table);
   if (!o.config.empty()) apply_config_file(table, o.config);
   for (const auto& s : o.sets) apply_override(table, s);
+  table.apply_presets();
   all.nic.validate();
   Timing timing = Timing::parse(o.timing);
 

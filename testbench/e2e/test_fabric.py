@@ -201,6 +201,32 @@ class Fabric(e2e.OonicTestCase):
         st = plain.stats_json["stats"]
         self.assertEqual(sum(v["value"] for k, v in st.items() if k.endswith(".marked")), 0)
 
+    def test_rates_csv_follows_each_qps_dcqcn_rate_and_presets_fill_defaults(self):
+        cfg = os.path.join(EXAMPLES, "fabric-incast.yaml")
+        r = self.fabric(config=cfg)
+        rows = e2e.load_csv(r.path("rates.csv"))
+        self.assertGreater(len(rows), 7)
+        flows = {x["flow"] for x in rows}
+        self.assertEqual(flows, {str(i) for i in range(7)})  # every sender was slowed
+        last_t = 0.0
+        for x in rows:
+            self.assertGreaterEqual(float(x["time_ns"]), last_t)  # in time order
+            last_t = float(x["time_ns"])
+            self.assertTrue(0.1 <= float(x["gbps"]) < 100.0, x)  # min rate .. below the line
+            self.assertNotEqual(x["host"], "h0")  # the receiver sends no data
+        decreases = sum(v["value"] for k, v in r.stats_json["stats"].items()
+                        if k.endswith("tx.rate.rate_decreases"))
+        self.assertGreaterEqual(len(rows), decreases)
+        # The paper preset fills every key left at its default; an explicit one wins.
+        p = self.fabric("--set", "cc.dcqcn.preset=paper", "--set", "cc.dcqcn.rai_mbps=30",
+                        config=cfg)
+        conf = open(p.path("config.yaml")).read()
+        self.assertIn("rate_timer_us: 55  # us, from preset cc.dcqcn.preset=paper", conf)
+        self.assertIn("cnp_interval_us: 50  # us, from preset cc.dcqcn.preset=paper", conf)
+        self.assertIn("byte_counter_bytes: 10000000", conf)
+        self.assertIn("rai_mbps: 30  # Mbit/s, from --set", conf)
+        self.assertNotEqual(e2e.read_bytes(p.path("rates.csv")), e2e.read_bytes(r.path("rates.csv")))
+
     def test_plot_fct_draws_a_fabric_run(self):
         r = self.fabric(config=os.path.join(EXAMPLES, "fabric-incast.yaml"))
         prefix = os.path.join(self.mkdtemp(), "fct")

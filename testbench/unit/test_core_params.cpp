@@ -271,3 +271,25 @@ TEST(CoreParams, Uint32AtFullRange) {
 }
 
 }  // namespace
+
+TEST(CoreParams, APresetFillsOnlyTheKeysLeftAtTheirDefaults) {
+  ParamTable t;
+  std::string preset = "a";
+  double x = 1, y = 2;
+  uint32_t z = 3;
+  t.add("p.preset", &preset, "which defaults", {"a", "b"});
+  t.add("p.x", &x, "ratio", "x", 0, 100);
+  t.add("p.y", &y, "ratio", "y", 0, 100);
+  t.add("p.z", &z, "count", "z", 0, 100);
+  t.add_preset("p.preset", "b", {{"p.x", "10"}, {"p.y", "20"}, {"p.z", "30"}});
+  t.apply_presets();  // preset a: nothing changes
+  EXPECT_EQ(x, 1);
+  t.set("p.preset", "b", "cfg.yaml:1");
+  t.set("p.y", "5", "--set");  // explicit: wins over the preset
+  t.apply_presets();
+  EXPECT_EQ(x, 10);
+  EXPECT_EQ(y, 5);
+  EXPECT_EQ(z, 30u);
+  EXPECT_EQ(t.find("p.x")->source, "preset p.preset=b");
+  EXPECT_EQ(t.find("p.y")->source, "--set");
+}

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "model/core/stats.h"
@@ -115,6 +116,49 @@ TEST(Dcqcn, IncreaseTimerStagesFastRecoveryThenAdditiveThenHyper) {
     EXPECT_EQ(r.stats.counter_value("nic0.tx.rate.additive_increases"), 1u);
     EXPECT_EQ(r.stats.counter_value("nic0.tx.rate.hyper_increases"), 1u);
   }
+}
+
+// The byte counter (the paper's): every B bytes sent after a decrease is an increase
+// event beside the timer's; with T timer and C byte events, max(T, C) < F is fast
+// recovery, min(T, C) > F hyper, else additive. Every rate change is reported.
+TEST(Dcqcn, ByteCounterEventsCountBesideTheTimer) {
+  Rig r;
+  r.p.byte_counter_bytes = 10000;
+  r.p.fast_recovery_stages = 2;
+  r.p.clamp_target = true;
+  Dcqcn d = r.make();
+  std::vector<std::pair<Cycle, double>> seen;
+  d.on_rate([&](uint32_t qi, Cycle t, double g) {
+    EXPECT_EQ(qi, 0u);
+    seen.push_back({t, g});
+  });
+  d.on_cnp(0, 0);
+  d.on_cnp(0, 5 * kUs);  // decreases at 4 and 8 us; the second clamps Rt below the line
+  const double rc0 = d.rate_gbps(0, 8 * kUs), rt0 = d.target_gbps(0, 8 * kUs);
+  ASSERT_LT(rt0, kLine);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].first, 4 * kUs);
+  EXPECT_EQ(seen[1].first, 8 * kUs);
+  EXPECT_DOUBLE_EQ(seen[1].second, rc0);
+  d.sent(0, 9 * kUs, 4000);
+  EXPECT_DOUBLE_EQ(d.rate_gbps(0, 9 * kUs), rc0);  // 4000 < B: no event
+  d.sent(0, 10 * kUs, 6000);                       // C = 0 -> 1: fast recovery
+  double rc = (rc0 + rt0) / 2, rt = rt0;
+  EXPECT_DOUBLE_EQ(d.rate_gbps(0, 10 * kUs), rc);
+  d.sent(0, 11 * kUs, 20000);  // two events: C = 1 (fast), C = 2 (additive: max 2 = F)
+  rc = (rc + rt) / 2;
+  rt += 0.05, rc = (rc + rt) / 2;
+  EXPECT_DOUBLE_EQ(d.rate_gbps(0, 11 * kUs), rc);
+  EXPECT_DOUBLE_EQ(d.target_gbps(0, 11 * kUs), rt);
+  // The timer's first event at 908 us: T = 0, C = 3: additive (min 0 <= F).
+  rt += 0.05, rc = (rc + rt) / 2;
+  EXPECT_DOUBLE_EQ(d.rate_gbps(0, 908 * kUs), rc);
+  EXPECT_DOUBLE_EQ(d.target_gbps(0, 908 * kUs), rt);
+  EXPECT_EQ(r.stats.counter_value("nic0.tx.rate.fast_recoveries"), 2u);
+  EXPECT_EQ(r.stats.counter_value("nic0.tx.rate.additive_increases"), 2u);
+  EXPECT_EQ(seen.size(), 6u);
+  EXPECT_EQ(seen.back().first, 908 * kUs);
+  EXPECT_DOUBLE_EQ(seen.back().second, rc);
 }
 
 TEST(Dcqcn, TheRateNeverFallsBelowTheMinimum) {
