@@ -24,10 +24,14 @@ OrnicNic::OrnicNic(sc_core::sc_module_name name, const OrnicParams& p, Stats& st
       env_{p_, stats, vcd, std::string(this->name())},
       qp_ctx_sram_("qp.context", p_.sram.qp_context, stats, env_.sram_stat("qp.context")),
       qps_(&qp_ctx_sram_, p_.nic.max_qps),
+      cc_ctx_sram_(p_.sender.rate == "dcqcn"
+                       ? std::make_unique<Sram>("cc.context", p_.sram.cc_context, stats,
+                                                env_.sram_stat("cc.context"))
+                       : nullptr),
       policy_(sender::make_sender_policy(
           p_.recovery(), p_.sender.rate, StatGroup(stats, std::string(this->name()) + ".tx"),
           sender::PolicyEnv{p_.nic.max_qps, p_.qp_manager.max_inflight_psns, p_.nic.clock_mhz,
-                            p_.mac.rate_gbps, &p_.sender.dcqcn})),
+                            p_.mac.rate_gbps, &p_.sender.dcqcn, cc_ctx_sram_.get()})),
       register_manager_("register_manager", env_),
       dma_("dma", env_),
       mac_("mac", env_),
@@ -97,6 +101,7 @@ std::vector<Sram*> OrnicNic::srams() {
   for (Sram* m : rx_.bitmap_manager.srams()) v.push_back(m);
   v.insert(v.end(),
            {&qp_ctx_sram_, &control_.req_manager.acked_psn_mem, &tx_.qp_manager.wqe_cache});
+  if (cc_ctx_sram_) v.push_back(cc_ctx_sram_.get());
   return v;
 }
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <systemc>
 #include <tlm>
 #include <vector>
@@ -80,6 +81,7 @@ class OrnicNic : public sc_core::sc_module {
   BlockEnv env_;
   Sram qp_ctx_sram_;
   QpContextTable qps_;
+  std::unique_ptr<Sram> cc_ctx_sram_;  // with tx.rate dcqcn
   Agenda agenda_;
   sender::SenderPolicy policy_;
   RegisterManager register_manager_;

@@ -136,6 +136,9 @@ void OrnicParams::describe(ParamTable& t) {
                               "the Req Manager's ACKed-PSN memory (one word per QP)");
   sram.wqe_cache.describe(t, "sram.tx.wqe_cache",
                           "the Hdr Generator's WQE cache (one word per cached WQE)");
+  sram.cc_context.describe(t, "sram.cc.context",
+                           "the rate core's per-QP state (tx.rate dcqcn: Rc, Rt, alpha, timers, "
+                           "counters; one word per QP, live from its first CNP)");
   pcie.describe(t);
   host.describe(t);
 }
@@ -147,6 +150,10 @@ void OrnicParams::validate() const {
                     std::to_string(uint64_t{bitmap.block_bits} * bitmap.nodes_per_qp) +
                     " bits) must exceed nic.otd (" + std::to_string(nic.otd) +
                     "): the bitmap is OTD + BDP wide (Eq. 5)");
+  if (sender.rate == "dcqcn" && sram.cc_context.depth < nic.max_qps)
+    throw Error(msg::kConfig, "sram.cc.context.depth (" + std::to_string(sram.cc_context.depth) +
+                                  ") must be at least nic.max_qps (" + std::to_string(nic.max_qps) +
+                                  ") with tx.rate dcqcn");
   if (sram.qp_context.depth < nic.max_qps)
     throw Error(msg::kConfig, "sram.qp.context.depth (" + std::to_string(sram.qp_context.depth) +
                                   ") must be at least nic.max_qps (" + std::to_string(nic.max_qps) +

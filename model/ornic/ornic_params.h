@@ -113,6 +113,7 @@ struct SramSet {  // sram.<instance>.*
   SramParams qp_context{512, 2048, "2RW", 1};
   SramParams acked_psn_mem{64, 2048, "1R1W", 1};
   SramParams wqe_cache{256, 4096, "1R1W", 1};
+  SramParams cc_context{256, 2048, "1R1W", 1};  // with tx.rate dcqcn only
 };
 
 struct OrnicParams {

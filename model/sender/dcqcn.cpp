@@ -60,7 +60,7 @@ Cycle us_to_cycles(double us, double mhz) {
 }  // namespace
 
 Dcqcn::Dcqcn(const DcqcnParams& p, double clock_mhz, double line_gbps, uint32_t max_qps,
-             const StatGroup& stats)
+             const StatGroup& stats, Sram* mem)
     : p_(p),
       mhz_(clock_mhz),
       line_(line_gbps),
@@ -68,6 +68,7 @@ Dcqcn::Dcqcn(const DcqcnParams& p, double clock_mhz, double line_gbps, uint32_t 
       decrease_cyc_(us_to_cycles(p.decrease_interval_us, clock_mhz)),
       rate_cyc_(us_to_cycles(p.rate_timer_us, clock_mhz)),
       qps_(max_qps),
+      mem_(mem),
       cnps_(stats.counter("cnps", "CNP", "CNPs received (DCQCN reaction point)")),
       decreases_(stats.counter("rate_decreases", "event", "DCQCN rate decreases")),
       fast_recoveries_(stats.counter("fast_recoveries", "event", "DCQCN fast-recovery steps")),
@@ -82,6 +83,15 @@ Dcqcn::Dcqcn(const DcqcnParams& p, double clock_mhz, double line_gbps, uint32_t 
 Dcqcn::Qp& Dcqcn::qp(uint32_t qi) {
   if (qi >= qps_.size()) throw Error(msg::kModel, "dcqcn: QP index " + std::to_string(qi));
   return qps_[qi];
+}
+
+void Dcqcn::touch(Cycle t, bool write) {
+  if (!mem_) return;
+  const uint32_t w = mem_->params().width_bits;
+  if (write)
+    mem_->write(t, w);
+  else
+    mem_->read(t, w);
 }
 
 Cycle Dcqcn::tx_cycles(double gbps, uint32_t bytes) const {
@@ -150,6 +160,9 @@ void Dcqcn::advance(uint32_t qi, Qp& q, Cycle t) {
 void Dcqcn::on_cnp(uint32_t qi, Cycle t) {
   Qp& q = qp(qi);
   cnps_.inc();
+  touch(t, false);  // read-modify-write of the QP's word
+  touch(t, true);
+  if (!q.active && mem_) mem_->occupy(t, mem_->params().width_bits);
   advance(qi, q, t);
   q.alpha_cnp = q.decrease_cnp = true;
   if (!q.active) {
@@ -167,6 +180,8 @@ void Dcqcn::on_cnp(uint32_t qi, Cycle t) {
 Cycle Dcqcn::earliest(uint32_t qi, Cycle now, uint32_t bytes) {
   Qp& q = qp(qi);
   if (!q.active) return now;
+  touch(now, false);
+  touch(now, true);  // the next packet's booked start
   advance(qi, q, now);
   if (q.next_avail > now) paced_.inc();
   // The packet is booked at once: the TX path asks for several packets ahead
@@ -180,6 +195,7 @@ Cycle Dcqcn::earliest(uint32_t qi, Cycle now, uint32_t bytes) {
 void Dcqcn::sent(uint32_t qi, Cycle start, uint32_t bytes) {
   Qp& q = qp(qi);
   if (!q.active) return;
+  touch(start, true);
   advance(qi, q, start);
   // A packet that left later than booked (the MAC was busy) pushes the next.
   q.next_avail = std::max(q.next_avail, start + tx_cycles(q.rc, bytes));

@@ -34,6 +34,7 @@
 #include "model/core/params.h"
 #include "model/core/stats.h"
 #include "model/sender/rate_control.h"
+#include "model/sram/sram.h"
 
 namespace oonic::sender {
 
@@ -57,8 +58,11 @@ struct DcqcnParams {  // cc.dcqcn.*
 class Dcqcn final : public RateControl {
  public:
   // line_gbps: the port rate (Rc starts there, Rt is capped there).
+  // mem: the cc.context SRAM its per-QP state lives in (accesses and occupancy are
+  // counted; the state is read and written in the cycle the TX path asks, its
+  // latency hidden behind the QP Manager's pipeline), or null.
   Dcqcn(const DcqcnParams& p, double clock_mhz, double line_gbps, uint32_t max_qps,
-        const StatGroup& stats);
+        const StatGroup& stats, Sram* mem = nullptr);
   const char* name() const override { return "dcqcn"; }
   Cycle earliest(uint32_t qi, Cycle now, uint32_t bytes) override;
   void sent(uint32_t qi, Cycle start, uint32_t bytes) override;
@@ -83,6 +87,7 @@ class Dcqcn final : public RateControl {
     uint32_t last_bytes = 0;
   };
   Qp& qp(uint32_t qi);
+  void touch(Cycle t, bool write);            // one access to the QP's cc.context word
   void advance(uint32_t qi, Qp& q, Cycle t);  // every timer tick at or before t
   void set_rate(uint32_t qi, Qp& q, double rc, Cycle t);
   void increase(uint32_t qi, Qp& q, bool timer, Cycle t);  // one increase event
@@ -92,6 +97,7 @@ class Dcqcn final : public RateControl {
   double mhz_, line_;
   Cycle alpha_cyc_, decrease_cyc_, rate_cyc_;
   std::vector<Qp> qps_;
+  Sram* mem_;
   Counter &cnps_, &decreases_, &fast_recoveries_, &additive_, &hyper_, &paced_;
 };
 

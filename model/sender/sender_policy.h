@@ -12,6 +12,7 @@
 #include "model/core/stats.h"
 #include "model/sender/loss_recovery.h"
 #include "model/sender/rate_control.h"
+#include "model/sram/sram.h"
 
 namespace oonic::sender {
 
@@ -22,6 +23,7 @@ struct PolicyEnv {
   double clock_mhz = 250;      // the NIC clock (rate cores pace in its cycles)
   double line_gbps = 100;      // the MAC line rate
   const DcqcnParams* dcqcn = nullptr;  // cc.dcqcn.* (defaults when null)
+  Sram* cc_context = nullptr;          // the rate core's per-QP state (none: not counted)
 };
 
 struct RecoveryKind {

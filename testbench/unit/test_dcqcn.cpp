@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/core/stats.h"
+#include "model/sram/sram.h"
 
 namespace oonic::sender {
 namespace {
@@ -159,6 +160,25 @@ TEST(Dcqcn, ByteCounterEventsCountBesideTheTimer) {
   EXPECT_EQ(seen.size(), 6u);
   EXPECT_EQ(seen.back().first, 908 * kUs);
   EXPECT_DOUBLE_EQ(seen.back().second, rc);
+}
+
+// Per-QP state lives in cc.context: a QP's word is live from its first CNP; a CNP is a
+// read and a write, a packet asked for a read and a write, a packet sent a write.
+TEST(Dcqcn, StateIsCountedInTheCcContextSram) {
+  Rig r;
+  Sram mem("cc.context", SramParams{256, 4, "1R1W", 1}, r.stats, "nic0.sram.cc.context");
+  Dcqcn d(r.p, 1000, kLine, 4, StatGroup(r.stats, "nic0.tx.rate"), &mem);
+  EXPECT_EQ(d.earliest(1, 0, 1000), 0u);  // no CNP yet: no state
+  EXPECT_EQ(mem.reads() + mem.writes(), 0u);
+  d.on_cnp(1, 10);
+  const Cycle t = d.earliest(1, 20, 1000);
+  d.sent(1, t, 1000);
+  EXPECT_EQ(mem.reads(), 2u);
+  EXPECT_EQ(mem.writes(), 3u);
+  d.on_cnp(1, 5000);
+  mem.occupancy().finalize(6000);
+  EXPECT_EQ(mem.occupancy().final_value(), 256);  // one word, live from the first CNP
+  EXPECT_EQ(mem.occupancy().points().front(), TimeWeighted::Point(10, 256));
 }
 
 TEST(Dcqcn, TheRateNeverFallsBelowTheMinimum) {
