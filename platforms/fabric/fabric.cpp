@@ -98,6 +98,82 @@ Topology TopologyParams::build(const std::string& base_dir) const {
   return Topology::read_hpcc(resolve(base_dir, file));
 }
 
+void FaultParams::describe(ParamTable& t) {
+  t.add("faults.file", &file,
+        "faults as data: one event a line, '<time_us> rate <a> <b> <gbps>' (a switch-to-switch "
+        "link's rate, both ways), '<time_us> down <a> <b>' and '... up ...' (every frame on the link lost, "
+        "both ways), '<time_us> drop_psn_mod <a> <b> <n> <r>' (frames from a to b whose BTH PSN "
+        "mod n is r lost); nodes by name (h0, leaf1, n5); empty = none",
+        {});
+}
+
+namespace {
+
+struct Fault {
+  double at_us = 0;
+  std::string what;  // rate | down | up | drop_psn_mod
+  uint32_t a = 0, b = 0;
+  double gbps = 0;
+  uint32_t n = 0, r = 0;
+  uint32_t line = 0;
+};
+
+// faults.file; errors name the file, the line and what is wrong.
+std::vector<Fault> read_faults(const std::string& path, const Topology& t) {
+  std::vector<Fault> v;
+  if (path.empty()) return v;
+  std::ifstream f(path);
+  if (!f) throw Error(msg::kConfig, "faults.file: cannot read '" + path + "'");
+  std::map<std::string, uint32_t> node;
+  for (uint32_t i = 0; i < t.nodes.size(); ++i) node[t.nodes[i].name] = i;
+  std::string line;
+  uint32_t no = 0;
+  while (std::getline(f, line)) {
+    ++no;
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    std::istringstream is(line);
+    Fault x;
+    x.line = no;
+    std::string a, b;
+    auto fail = [&](const std::string& why) {
+      throw Error(msg::kConfig, path + ":" + std::to_string(no) + ": " + why);
+    };
+    if (!(is >> x.at_us)) {
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      fail("expected '<time_us> <what> <a> <b> ...'");
+    }
+    if (!(x.at_us >= 0)) fail("the time must be >= 0 us");
+    if (!(is >> x.what >> a >> b)) fail("expected '<time_us> <what> <a> <b> ...'");
+    for (const std::string* s : {&a, &b})
+      if (!node.count(*s)) fail("no node '" + *s + "' in the topology");
+    x.a = node[a], x.b = node[b];
+    bool linked = false;
+    for (const auto& p : t.ports[x.a]) linked = linked || p.peer == x.b;
+    if (!linked) fail("no link between " + a + " and " + b);
+    if (x.what == "rate") {
+      if (!(is >> x.gbps) || !(x.gbps > 0)) fail("rate: expected a rate in Gbit/s > 0");
+      if (t.is_host(x.a) || t.is_host(x.b))
+        fail(
+            "rate changes apply to switch-to-switch links (a NIC's MAC rate is fixed for a "
+            "run)");
+    } else if (x.what == "drop_psn_mod") {
+      if (!(is >> x.n >> x.r) || x.n == 0 || x.r >= x.n)
+        fail("drop_psn_mod: expected '<n> <r>' with 0 <= r < n");
+    } else if (x.what != "down" && x.what != "up") {
+      fail("unknown fault '" + x.what + "' (rate, down, up, drop_psn_mod)");
+    }
+    std::string extra;
+    if (is >> extra) fail("unexpected '" + extra + "'");
+    v.push_back(x);
+  }
+  std::stable_sort(v.begin(), v.end(),
+                   [](const Fault& x, const Fault& y) { return x.at_us < y.at_us; });
+  return v;
+}
+
+}  // namespace
+
 void FlowParams::describe(ParamTable& t) {
   t.add("flows.file", &file,
         "ns-3 HPCC flow file (a count line, then `src dst priority dport bytes start_s`; hosts "
@@ -608,6 +684,50 @@ int run_fabric(const b2b::RunOptions& o) {
     fr.ideal_ps = ideal_fct_ps(*fb, fr, all.nic.nic.pmtu_bytes);
   }
 
+  // ---- faults: applied at their times by a process of their own ----
+  const std::vector<Fault> faults = read_faults(resolve(base, all.faults.file), t);
+  uint64_t faults_applied = 0;
+  if (!faults.empty()) {
+    sc_core::sc_spawn(
+        [&] {
+          auto port_to = [&](uint32_t n, uint32_t peer) {
+            for (uint32_t k = 0; k < t.ports[n].size(); ++k)
+              if (t.ports[n][k].peer == peer) return k;
+            return 0u;
+          };
+          // One direction a -> b: its sender's end.
+          auto end = [&](uint32_t a, uint32_t b, auto on_switch, auto on_host) {
+            if (t.is_host(a))
+              on_host(fb->hosts[fb->host_of_node[a]]->uplink);
+            else
+              on_switch(*fb->switches[fb->switch_of_node[a]], port_to(a, b));
+          };
+          for (const Fault& x : faults) {
+            const uint64_t at = static_cast<uint64_t>(std::llround(x.at_us * 1e6));
+            const uint64_t now = ClockDomain::ps_of(sc_core::sc_time_stamp());
+            if (at > now) sc_core::wait(ClockDomain::from_ps(at - now));
+            for (const auto& [a, b] : {std::pair{x.a, x.b}, std::pair{x.b, x.a}}) {
+              if (x.what == "rate") {
+                end(
+                    a, b, [&](network::Switch& s, uint32_t k) { s.set_port_rate(k, x.gbps); },
+                    [](network::NetworkLink&) {});
+              } else if (x.what == "down" || x.what == "up") {
+                const bool down = x.what == "down";
+                end(
+                    a, b, [&](network::Switch& s, uint32_t k) { s.set_port_down(k, down); },
+                    [&](network::NetworkLink& l) { l.set_down(down); });
+              } else if (a == x.a) {  // drop_psn_mod: from a to b only
+                end(
+                    a, b, [&](network::Switch& s, uint32_t k) { s.add_psn_rule(k, x.n, x.r); },
+                    [&](network::NetworkLink& l) { l.add_psn_rule(x.n, x.r); });
+              }
+            }
+            ++faults_applied;
+          }
+        },
+        "faults");
+  }
+
   // ---- observers ----
   for (uint32_t h = 0; h < nh; ++h) {
     auto* qmap = &flow_of_qpn[h];
@@ -976,6 +1096,15 @@ int run_fabric(const b2b::RunOptions& o) {
       nic_paused_us += h->nic.mac().paused_cycles(1) * clk.period_ps() / 1e6;
     s << "  pfc         " << xoff << " XOFF and " << xon << " XON frames sent by switches; NICs' "
       << "data paused " << fmt(nic_paused_us, 3) << " us in all (pfc.csv)\n";
+  }
+  if (!faults.empty()) {
+    uint64_t fault_lost = 0;
+    for (auto& sw : fb->switches)
+      fault_lost += stats.counter_value(std::string(sw->name()) + ".fault_lost");
+    for (auto& h : fb->hosts)
+      fault_lost += stats.counter_value(std::string(h->name()) + ".uplink.fault_lost");
+    s << "  faults      " << faults_applied << " of " << faults.size()
+      << " events applied (faults.file); " << fault_lost << " frames lost to them\n";
   }
   if (!stall.empty()) s << "  STALLED     " << stall << "\n";
   s << "  scoreboard  " << (finished ? "" : "INCOMPLETE; ") << sb_text << "\n";

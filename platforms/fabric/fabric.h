@@ -59,6 +59,11 @@ struct FlowParams {  // flows.*
   void describe(ParamTable& t);
 };
 
+struct FaultParams {  // faults.*
+  std::string file;   // events: time, what, where (docs/FABRIC.md "Faults")
+  void describe(ParamTable& t);
+};
+
 struct FabricRunParams {  // run.*
   double max_sim_ms = 1000;
   double stall_ms = 20;
@@ -76,6 +81,7 @@ struct AllParams {
   network::SwitchParams sw;
   network::RoutingParams routing;
   FlowParams flows;
+  FaultParams faults;
   FabricRunParams run;
   void describe(ParamTable& t) {
     nic.describe(t);
@@ -83,6 +89,7 @@ struct AllParams {
     sw.describe(t);
     routing.describe(t);
     flows.describe(t);
+    faults.describe(t);
     run.describe(t);
   }
 };

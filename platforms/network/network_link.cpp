@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/core/clock.h"
+#include "model/wire/roce.h"
 
 namespace oonic::network {
 
@@ -66,6 +67,9 @@ NetworkLink::NetworkLink(sc_core::sc_module_name name, const NetworkParams& p,
           "(started when it ended; a sender bug if nonzero)")),
       error_responses_(stats.counter(prefix_ + ".error_responses", "frame",
                                      "deliveries the receiving NIC answered with a TLM error")),
+      fault_lost_(stats.counter(prefix_ + ".fault_lost", "frame",
+                                "frames lost to a fault: the link down, or a PSN rule (a "
+                                "fabric's faults.file)")),
       delay_ns_(stats.histogram(prefix_ + ".delay_ns", "ns",
                                 "one-way delay of delivered frames: first byte sent to last byte "
                                 "received",
@@ -123,6 +127,18 @@ void NetworkLink::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   const uint64_t start = now + ClockDomain::ps_of(delay);
   const uint8_t* f = gp.get_data_ptr();
   const size_t len = gp.get_data_length();
+  if (down_ || !psn_rules_.empty()) {
+    bool lost = down_;
+    wire::PacketView v;
+    const wire::ParseStatus st = lost ? wire::ParseStatus::kOk : wire::parse(f, len, v, false);
+    if (!lost && (st == wire::ParseStatus::kOk || st == wire::ParseStatus::kBadIcrc))
+      for (const auto& [n, r] : psn_rules_) lost = lost || v.bth.psn % n == r;
+    if (lost) {
+      fault_lost_.inc();
+      gp.set_response_status(tlm::TLM_OK_RESPONSE);
+      return;
+    }
+  }
   const uint32_t slot = slots_.put(f, len);
   LinkCore::Decision d = core_.on_frame(start, slots_[slot].data(), len, slot);
   if (d.drop) {

@@ -61,6 +61,11 @@ class NetworkLink : public sc_core::sc_module {
   // Times the delivery thread woke (tests: grows with frames, not with time).
   uint64_t wakes() const { return wakes_; }
   const std::string& dir() const { return core_.dir(); }
+  // Faults (a fabric's faults.file), from the time they are called: the link down
+  // (every frame the sender puts on it is lost) or up; a rule losing frames whose
+  // BTH PSN mod n == r. Counted as <prefix>.fault_lost.
+  void set_down(bool down) { down_ = down; }
+  void add_psn_rule(uint32_t n, uint32_t r) { psn_rules_.push_back({n, r}); }
 
  private:
   SC_HAS_PROCESS(NetworkLink);
@@ -77,11 +82,13 @@ class NetworkLink : public sc_core::sc_module {
   DropFn on_drop_;
   uint64_t last_delivery_ps_ = 0;
   uint64_t wakes_ = 0;
+  bool down_ = false;
+  std::vector<std::pair<uint32_t, uint32_t>> psn_rules_;
   tlm::tlm_generic_payload gp_;
   NetPacketMeta meta_;
   Counter &frames_in_, &bytes_in_, &frames_delivered_, &bytes_delivered_, &dropped_random_,
       &dropped_listed_, &acks_, &jittered_, &bound_pushed_, &reordered_, &output_waits_,
-      &sender_overlap_, &error_responses_;
+      &sender_overlap_, &error_responses_, &fault_lost_;
   Histogram& delay_ns_;
 };
 

@@ -91,6 +91,11 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchParams& sp, const Routi
                           "frames lost on an egress wire (switch.loss_rate, the link's error "
                           "rate)")),
       loss_rng_(make_rng(seed, std::string(this->name()) + ".loss")),
+      down_(t.ports[node].size(), 0),
+      psn_rules_(t.ports[node].size()),
+      fault_lost_(stats.counter(std::string(this->name()) + ".fault_lost", "frame",
+                                "frames lost on an egress wire to a fault: the link down, or a "
+                                "PSN rule (faults.file)")),
       port_frames_(t.ports[node].size()),
       port_bytes_(t.ports[node].size()) {
   const std::string n = this->name();
@@ -135,6 +140,30 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchParams& sp, const Routi
   sensitive << wake_ << arrived_;
 }
 
+void Switch::set_port_rate(uint32_t port, double gbps) {
+  core_.set_rate(port, gbps);
+}
+
+void Switch::set_port_down(uint32_t port, bool down) {
+  down_.at(port) = down;
+}
+
+void Switch::add_psn_rule(uint32_t port, uint32_t n, uint32_t r) {
+  psn_rules_.at(port).push_back({n, r});
+}
+
+bool Switch::fault_lost(uint32_t port, uint32_t slot) {
+  if (down_[port]) return true;
+  if (psn_rules_[port].empty()) return false;
+  wire::PacketView v;
+  const std::vector<uint8_t>& b = slots_[slot];
+  const wire::ParseStatus st = wire::parse(b.data(), b.size(), v, false);
+  if (st != wire::ParseStatus::kOk && st != wire::ParseStatus::kBadIcrc) return false;
+  for (const auto& [n, r] : psn_rules_[port])
+    if (v.bth.psn % n == r) return true;
+  return false;
+}
+
 void Switch::send_pause(const SwitchCore::Pause& p, uint64_t now) {
   wire::Pfc pf;
   pf.enable = static_cast<uint8_t>(1u << p.prio);
@@ -144,8 +173,13 @@ void Switch::send_pause(const SwitchCore::Pause& p, uint64_t now) {
   const uint32_t slot = slots_.put(frame, sizeof frame);
   const auto [start, end] = core_.send_control(p.port, wire::kPfcFrameBytes, now);
   if (on_pfc_) on_pfc_(start, p.port, p.prio, p.quanta, true);
-  wire_[p.port].push_back({end + prop_ps_[p.port], slot});
-  schedule(end + prop_ps_[p.port], 1, p.port);
+  if (down_[p.port]) {
+    fault_lost_.inc();
+    slots_.release(slot);
+  } else {
+    wire_[p.port].push_back({end + prop_ps_[p.port], slot});
+    schedule(end + prop_ps_[p.port], 1, p.port);
+  }
   if (p.quanta) schedule(now + core_.refresh_ps(p.port), 2, p.port, p.prio);
 }
 
@@ -223,8 +257,8 @@ void Switch::admit(uint32_t port, uint32_t slot, uint64_t now) {
   const std::vector<uint32_t>& ports = routes_.next_ports(node_, dst_host);
   if (ports.empty()) return unroutable();
   FlowKey key{ip_key(v, false), ip_key(v, true), v.udp_sport, v.udp_dport, 17};
-  const uint32_t out = select_.choose(key, dst_host, ports, now,
-                                      [this](uint32_t p) { return core_.port_bytes(p); });
+  const uint32_t out =
+      select_.choose(key, dst_host, ports, now, [this](uint32_t p) { return core_.port_bytes(p); });
   const bool roce = st == wire::ParseStatus::kOk || st == wire::ParseStatus::kBadIcrc ||
                     st == wire::ParseStatus::kUdOrCnp;
   SwitchCore::Frame fr;
@@ -289,8 +323,12 @@ void Switch::run_due(uint64_t now) {
         port_bytes_[e.port] += slots_[slot].size();
         if (on_queue_) on_queue_(now, e.port, core_.port_bytes(e.port));
         if (d->pause) send_pause(*d->pause, now);
-        if (loss_[e.port] > 0 &&
-            static_cast<double>(loss_rng_() >> 11) * (1.0 / 9007199254740992.0) < loss_[e.port]) {
+        if (fault_lost(e.port, slot)) {
+          fault_lost_.inc();  // the link is down, or a rule names the frame
+          slots_.release(slot);
+        } else if (loss_[e.port] > 0 &&
+                   static_cast<double>(loss_rng_() >> 11) * (1.0 / 9007199254740992.0) <
+                       loss_[e.port]) {
           lost_.inc();  // on the wire: the port was busy, the far end gets nothing
           slots_.release(slot);
         } else {

@@ -80,6 +80,12 @@ class Switch : public sc_core::sc_module {
   using PfcFn =
       std::function<void(uint64_t ps, uint32_t port, uint8_t prio, uint32_t quanta, bool sent)>;
   void on_pfc(PfcFn f) { on_pfc_ = std::move(f); }
+  // Faults (docs/FABRIC.md "Faults"), from the time they are called: a port's
+  // rate; a port down (every frame leaving it is lost, PFC frames too) or up; a
+  // rule losing frames leaving the port whose BTH PSN mod n == r.
+  void set_port_rate(uint32_t port, double gbps);
+  void set_port_down(uint32_t port, bool down);
+  void add_psn_rule(uint32_t port, uint32_t n, uint32_t r);
   // Frames and bytes (without FCS) that left each port, lost ones included.
   const std::vector<uint64_t>& port_frames_out() const { return port_frames_; }
   const std::vector<uint64_t>& port_bytes_out() const { return port_bytes_; }
@@ -134,8 +140,12 @@ class Switch : public sc_core::sc_module {
   tlm::tlm_generic_payload gp_;
   Counter& unroutable_;
   Counter& lost_;
-  std::vector<double> loss_;  // per port: switch.loss_rate with the link's error rate
+  std::vector<double> loss_;   // per port: switch.loss_rate with the link's error rate
   Rng loss_rng_;
+  std::vector<uint8_t> down_;  // per port: the link is down (fault)
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> psn_rules_;  // per port: (n, r)
+  Counter& fault_lost_;
+  bool fault_lost(uint32_t port, uint32_t slot);  // a fault loses this departing frame
   QueueFn on_queue_;
   PfcFn on_pfc_;
   std::array<uint8_t, 6> mac_;

@@ -147,6 +147,9 @@ class SwitchCore {
   const Counters& counters() const { return c_; }
   uint32_t ports() const { return static_cast<uint32_t>(gbps_.size()); }
   uint32_t priorities() const { return p_.priorities; }
+  // Fault: the port's rate from now on (frames that start later serialize at it).
+  void set_rate(uint32_t port, double gbps) { gbps_.at(port) = gbps; }
+  double rate_gbps(uint32_t port) const { return gbps_.at(port); }
 
  private:
   struct Item {

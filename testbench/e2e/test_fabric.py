@@ -227,6 +227,47 @@ class Fabric(e2e.OonicTestCase):
         self.assertIn("rai_mbps: 30  # Mbit/s, from --set", conf)
         self.assertNotEqual(e2e.read_bytes(p.path("rates.csv")), e2e.read_bytes(r.path("rates.csv")))
 
+    def test_faults_slow_cut_and_lose_at_their_times(self):
+        cfg = os.path.join(EXAMPLES, "fabric-kpaths.yaml")
+        small = ["--set", "flows.bytes=256K"]
+        base = self.fabric(*small, config=cfg)
+        last = lambda r: max(float(x["fct_ns"]) for x in e2e.load_csv(r.path("fct.csv")))
+        # spine0's links at 10 Gbit/s from the start: the flows hashed onto it are slower.
+        slow = self.fabric(*small, "--set", "faults.file=" + self.write(
+            "f1.txt", "0 rate tor0 spine0 10\n0 rate spine0 tor1 10\n"), config=cfg)
+        self.assertGreater(last(slow), 2 * last(base))
+        rates = {(x["from"], x["to"]): x["gbps"] for x in e2e.load_csv(slow.path("links.csv"))}
+        self.assertEqual(rates[("tor0", "spine1")], "40.000")
+        # tor0-spine1 down for 100 us: frames on it are lost both ways, then recovered.
+        cut = self.fabric(*small, "--set", "faults.file=" + self.write(
+            "f2.txt", "# a cut\n50 down tor0 spine1\n150 up tor0 spine1  # repaired\n"),
+            config=cfg)
+        self.assertTrue(cut.stats_json["scoreboard"]["ok"])
+        st = cut.stats_json["stats"]
+        lost = sum(v["value"] for k, v in st.items() if k.endswith(".fault_lost"))
+        self.assertGreater(lost, 0)
+        self.assertEqual(st["tor0.fault_lost"]["value"] + st["spine1.fault_lost"]["value"], lost)
+        self.assertIn("2 of 2 events applied", open(cut.path("summary.txt")).read())
+        # A PSN rule loses the same PSN's retransmissions too: the flow can never end,
+        # and the stall is reported instead of running to run.max_sim_ms.
+        rule = self.fabric(*small, "--set", "faults.file=" + self.write(
+            "f3.txt", "0 drop_psn_mod h0 tor0 16 5\n"), "--set", "run.stall_ms=2", config=cfg,
+            ok=False)
+        self.assertEqual(rule.rc, 1, rule.describe())
+        self.assertIn("stalled", rule.stderr)
+        self.assertIn("flow 0 (h0 -> h9)", rule.stderr)
+        self.assertGreater(rule.stats_json["stats"]["h0.uplink.fault_lost"]["value"], 0)
+        # Bad faults name the file and line.
+        for text, what in (("0 down tor0 spine9\n", "no node 'spine9'"),
+                           ("0 down h0 spine0\n", "no link between h0 and spine0"),
+                           ("0 rate h0 tor0 10\n", "switch-to-switch"),
+                           ("x down tor0 spine0\n", "expected"),
+                           ("0 melt tor0 spine0\n", "unknown fault 'melt'"),
+                           ("0 drop_psn_mod h0 tor0 4 4\n", "0 <= r < n")):
+            bad = self.write("bad.txt", "# ok\n" + text)
+            r = self.fabric(*small, "--set", "faults.file=" + bad, config=cfg, ok=False)
+            self.assertError(r, "bad.txt:2", what)
+
     def test_plot_fct_draws_a_fabric_run(self):
         r = self.fabric(config=os.path.join(EXAMPLES, "fabric-incast.yaml"))
         prefix = os.path.join(self.mkdtemp(), "fct")
