@@ -101,7 +101,8 @@ Topology TopologyParams::build(const std::string& base_dir) const {
 void FaultParams::describe(ParamTable& t) {
   t.add("faults.file", &file,
         "faults as data: one event a line, '<time_us> rate <a> <b> <gbps>' (a switch-to-switch "
-        "link's rate, both ways), '<time_us> down <a> <b>' and '... up ...' (every frame on the link lost, "
+        "link's rate, both ways), '<time_us> down <a> <b>' and '... up ...' (every frame on the "
+        "link lost, "
         "both ways), '<time_us> drop_psn_mod <a> <b> <n> <r>' (frames from a to b whose BTH PSN "
         "mod n is r lost); nodes by name (h0, leaf1, n5); empty = none",
         {});
@@ -230,8 +231,8 @@ void FabricRunParams::describe(ParamTable& t) {
         "fabric: write rates.csv (every change of a QP's sending rate by its rate core, e.g. "
         "DCQCN; rows grow with CNPs and increase events)");
   t.add("run.link_pcap", &link_pcap,
-        "fabric: write h<i>_tx.pcap for every host link (frames the host sent, as delivered to its "
-        "switch)");
+        "fabric: write h<i>_tx.pcap and h<i>_rx.pcap for every host link (frames the host sent, "
+        "as delivered to its switch; frames it received, PFC frames included)");
 }
 
 bool wants_fabric(const std::string& config, const std::vector<std::string>& sets) {
@@ -804,11 +805,31 @@ int run_fabric(const b2b::RunOptions& o) {
   }
   std::vector<std::unique_ptr<trace::PcapWriter>> pcaps;
   if (all.run.link_pcap) {
+    // h<i>_tx.pcap: what host i sent, as its uplink delivered it; h<i>_rx.pcap: what it
+    // received (its switch port's deliveries, PFC frames included, or its peer's uplink).
+    std::vector<trace::PcapWriter*> tx(nh), rx_of_node(t.nodes.size(), nullptr);
     for (uint32_t h = 0; h < nh; ++h) {
-      Host& x = *fb->hosts[h];
-      pcaps.push_back(std::make_unique<trace::PcapWriter>(dir + "/" + x.name() + "_tx.pcap"));
-      trace::PcapWriter* w = pcaps.back().get();
-      x.uplink.on_deliver([w](uint64_t ps, const uint8_t* f, size_t n) { w->write(ps, f, n); });
+      const std::string n = fb->hosts[h]->name();
+      pcaps.push_back(std::make_unique<trace::PcapWriter>(dir + "/" + n + "_tx.pcap"));
+      tx[h] = pcaps.back().get();
+      pcaps.push_back(std::make_unique<trace::PcapWriter>(dir + "/" + n + "_rx.pcap"));
+      rx_of_node[fb->host_nodes[h]] = pcaps.back().get();
+    }
+    for (uint32_t h = 0; h < nh; ++h) {
+      trace::PcapWriter* w = tx[h];
+      trace::PcapWriter* peer = rx_of_node[t.ports[fb->host_nodes[h]][0].peer];
+      fb->hosts[h]->uplink.on_deliver([w, peer](uint64_t ps, const uint8_t* f, size_t n) {
+        w->write(ps, f, n);
+        if (peer) peer->write(ps, f, n);
+      });
+    }
+    for (uint32_t n : t.switches()) {
+      std::vector<trace::PcapWriter*> to(t.ports[n].size(), nullptr);
+      for (uint32_t k = 0; k < t.ports[n].size(); ++k) to[k] = rx_of_node[t.ports[n][k].peer];
+      fb->switches[fb->switch_of_node[n]]->on_deliver(
+          [to](uint32_t port, uint64_t ps, const uint8_t* f, size_t len) {
+            if (to[port]) to[port]->write(ps, f, len);
+          });
     }
   }
 

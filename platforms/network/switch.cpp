@@ -341,6 +341,7 @@ void Switch::run_due(uint64_t now) {
       const InFlight fl = wire_[e.port].front();
       wire_[e.port].pop_front();
       std::vector<uint8_t>& b = slots_[fl.slot];
+      if (on_deliver_) on_deliver_(e.port, now, b.data(), b.size());
       gp_.set_command(tlm::TLM_WRITE_COMMAND);
       gp_.set_address(0);
       gp_.set_data_ptr(b.data());

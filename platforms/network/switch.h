@@ -80,6 +80,10 @@ class Switch : public sc_core::sc_module {
   using PfcFn =
       std::function<void(uint64_t ps, uint32_t port, uint8_t prio, uint32_t quanta, bool sent)>;
   void on_pfc(PfcFn f) { on_pfc_ = std::move(f); }
+  // Called for every frame delivered out of a port (its last byte at the far end),
+  // before the far end takes it (link captures).
+  using DeliverFn = std::function<void(uint32_t port, uint64_t ps, const uint8_t* f, size_t n)>;
+  void on_deliver(DeliverFn f) { on_deliver_ = std::move(f); }
   // Faults (docs/FABRIC.md "Faults"), from the time they are called: a port's
   // rate; a port down (every frame leaving it is lost, PFC frames too) or up; a
   // rule losing frames leaving the port whose BTH PSN mod n == r.
@@ -140,7 +144,7 @@ class Switch : public sc_core::sc_module {
   tlm::tlm_generic_payload gp_;
   Counter& unroutable_;
   Counter& lost_;
-  std::vector<double> loss_;   // per port: switch.loss_rate with the link's error rate
+  std::vector<double> loss_;  // per port: switch.loss_rate with the link's error rate
   Rng loss_rng_;
   std::vector<uint8_t> down_;  // per port: the link is down (fault)
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> psn_rules_;  // per port: (n, r)
@@ -148,6 +152,7 @@ class Switch : public sc_core::sc_module {
   bool fault_lost(uint32_t port, uint32_t slot);  // a fault loses this departing frame
   QueueFn on_queue_;
   PfcFn on_pfc_;
+  DeliverFn on_deliver_;
   std::array<uint8_t, 6> mac_;
   std::vector<uint64_t> port_frames_, port_bytes_;
 };

@@ -7,6 +7,9 @@
 * softroce-write-read.pcap (a real SoftRoCE exchange, READ of 4096 B with PMTU 1024):
   tshark shows RDMA Read Response First/Middle/Last with PSNs = request PSN + 0..3,
   and the payloads equal the READ responses the real NIC sent in the capture.
+* fabric-incast-pfc.yaml: the PFC frames a switch sent to each sender, as the sender
+  received them (h<i>_rx.pcap), dissect as MAC Control class-based pauses, class 1
+  enabled, with pfc.csv's quanta, well formed; the data frames beside them as RoCE.
 """
 
 import os
@@ -171,6 +174,35 @@ class SoftRoceReadResponses(_Replayed):
         mine, theirs = payloads(self.pcap), payloads(self.TRACE)
         self.assertEqual(len(mine), 4)
         self.assertEqual(mine, theirs)
+
+
+class PfcFramesDissect(e2e.OonicTestCase):
+    def test_pfc_frames_dissect_as_mac_control_with_pfc_csv_quanta(self):
+        out = os.path.join(self.mkdtemp(), "r")
+        r = e2e.run_oonic(["run", os.path.join(e2e.SOURCE_DIR, "examples", "fabric-incast-pfc.yaml"),
+                           "--out", out, "--quiet", "--set", "run.link_pcap=true"], out=out)
+        self.assertOk(r)
+        sent = {}
+        for row in e2e.load_csv(r.path("pfc.csv")):
+            if row["peer"].startswith("h") and row["event"] in ("xoff_sent", "xon_sent"):
+                sent.setdefault(row["peer"], []).append(int(row["quanta"]))
+        self.assertGreaterEqual(len(sent), 2)
+        for host, quanta in sent.items():
+            rows = e2e.tshark_fields(r.path(host + "_rx.pcap"),
+                                     ["macc.opcode", "macc.cbfc.enbv", "macc.cbfc.pause_time.c1",
+                                      "_ws.malformed", "_ws.expert.severity"], ["-Y", "macc"])
+            self.assertEqual(len(rows), len(quanta), host)
+            for row in rows:
+                self.assertEqual(int(row[0], 0), 0x0101)  # class-based flow control
+                self.assertEqual(int(row[1], 0), 0x0002)  # class 1 (data)
+                self.assertEqual(row[3], "", row)
+                for sev in filter(None, row[4].split(",")):
+                    self.assertLess(int(sev, 0), PI_ERROR, row)
+            self.assertEqual([int(row[2], 0) for row in rows], quanta, host)
+            # What else the sender received (ACKs, CNPs) is RoCE.
+            other = e2e.tshark_fields(r.path(host + "_rx.pcap"), ["infiniband.bth.opcode"],
+                                      ["-Y", "not macc"])
+            self.assertTrue(other and all(x[0] != "" for x in other), host)
 
 
 if __name__ == "__main__":
