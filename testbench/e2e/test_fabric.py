@@ -269,14 +269,19 @@ class Fabric(e2e.OonicTestCase):
             self.assertError(r, "bad.txt:2", what)
 
     def test_plot_fct_draws_a_fabric_run(self):
-        r = self.fabric(config=os.path.join(EXAMPLES, "fabric-incast.yaml"))
-        prefix = os.path.join(self.mkdtemp(), "fct")
-        p = subprocess.run(["/usr/bin/python3", os.path.join(e2e.SOURCE_DIR, "scripts", "plot"),
-                            "fct", r.out, "--out", prefix], capture_output=True, text=True,
-                           timeout=120)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        for ext in ("png", "svg"):
-            self.assertGreater(os.path.getsize(prefix + "." + ext), 1000)
+        plain = self.fabric(config=os.path.join(EXAMPLES, "fabric-incast.yaml"))
+        pfc = self.fabric(config=os.path.join(EXAMPLES, "fabric-incast-pfc.yaml"))
+        for r, panels in ((plain, 5), (pfc, 6)):  # + DCQCN rates; + PFC frames
+            prefix = os.path.join(self.mkdtemp(), "fct")
+            p = subprocess.run(["/usr/bin/python3", os.path.join(e2e.SOURCE_DIR, "scripts", "plot"),
+                                "fct", r.out, "--out", prefix], capture_output=True, text=True,
+                               timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            for ext in ("png", "svg"):
+                self.assertGreater(os.path.getsize(prefix + "." + ext), 1000)
+            svg = open(prefix + ".svg").read()
+            self.assertEqual(svg.count('id="axes_'), panels, r.out)
+        self.assertIn("PFC frames sent (pfc.csv)", svg)
         # Not a fabric run: a clear error, not a traceback.
         b = self.b2b("write", 4096)
         p = subprocess.run(["/usr/bin/python3", os.path.join(e2e.SOURCE_DIR, "scripts", "plot"),
