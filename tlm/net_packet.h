@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <tlm>
+#include <vector>
 
 namespace oonic {
 
@@ -14,6 +15,26 @@ struct NetPacketMeta : tlm::tlm_extension<NetPacketMeta> {
   tlm::tlm_extension_base* clone() const override { return new NetPacketMeta(*this); }
   void copy_from(const tlm::tlm_extension_base& e) override {
     *this = static_cast<const NetPacketMeta&>(e);
+  }
+};
+
+// A sender that gives the frame away: the receiver may take `buf` (whose data is
+// the payload's data pointer) by swapping it with a buffer of its own instead of
+// copying the bytes; the sender drops whatever it gets back. A receiver that
+// ignores it copies, as the TLM rules ask.
+struct FrameDonation : tlm::tlm_extension<FrameDonation> {
+  std::vector<uint8_t>* buf = nullptr;
+  tlm::tlm_extension_base* clone() const override { return new FrameDonation(*this); }
+  void copy_from(const tlm::tlm_extension_base& e) override {
+    *this = static_cast<const FrameDonation&>(e);
+  }
+  // The donated buffer if it is the payload's data, else null.
+  static std::vector<uint8_t>* of(tlm::tlm_generic_payload& gp) {
+    auto* d = gp.get_extension<FrameDonation>();
+    if (!d || !d->buf || d->buf->data() != gp.get_data_ptr() ||
+        d->buf->size() != gp.get_data_length())
+      return nullptr;
+    return d->buf;
   }
 };
 

@@ -24,6 +24,19 @@ class FrameSlots {
     bufs_[s].assign(f, f + n);
     return s;
   }
+  // A slot holding v's bytes, taken by swapping buffers (v gets the slot's old one).
+  uint32_t adopt(std::vector<uint8_t>& v) {
+    uint32_t s;
+    if (free_.empty()) {
+      s = static_cast<uint32_t>(bufs_.size());
+      bufs_.emplace_back();
+    } else {
+      s = free_.back();
+      free_.pop_back();
+    }
+    bufs_[s].swap(v);
+    return s;
+  }
   std::vector<uint8_t>& operator[](uint32_t s) { return bufs_[s]; }
   void release(uint32_t s) { free_.push_back(s); }
 

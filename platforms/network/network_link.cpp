@@ -173,9 +173,12 @@ void NetworkLink::deliver_loop() {
       meta_.record = static_cast<uint32_t>(r.seq);
       meta_.capture_ps = r.start_ps;
       gp_.set_extension(&meta_);
+      donation_.buf = &slots_[slot];  // a switch may take the buffer instead of copying it
+      gp_.set_extension(&donation_);
       sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
       tx_socket->b_transport(gp_, zero);
       gp_.clear_extension(&meta_);
+      gp_.clear_extension(&donation_);
       if (gp_.is_response_error()) error_responses_.inc();
       slots_.release(slot);
     }

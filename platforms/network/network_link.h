@@ -86,6 +86,7 @@ class NetworkLink : public sc_core::sc_module {
   std::vector<std::pair<uint32_t, uint32_t>> psn_rules_;
   tlm::tlm_generic_payload gp_;
   NetPacketMeta meta_;
+  FrameDonation donation_;
   Counter &frames_in_, &bytes_in_, &frames_delivered_, &bytes_delivered_, &dropped_random_,
       &dropped_listed_, &acks_, &jittered_, &bound_pushed_, &reordered_, &output_waits_,
       &sender_overlap_, &error_responses_, &fault_lost_;

@@ -208,7 +208,9 @@ void Switch::b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_tim
     return;
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
-  const uint32_t slot = slots_.put(gp.get_data_ptr(), gp.get_data_length());
+  std::vector<uint8_t>* given = FrameDonation::of(gp);
+  const uint32_t slot =
+      given ? slots_.adopt(*given) : slots_.put(gp.get_data_ptr(), gp.get_data_length());
   if (delay != sc_core::SC_ZERO_TIME) {  // arrives later than now: taken at once, as then
     admit(static_cast<uint32_t>(port), slot, now_ps() + ClockDomain::ps_of(delay));
     return;
@@ -350,7 +352,10 @@ void Switch::run_due(uint64_t now) {
       gp_.set_byte_enable_ptr(nullptr);
       gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
       sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+      donation_.buf = &b;  // the next switch may take the buffer instead of copying it
+      gp_.set_extension(&donation_);
       (*tx_socket[e.port])->b_transport(gp_, d);
+      gp_.clear_extension(&donation_);
       slots_.release(fl.slot);
     }
   }

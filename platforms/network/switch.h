@@ -142,6 +142,7 @@ class Switch : public sc_core::sc_module {
   bool running_ = false;                                   // inside step()
   uint64_t wakes_ = 0;
   tlm::tlm_generic_payload gp_;
+  FrameDonation donation_;
   Counter& unroutable_;
   Counter& lost_;
   std::vector<double> loss_;  // per port: switch.loss_rate with the link's error rate
