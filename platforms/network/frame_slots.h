@@ -13,27 +13,13 @@ class FrameSlots {
  public:
   // A slot holding a copy of [f, f + n).
   uint32_t put(const uint8_t* f, size_t n) {
-    uint32_t s;
-    if (free_.empty()) {
-      s = static_cast<uint32_t>(bufs_.size());
-      bufs_.emplace_back();
-    } else {
-      s = free_.back();
-      free_.pop_back();
-    }
+    const uint32_t s = take();
     bufs_[s].assign(f, f + n);
     return s;
   }
   // A slot holding v's bytes, taken by swapping buffers (v gets the slot's old one).
   uint32_t adopt(std::vector<uint8_t>& v) {
-    uint32_t s;
-    if (free_.empty()) {
-      s = static_cast<uint32_t>(bufs_.size());
-      bufs_.emplace_back();
-    } else {
-      s = free_.back();
-      free_.pop_back();
-    }
+    const uint32_t s = take();
     bufs_[s].swap(v);
     return s;
   }
@@ -41,6 +27,15 @@ class FrameSlots {
   void release(uint32_t s) { free_.push_back(s); }
 
  private:
+  uint32_t take() {  // a free slot (a new one if none)
+    if (free_.empty()) {
+      bufs_.emplace_back();
+      return static_cast<uint32_t>(bufs_.size() - 1);
+    }
+    const uint32_t s = free_.back();
+    free_.pop_back();
+    return s;
+  }
   std::vector<std::vector<uint8_t>> bufs_;
   std::vector<uint32_t> free_;
 };
