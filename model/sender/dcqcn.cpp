@@ -141,7 +141,7 @@ void Dcqcn::advance(uint32_t qi, Qp& q, Cycle t) {
     } else if (q.next_decrease == next) {
       q.next_decrease += decrease_cyc_;
       if (q.decrease_cnp) {
-        if (p_.clamp_target || q.stage != 0) q.rt = q.rc;
+        if (p_.clamp_target || q.stage != 0 || q.byte_stage != 0) q.rt = q.rc;
         set_rate(qi, q, std::max(p_.min_rate_mbps / 1000.0, q.rc * (1 - q.alpha / 2)), next);
         q.stage = q.byte_stage = 0;
         q.bytes = 0;

@@ -685,49 +685,43 @@ int run_fabric(const b2b::RunOptions& o) {
     fr.ideal_ps = ideal_fct_ps(*fb, fr, all.nic.nic.pmtu_bytes);
   }
 
-  // ---- faults: applied at their times by a process of their own ----
+  // ---- faults: applied by the run loop (below) when simulated time reaches theirs ----
   const std::vector<Fault> faults = read_faults(resolve(base, all.faults.file), t);
-  uint64_t faults_applied = 0;
-  if (!faults.empty()) {
-    sc_core::sc_spawn(
-        [&] {
-          auto port_to = [&](uint32_t n, uint32_t peer) {
-            for (uint32_t k = 0; k < t.ports[n].size(); ++k)
-              if (t.ports[n][k].peer == peer) return k;
-            return 0u;
-          };
-          // One direction a -> b: its sender's end.
-          auto end = [&](uint32_t a, uint32_t b, auto on_switch, auto on_host) {
-            if (t.is_host(a))
-              on_host(fb->hosts[fb->host_of_node[a]]->uplink);
-            else
-              on_switch(*fb->switches[fb->switch_of_node[a]], port_to(a, b));
-          };
-          for (const Fault& x : faults) {
-            const uint64_t at = static_cast<uint64_t>(std::llround(x.at_us * 1e6));
-            const uint64_t now = ClockDomain::ps_of(sc_core::sc_time_stamp());
-            if (at > now) sc_core::wait(ClockDomain::from_ps(at - now));
-            for (const auto& [a, b] : {std::pair{x.a, x.b}, std::pair{x.b, x.a}}) {
-              if (x.what == "rate") {
-                end(
-                    a, b, [&](network::Switch& s, uint32_t k) { s.set_port_rate(k, x.gbps); },
-                    [](network::NetworkLink&) {});
-              } else if (x.what == "down" || x.what == "up") {
-                const bool down = x.what == "down";
-                end(
-                    a, b, [&](network::Switch& s, uint32_t k) { s.set_port_down(k, down); },
-                    [&](network::NetworkLink& l) { l.set_down(down); });
-              } else if (a == x.a) {  // drop_psn_mod: from a to b only
-                end(
-                    a, b, [&](network::Switch& s, uint32_t k) { s.add_psn_rule(k, x.n, x.r); },
-                    [&](network::NetworkLink& l) { l.add_psn_rule(x.n, x.r); });
-              }
-            }
-            ++faults_applied;
-          }
-        },
-        "faults");
-  }
+  size_t faults_applied = 0;
+  auto apply_faults = [&](uint64_t now) {
+    auto port_to = [&](uint32_t n, uint32_t peer) {
+      for (uint32_t k = 0; k < t.ports[n].size(); ++k)
+        if (t.ports[n][k].peer == peer) return k;
+      return 0u;
+    };
+    // One direction a -> b: its sender's end.
+    auto end = [&](uint32_t a, uint32_t b, auto on_switch, auto on_host) {
+      if (t.is_host(a))
+        on_host(fb->hosts[fb->host_of_node[a]]->uplink);
+      else
+        on_switch(*fb->switches[fb->switch_of_node[a]], port_to(a, b));
+    };
+    for (; faults_applied < faults.size(); ++faults_applied) {
+      const Fault& x = faults[faults_applied];
+      if (static_cast<uint64_t>(std::llround(x.at_us * 1e6)) > now) break;
+      for (const auto& [a, b] : {std::pair{x.a, x.b}, std::pair{x.b, x.a}}) {
+        if (x.what == "rate") {
+          end(
+              a, b, [&](network::Switch& s, uint32_t k) { s.set_port_rate(k, x.gbps); },
+              [](network::NetworkLink&) {});
+        } else if (x.what == "down" || x.what == "up") {
+          const bool down = x.what == "down";
+          end(
+              a, b, [&](network::Switch& s, uint32_t k) { s.set_port_down(k, down); },
+              [&](network::NetworkLink& l) { l.set_down(down); });
+        } else if (a == x.a) {  // drop_psn_mod: from a to b only
+          end(
+              a, b, [&](network::Switch& s, uint32_t k) { s.add_psn_rule(k, x.n, x.r); },
+              [&](network::NetworkLink& l) { l.add_psn_rule(x.n, x.r); });
+        }
+      }
+    }
+  };
 
   // ---- observers ----
   for (uint32_t h = 0; h < nh; ++h) {
@@ -859,10 +853,11 @@ int run_fabric(const b2b::RunOptions& o) {
     });
   }
 
-  // ---- run, with the stall watchdog: open flows, and nothing lands for run.stall_ms ----
-  // The kernel runs in slices of stall_ms / 4 and the watchdog looks between them: a
-  // process of its own would add timed events, and the kernel's event queue does not
-  // keep the order of same-time events, so results would depend on it.
+  // ---- run, with the stall watchdog and the faults ----
+  // The kernel runs in slices (stall_ms / 4, and up to each fault's time); the watchdog
+  // looks and the faults apply between them. A process of their own would add timed
+  // events, and the kernel does not keep the order of same-time events. A slice that
+  // ends at t leaves t's events to the next one, so a fault at t applies before them.
   std::string stall;
   auto w0 = std::chrono::steady_clock::now();
   {
@@ -870,14 +865,21 @@ int run_fabric(const b2b::RunOptions& o) {
     const uint64_t stall_ps = static_cast<uint64_t>(std::llround(all.run.stall_ms * 1e9));
     const uint64_t slice_ps = stall_ps ? std::max<uint64_t>(stall_ps / 4, 1) : max_ps;
     uint64_t last = ~uint64_t{0}, since = 0;
+    size_t last_faults = 0;
+    apply_faults(0);
     for (;;) {
       const uint64_t now0 = ClockDomain::ps_of(sc_core::sc_time_stamp());
       if (now0 >= max_ps) break;
-      sc_core::sc_start(ClockDomain::from_ps(std::min(slice_ps, max_ps - now0)));
+      uint64_t until = std::min(max_ps, now0 + slice_ps);
+      if (faults_applied < faults.size())
+        until = std::min(until, std::max(now0 + 1, static_cast<uint64_t>(std::llround(
+                                                       faults[faults_applied].at_us * 1e6))));
+      sc_core::sc_start(ClockDomain::from_ps(until - now0));
       if (sc_core::sc_get_status() == sc_core::SC_STOPPED || drivers_left == 0) break;
-      if (!sc_core::sc_pending_activity()) break;
-      if (!stall_ps) continue;
       const uint64_t now = ClockDomain::ps_of(sc_core::sc_time_stamp());
+      apply_faults(now);
+      if (!sc_core::sc_pending_activity() && faults_applied == faults.size()) break;
+      if (!stall_ps) continue;
       uint64_t landed = done;
       for (auto& h : fb->hosts) landed += h->check.landed_bytes();
       size_t open = 0;
@@ -885,8 +887,11 @@ int run_fabric(const b2b::RunOptions& o) {
         const host::WqeRecord& r = fb->hosts[fr.requester]->driver.records()[fr.record];
         if (r.posted && !r.cqes) ++open;
       }
-      if (landed != last || open == 0) {
-        last = landed, since = now;
+      // Progress: a byte landed, a flow completed, or a fault changed the network (a
+      // planned outage that ends later is not a stall while an event is still to come).
+      if (landed != last || open == 0 || faults_applied != last_faults ||
+          faults_applied < faults.size()) {
+        last = landed, since = now, last_faults = faults_applied;
         continue;
       }
       if (now - since < stall_ps) continue;

@@ -92,6 +92,7 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchParams& sp, const Routi
                           "rate)")),
       loss_rng_(make_rng(seed, std::string(this->name()) + ".loss")),
       down_(t.ports[node].size(), 0),
+      refresh_at_(t.ports[node].size() * 8, kNone),
       psn_rules_(t.ports[node].size()),
       fault_lost_(stats.counter(std::string(this->name()) + ".fault_lost", "frame",
                                 "frames lost on an egress wire to a fault: the link down, or a "
@@ -180,7 +181,10 @@ void Switch::send_pause(const SwitchCore::Pause& p, uint64_t now) {
     wire_[p.port].push_back({end + prop_ps_[p.port], slot});
     schedule(end + prop_ps_[p.port], 1, p.port);
   }
-  if (p.quanta) schedule(now + core_.refresh_ps(p.port), 2, p.port, p.prio);
+  if (p.quanta) {  // one refresh chain per port and priority: the newest XOFF's
+    refresh_at_[size_t{p.port} * 8 + p.prio] = now + core_.refresh_ps(p.port);
+    schedule(now + core_.refresh_ps(p.port), 2, p.port, p.prio);
+  }
 }
 
 void Switch::schedule(uint64_t t, uint8_t kind, uint32_t port, uint8_t prio) {
@@ -312,7 +316,15 @@ void Switch::run_due(uint64_t now) {
     const Event e = events_.top();
     events_.pop();
     if (e.kind == 2) {  // PFC: refresh an XOFF that still holds
-      if (auto p = core_.refresh(e.port, e.prio, now)) send_pause(*p, now);
+      const size_t ri = size_t{e.port} * 8 + e.prio;
+      if (refresh_at_[ri] != e.t) continue;  // superseded by a later XOFF's chain
+      refresh_at_[ri] = kNone;
+      if (auto p = core_.refresh(e.port, e.prio, now)) {
+        send_pause(*p, now);
+      } else if (const uint64_t due = core_.refresh_due_ps(e.port, e.prio); due != kNone) {
+        refresh_at_[ri] = due;  // not due yet: the port's rate fell since it was booked
+        schedule(due, 2, e.port, e.prio);
+      }
       continue;
     }
     if (e.kind == 0) {

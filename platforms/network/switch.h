@@ -147,7 +147,8 @@ class Switch : public sc_core::sc_module {
   Counter& lost_;
   std::vector<double> loss_;  // per port: switch.loss_rate with the link's error rate
   Rng loss_rng_;
-  std::vector<uint8_t> down_;  // per port: the link is down (fault)
+  std::vector<uint8_t> down_;         // per port: the link is down (fault)
+  std::vector<uint64_t> refresh_at_;  // [port][8 priorities]: the live XOFF refresh event
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> psn_rules_;  // per port: (n, r)
   Counter& fault_lost_;
   bool fault_lost(uint32_t port, uint32_t slot);  // a fault loses this departing frame

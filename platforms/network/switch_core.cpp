@@ -214,6 +214,11 @@ uint64_t SwitchCore::refresh_ps(uint32_t port) const {
   return static_cast<uint64_t>(std::ceil(256.0 * 1000.0 / gbps_[port])) * p_.pause_quanta;
 }
 
+uint64_t SwitchCore::refresh_due_ps(uint32_t port, uint8_t prio) const {
+  const size_t ii = idx(port, prio);
+  return xoff_[ii] ? xoff_at_[ii] + refresh_ps(port) : kNever;
+}
+
 std::optional<SwitchCore::Pause> SwitchCore::refresh(uint32_t port, uint8_t prio, uint64_t now_ps) {
   const size_t ii = idx(port, prio);
   if (!xoff_[ii] || now_ps < xoff_at_[ii] + refresh_ps(port)) return std::nullopt;

@@ -130,6 +130,9 @@ class SwitchCore {
   // after the last XOFF, while it holds); nothing otherwise.
   std::optional<Pause> refresh(uint32_t port, uint8_t prio, uint64_t now_ps);
   uint64_t refresh_ps(uint32_t port) const;
+  // When the XOFF of ingress `port`, `prio` is next due for a refresh (at the
+  // port's present rate); UINT64_MAX if no XOFF holds.
+  uint64_t refresh_due_ps(uint32_t port, uint8_t prio) const;
   // Whether this switch holds XOFF towards ingress `port`'s upstream for `prio`.
   bool xoff(uint32_t port, uint8_t prio) const { return xoff_[idx(port, prio)] != 0; }
 

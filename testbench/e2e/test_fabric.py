@@ -248,6 +248,14 @@ class Fabric(e2e.OonicTestCase):
         self.assertGreater(lost, 0)
         self.assertEqual(st["tor0.fault_lost"]["value"] + st["spine1.fault_lost"]["value"], lost)
         self.assertIn("2 of 2 events applied", open(cut.path("summary.txt")).read())
+        # A planned outage longer than run.stall_ms is not a stall: every link from tor0 to
+        # the spines down from 1 us to 12 ms (the cross-ToR flows wait), then repaired.
+        outage = "".join("1 down tor0 spine%d\n12000 up tor0 spine%d\n" % (i, i) for i in range(4))
+        wait = self.fabric(*small, "--set", "run.stall_ms=2", "--set", "faults.file=" +
+                           self.write("f4.txt", outage), config=cfg)
+        self.assertTrue(wait.stats_json["scoreboard"]["ok"])
+        self.assertGreater(max(float(x["fct_ns"]) for x in e2e.load_csv(wait.path("fct.csv"))),
+                           12e6 - 1e3)
         # A PSN rule loses the same PSN's retransmissions too: the flow can never end,
         # and the stall is reported instead of running to run.max_sim_ms.
         rule = self.fabric(*small, "--set", "faults.file=" + self.write(

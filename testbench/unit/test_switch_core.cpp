@@ -205,6 +205,26 @@ TEST(SwitchCore, XoffIsRefreshedEveryHalfPauseUntilXon) {
   EXPECT_FALSE(s.refresh(1, 1, 1000000));  // no XOFF held there
 }
 
+// A port whose rate falls (a fault) refreshes later: 100 quanta x 256 bit times at 25
+// Gbit/s = 1.024 us after the XOFF.
+TEST(SwitchCore, ARefreshIsDueAtThePortsPresentRate) {
+  SwitchParams p = lossy();
+  p.pfc = true;
+  p.xoff_bytes = 1000;
+  p.xon_bytes = 0;
+  p.headroom_bytes = 100000;
+  p.pause_quanta = 100;
+  SwitchCore s(p, {100, 100}, 1, "sw");
+  EXPECT_EQ(s.refresh_due_ps(0, 1), UINT64_MAX);  // no XOFF
+  s.pause(1, 1, 65535, 0);
+  ASSERT_TRUE(s.enqueue(0, 1, {0, 1000, 1, false, 0}).pause);
+  EXPECT_EQ(s.refresh_due_ps(0, 1), 256000u);
+  s.set_rate(0, 25);
+  EXPECT_FALSE(s.refresh(0, 1, 256000));
+  EXPECT_EQ(s.refresh_due_ps(0, 1), 1024000u);
+  EXPECT_TRUE(s.refresh(0, 1, 1024000));
+}
+
 TEST(SwitchCore, AControlFrameGoesAtTheNextFrameBoundary) {
   SwitchCore s(lossy(), {100, 100}, 1, "sw");
   s.enqueue(0, 1, {1, 1000, 1, false, 0});
