@@ -92,7 +92,9 @@ NetworkLink::NetworkLink(sc_core::sc_module_name name, const NetworkParams& p,
   stats.derived(n + ".max_ooo_delay_ns", "ns",
                 "D: the largest random OOO delay (network.ooo_max_delay_ns or derived)",
                 [this] { return static_cast<double>(core_.max_jitter_ps()) / 1000.0; });
-  SC_THREAD(deliver_loop);
+  SC_METHOD(deliver_loop);  // a method, not a thread: no stack switch per wake
+  sensitive << wake_;
+  dont_initialize();
 }
 
 void NetworkLink::sync_stats() {
@@ -152,8 +154,9 @@ void NetworkLink::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void NetworkLink::deliver_loop() {
-  for (;;) {
+void NetworkLink::deliver_loop() {  // a method: runs when wake_ fires
+  ++wakes_;
+  {
     while (core_.pending() && core_.next_delivery_ps() <= now_ps()) {
       LinkCore::Delivery r = core_.deliver();
       const uint32_t slot = static_cast<uint32_t>(r.tag);
@@ -183,8 +186,6 @@ void NetworkLink::deliver_loop() {
       slots_.release(slot);
     }
     schedule_wake(now_ps());
-    wait(wake_);
-    ++wakes_;
   }
 }
 

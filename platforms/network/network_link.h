@@ -9,7 +9,7 @@
 //              reaches the receiver, with a NetPacketMeta (record = the frame's
 //              number on this link, 1-based, dropped frames included; capture_ps
 //              = when it started on the sender's wire).
-// One SC_THREAD delivers; it wakes only when a frame is due (or a new frame
+// One SC_METHOD delivers; it runs only when a frame is due (or a new frame
 // becomes the earliest), never on a clock edge.
 // Stats under network.<dir>.*.
 #pragma once

@@ -137,8 +137,9 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchParams& sp, const Routi
   for (uint8_t b = 0; b < 6; ++b) mac_[b] = 0;
   mac_[0] = 0x02;  // locally administered: 02:00:00:00:<node>
   mac_[4] = static_cast<uint8_t>(node >> 8), mac_[5] = static_cast<uint8_t>(node);
-  SC_THREAD(run);
+  SC_METHOD(run);  // a method, not a thread: no stack switch per wake
   sensitive << wake_ << arrived_;
+  dont_initialize();
 }
 
 void Switch::set_port_rate(uint32_t port, double gbps) {
@@ -284,12 +285,9 @@ void Switch::admit(uint32_t port, uint32_t slot, uint64_t now) {
   try_start(out, now);
 }
 
-void Switch::run() {
-  for (;;) {
-    sc_core::wait();  // wake_ (an event is due) or arrived_ (frames came in)
-    ++wakes_;
-    step();
-  }
+void Switch::run() {  // wake_ (an event is due) or arrived_ (frames came in)
+  ++wakes_;
+  step();
 }
 
 void Switch::step() {

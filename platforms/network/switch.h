@@ -12,7 +12,7 @@
 // Priority 0 (ACK, NAK, OOO NAK, Scheme Feedback, CNP) and 1 (everything else).
 // A frame marked CE gets ECN 11 (IPv4: the header checksum is rewritten; the
 // ICRC masks the ECN bits). Frames to an unknown address, or not IP, are
-// dropped and counted (unroutable). One SC_THREAD; it wakes only when a frame
+// dropped and counted (unroutable). One SC_METHOD; it runs only when a frame
 // is due to start or to arrive, or frames came in. Frames arriving at one
 // instant are admitted together in ingress-port order (then those of one port
 // in arrival order), after the starts due at that instant: the result does not
