@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/ornic/ornic_nic.h"
+#include "testbench/common/frame_write.h"
 #include "tlm/host_memory.h"
 #include "tlm/pcie_link.h"
 
@@ -40,13 +41,7 @@ class FramePort : public sc_core::sc_module {
   void run() {
     for (auto& [c, f] : script) {
       clk_.wait_until(c);
-      tlm::tlm_generic_payload gp;
-      gp.set_command(tlm::TLM_WRITE_COMMAND);
-      gp.set_data_ptr(f.data());
-      gp.set_data_length(static_cast<unsigned>(f.size()));
-      gp.set_streaming_width(static_cast<unsigned>(f.size()));
-      sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-      mac_tx_socket->b_transport(gp, d);
+      write_frame(mac_tx_socket, f.data(), f.size());
     }
   }
   void receive(tlm::tlm_generic_payload& gp, sc_core::sc_time& d) {

@@ -21,6 +21,7 @@
 #include "model/wire/pfc.h"
 #include "model/wire/roce.h"
 #include "platforms/network/switch.h"
+#include "testbench/common/frame_write.h"
 
 namespace oonic::test {
 namespace {
@@ -51,14 +52,7 @@ class Injector : public sc_core::sc_module {
     for (const auto& [at, bytes] : script) {
       if (at > ps_now()) sc_core::wait(ClockDomain::from_ps(at - ps_now()));
       std::memcpy(buf.data(), bytes.data(), bytes.size());
-      tlm::tlm_generic_payload gp;
-      gp.set_command(tlm::TLM_WRITE_COMMAND);
-      gp.set_data_ptr(buf.data());
-      gp.set_data_length(static_cast<unsigned>(bytes.size()));
-      gp.set_streaming_width(static_cast<unsigned>(bytes.size()));
-      sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-      out->b_transport(gp, d);
-      EXPECT_EQ(gp.get_response_status(), tlm::TLM_OK_RESPONSE);
+      EXPECT_EQ(write_frame(out, buf.data(), bytes.size()), tlm::TLM_OK_RESPONSE);
       std::memset(buf.data(), 0xEE, buf.size());  // the switch must have copied it
     }
   }
@@ -271,13 +265,7 @@ class PairInjector : public sc_core::sc_module {
  private:
   SC_HAS_PROCESS(PairInjector);
   void send(tlm_utils::simple_initiator_socket<PairInjector>& s, std::vector<uint8_t>& f) {
-    tlm::tlm_generic_payload gp;
-    gp.set_command(tlm::TLM_WRITE_COMMAND);
-    gp.set_data_ptr(f.data());
-    gp.set_data_length(static_cast<unsigned>(f.size()));
-    gp.set_streaming_width(static_cast<unsigned>(f.size()));
-    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-    s->b_transport(gp, d);
+    EXPECT_EQ(write_frame(s, f.data(), f.size()), tlm::TLM_OK_RESPONSE);
   }
   void run() {
     sc_core::wait(sc_core::sc_time(1000, sc_core::SC_PS));
