@@ -23,6 +23,17 @@ SwitchParams lossy() {
   return p;
 }
 
+// Lossless: PFC on with these thresholds (bytes) and 100 quanta an XOFF.
+SwitchParams lossless(uint64_t xoff, uint64_t xon, uint64_t headroom) {
+  SwitchParams p = lossy();
+  p.pfc = true;
+  p.xoff_bytes = xoff;
+  p.xon_bytes = xon;
+  p.headroom_bytes = headroom;
+  p.pause_quanta = 100;
+  return p;
+}
+
 // Starts frames on `port` whenever it can, until nothing is left; returns them.
 std::vector<SwitchCore::Departure> drain(SwitchCore& s, uint32_t port) {
   std::vector<SwitchCore::Departure> out;
@@ -153,12 +164,7 @@ TEST(SwitchCore, RedAtDequeueUsesTheQueueLeftBehind) {
 }
 
 TEST(SwitchCore, PfcSendsXoffAtXoffUsesHeadroomAndSendsXonAtXon) {
-  SwitchParams p = lossy();
-  p.pfc = true;
-  p.xoff_bytes = 3000;
-  p.xon_bytes = 1000;
-  p.headroom_bytes = 2000;
-  p.pause_quanta = 100;
+  SwitchParams p = lossless(3000, 1000, 2000);
   SwitchCore s(p, {100, 100}, 1, "sw");
   std::vector<SwitchCore::Admit> a;
   for (uint64_t k = 0; k < 6; ++k) a.push_back(s.enqueue(0, 1, {k, 1000, 1, false, 0}));
@@ -182,12 +188,7 @@ TEST(SwitchCore, PfcSendsXoffAtXoffUsesHeadroomAndSendsXonAtXon) {
 
 // Refresh at half the pause time: 100 quanta x 256 bit times at 100 Gbit/s = 256 ns.
 TEST(SwitchCore, XoffIsRefreshedEveryHalfPauseUntilXon) {
-  SwitchParams p = lossy();
-  p.pfc = true;
-  p.xoff_bytes = 1000;
-  p.xon_bytes = 0;
-  p.headroom_bytes = 100000;
-  p.pause_quanta = 100;
+  SwitchParams p = lossless(1000, 0, 100000);
   SwitchCore s(p, {100, 100}, 1, "sw");
   EXPECT_EQ(s.refresh_ps(0), 256000u);
   s.pause(1, 1, 65535, 0);  // nothing drains
@@ -208,12 +209,7 @@ TEST(SwitchCore, XoffIsRefreshedEveryHalfPauseUntilXon) {
 // A port whose rate falls (a fault) refreshes later: 100 quanta x 256 bit times at 25
 // Gbit/s = 1.024 us after the XOFF.
 TEST(SwitchCore, ARefreshIsDueAtThePortsPresentRate) {
-  SwitchParams p = lossy();
-  p.pfc = true;
-  p.xoff_bytes = 1000;
-  p.xon_bytes = 0;
-  p.headroom_bytes = 100000;
-  p.pause_quanta = 100;
+  SwitchParams p = lossless(1000, 0, 100000);
   SwitchCore s(p, {100, 100}, 1, "sw");
   EXPECT_EQ(s.refresh_due_ps(0, 1), UINT64_MAX);  // no XOFF
   s.pause(1, 1, 65535, 0);
