@@ -64,6 +64,8 @@ PcapReader::PcapReader(const std::string& path) {
                                  (name ? std::string(" (") + name + ")" : "") +
                                  " not supported (only Ethernet, LINKTYPE_ETHERNET = 1)");
   }
+  const int snap = pcap_snapshot(p_);
+  snapshot_ = snap > 0 ? static_cast<uint32_t>(snap) : 0;
 }
 
 PcapReader::~PcapReader() {
@@ -90,8 +92,19 @@ bool PcapReader::next(Record& r) {
     std::FILE* f = pcap_file(p_);
     const long pos = f ? std::ftell(f) : -1;
     r.end_offset = pos >= 0 ? static_cast<int64_t>(pos) : -1;
+  } else if (pos_ < 0) {
+    r.end_offset = r.data_offset = -1;  // lost count: a reader copies the bytes
   } else {
-    pos_ += 16 + int64_t{h->caplen};
+    r.data_offset = pos_ + 16;
+    if (h->caplen >= snapshot_) {
+      // libpcap cuts a record longer than the snapshot length and skips the rest:
+      // the file position is asked of the stream (rare: only such records).
+      std::FILE* f = pcap_file(p_);
+      const long pos = f ? std::ftell(f) : -1;
+      pos_ = pos >= 0 ? static_cast<int64_t>(pos) : -1;
+    } else {
+      pos_ += 16 + int64_t{h->caplen};
+    }
     r.end_offset = pos_;
   }
   return true;

@@ -35,6 +35,8 @@ class PcapReader {
     const uint8_t* data = nullptr;  // valid until the next call
     int64_t end_offset = -1;        // file position just past the record (-1: unknown;
                                     // classic pcap: counted, so a reader checks it)
+    int64_t data_offset = -1;       // classic pcap: where the record's bytes start in the
+                                    // file (-1: unknown; pcapng: not set)
   };
   // The next record: true; false at the end or when reading stopped (error() says why:
   // empty at a clean end).
@@ -48,6 +50,7 @@ class PcapReader {
   std::unique_ptr<char[]> iobuf_;  // the stream's buffer
   bool ng_ = false;                // pcapng (else classic pcap)
   int64_t pos_ = 24;               // classic: file offset past the last record read
+  uint32_t snapshot_ = 0;          // the file's snapshot length (libpcap cuts records to it)
 };
 
 class PcapWriter {

@@ -161,13 +161,12 @@ uint32_t load32(const uint8_t* b, bool big) {
              : (uint32_t{b[3]} << 24 | uint32_t{b[2]} << 16 | uint32_t{b[1]} << 8 | b[0]);
 }
 
-// Where a record's bytes start in the file, given where libpcap's read of it
-// ended: classic pcap: just before the end; pcapng: inside the packet block
-// that ends there (Enhanced / obsolete Packet Block: 28 bytes in; Simple: 12),
-// found from the block's trailing length. -1 when that cannot be shown.
-int64_t data_offset(Format f, int fd, bool big, int64_t end, uint32_t caplen) {
+// pcapng: where a record's bytes start in the file, given where libpcap's read
+// of it ended: inside the packet block that ends there (Enhanced / obsolete
+// Packet Block: 28 bytes in; Simple: 12), found from the block's trailing
+// length. -1 when that cannot be shown. (Classic pcap: PcapReader counts it.)
+int64_t ng_data_offset(int fd, bool big, int64_t end, uint32_t caplen) {
   if (end < 0) return -1;
-  if (f == Format::kPcap) return end >= caplen ? end - caplen : -1;
   uint8_t t[4];
   if (end < 32 || !read_at(fd, static_cast<uint64_t>(end) - 4, t, 4)) return -1;
   const uint32_t len = load32(t, big);
@@ -260,7 +259,8 @@ void Trace::load_pcap() {
     r.index = index;
     r.line = 0;
     if (by_offset) {
-      const int64_t off = data_offset(format, fd, big, h.end_offset, h.caplen);
+      const int64_t off =
+          format == Format::kPcap ? h.data_offset : ng_data_offset(fd, big, h.end_offset, h.caplen);
       // Shown on the first record, every 1024th and the last: the bytes there are
       // libpcap's (a counted offset that drifted stays off, so a sample finds it).
       if (off >= 0 && ((records.size() & 1023) == 0 || h.end_offset == file_size)) {
