@@ -129,17 +129,10 @@ void NetworkLink::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   const uint64_t start = now + ClockDomain::ps_of(delay);
   const uint8_t* f = gp.get_data_ptr();
   const size_t len = gp.get_data_length();
-  if (down_ || !psn_rules_.empty()) {
-    bool lost = down_;
-    wire::PacketView v;
-    const wire::ParseStatus st = lost ? wire::ParseStatus::kOk : wire::parse(f, len, v, false);
-    if (!lost && (st == wire::ParseStatus::kOk || st == wire::ParseStatus::kBadIcrc))
-      for (const auto& [n, r] : psn_rules_) lost = lost || v.bth.psn % n == r;
-    if (lost) {
-      fault_lost_.inc();
-      gp.set_response_status(tlm::TLM_OK_RESPONSE);
-      return;
-    }
+  if (down_ || psn_rule_hit(f, len, psn_rules_)) {  // a fault loses it on the wire
+    fault_lost_.inc();
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
   }
   const uint32_t slot = slots_.put(f, len);
   LinkCore::Decision d = core_.on_frame(start, slots_[slot].data(), len, slot);

@@ -27,6 +27,7 @@
 #include "platforms/network/frame_slots.h"
 #include "platforms/network/link_core.h"
 #include "platforms/network/network_params.h"
+#include "platforms/network/psn_rules.h"
 #include "tlm/net_packet.h"
 
 namespace oonic::network {
@@ -83,7 +84,7 @@ class NetworkLink : public sc_core::sc_module {
   uint64_t last_delivery_ps_ = 0;
   uint64_t wakes_ = 0;
   bool down_ = false;
-  std::vector<std::pair<uint32_t, uint32_t>> psn_rules_;
+  std::vector<PsnRule> psn_rules_;
   tlm::tlm_generic_payload gp_;
   NetPacketMeta meta_;
   FrameDonation donation_;

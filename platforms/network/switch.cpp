@@ -155,15 +155,8 @@ void Switch::add_psn_rule(uint32_t port, uint32_t n, uint32_t r) {
 }
 
 bool Switch::fault_lost(uint32_t port, uint32_t slot) {
-  if (down_[port]) return true;
-  if (psn_rules_[port].empty()) return false;
-  wire::PacketView v;
   const std::vector<uint8_t>& b = slots_[slot];
-  const wire::ParseStatus st = wire::parse(b.data(), b.size(), v, false);
-  if (st != wire::ParseStatus::kOk && st != wire::ParseStatus::kBadIcrc) return false;
-  for (const auto& [n, r] : psn_rules_[port])
-    if (v.bth.psn % n == r) return true;
-  return false;
+  return down_[port] || psn_rule_hit(b.data(), b.size(), psn_rules_[port]);
 }
 
 void Switch::send_pause(const SwitchCore::Pause& p, uint64_t now) {

@@ -48,6 +48,7 @@
 #include "model/core/stats.h"
 #include "platforms/network/frame_slots.h"
 #include "platforms/network/path_select.h"
+#include "platforms/network/psn_rules.h"
 #include "platforms/network/switch_core.h"
 #include "platforms/network/topology.h"
 #include "tlm/net_packet.h"
@@ -149,7 +150,7 @@ class Switch : public sc_core::sc_module {
   Rng loss_rng_;
   std::vector<uint8_t> down_;         // per port: the link is down (fault)
   std::vector<uint64_t> refresh_at_;  // [port][8 priorities]: the live XOFF refresh event
-  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> psn_rules_;  // per port: (n, r)
+  std::vector<std::vector<PsnRule>> psn_rules_;  // per port
   Counter& fault_lost_;
   bool fault_lost(uint32_t port, uint32_t slot);  // a fault loses this departing frame
   QueueFn on_queue_;
