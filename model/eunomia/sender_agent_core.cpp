@@ -29,10 +29,10 @@ SenderAgentCore::SenderAgentCore(const StatGroup& st, uint32_t max_qps, uint32_t
       timeout_skipped_(st.counter("timeout_skipped", "packet",
                                   "PSNs a timeout did not resend because SACKed")) {}
 
-void SenderAgentCore::tag(wire::FrameSpec& f, uint32_t head, bool last) {
+void SenderAgentCore::tag(wire::FrameSpec& f, const sender::PacketTag& t) {
   f.bth.resv7 |= wire::kBthEunomiaMetaBit;
-  f.eunomia.head = head;
-  f.eunomia.last = last;
+  f.eunomia.head = t.head;
+  f.eunomia.last = t.last;
   tagged_.inc();
 }
 

@@ -32,7 +32,7 @@ class SenderAgentCore final : public sender::LossRecovery {
   void on_feedback(sender::SendState& s, uint32_t qi, const wire::SchemeFeedback& fb) override;
   void on_timeout(sender::SendState& s, uint32_t qi) override;
   bool holds(uint32_t qi, bool last_of_ooo_write, uint32_t send_psn, uint32_t una) override;
-  void tag(wire::FrameSpec& f, uint32_t head, bool last) override;
+  void tag(wire::FrameSpec& f, const sender::PacketTag& t) override;
   bool rerequest_on_read_sack() const override { return false; }
 
   // SACK of psn (una: the cumulative PSN after the SACK was applied).

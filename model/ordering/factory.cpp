@@ -66,9 +66,12 @@ std::unique_ptr<OrderingUnit> make_list(const SchemeGeometry& g) {
   if constexpr (std::is_base_of_v<Left, T>) p.cache_threshold = g.left_cache_threshold;
   return std::make_unique<T>(p);
 }
+uint32_t mprdma_slots(const SchemeGeometry& g) {
+  return g.mprdma_slots ? g.mprdma_slots : window(g);
+}
 std::unique_ptr<OrderingUnit> make_mprdma(const SchemeGeometry& g) {
   MpRdma::Params p;
-  p.slots = window(g);
+  p.slots = mprdma_slots(g);
   p.max_qps = g.max_qps;
   p.block_bits = g.block_bits;
   p.head_advance = MpRdma::HeadAdvance::kPerPacket;
@@ -114,7 +117,7 @@ std::vector<SramSpec> layout_static(const SchemeGeometry& g) {
 }
 std::vector<SramSpec> layout_mprdma(const SchemeGeometry& g) {
   return {{SramSpec::kState, "qp_state", static_cast<uint32_t>(state_epsn(g)), g.max_qps},
-          {SramSpec::kStore, "slots", 64, g.max_qps * words(2ull * window(g), 64)}};
+          {SramSpec::kStore, "slots", 64, g.max_qps * words(2ull * mprdma_slots(g), 64)}};
 }
 template <uint64_t (*State)(const SchemeGeometry&)>
 std::vector<SramSpec> layout_list(const SchemeGeometry& g) {
@@ -146,8 +149,10 @@ SchemeTraits ornic_traits() {
   return t;
 }
 SchemeTraits mprdma_traits() {
-  SchemeTraits t = traits("selective-repeat");
+  SchemeTraits t = traits("mprdma");
+  t.rate = "mprdma";
   t.sack_as_mp_ack = true;
+  t.ooo_send = true;
   return t;
 }
 SchemeTraits melo_traits() {

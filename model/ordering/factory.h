@@ -9,7 +9,8 @@
 //   static       static per-QP bitmap of W bits (the bitmap-compare baseline)
 //   melo, melo+  linked list over the shared pool, a list spans <= nodes_per_qp blocks
 //   left, left+  the same with the cache pointer (threshold: bitmap.left_cache_threshold)
-//   mprdma       L = W two-bit slots, head moved per packet (WQEs are longer than L)
+//   mprdma       L two-bit slots (mprdma_slots, else W), head moved per packet (WQEs are
+//                longer than L)
 //   eunomia      packet driver over HD bitmap modules (rows of block_bits, cap W bits,
 //                metadata 8 + W/block_bits blocks), eunomia_* geometry below
 // Adding a scheme is one core (an OrderingUnit) and one row in factory.cpp
@@ -32,6 +33,7 @@ struct SchemeGeometry {
   uint32_t pool_blocks = 4096;
   uint32_t max_qps = 2048;
   uint32_t left_cache_threshold = 2;
+  uint32_t mprdma_slots = 0;  // MP-RDMA's L; 0: the QP window W (the same budget as the others)
   uint32_t eunomia_master_blocks = 1024;  // master_array blocks (2 B) per module
   uint32_t eunomia_connections = 256;     // connections per module
   uint32_t eunomia_alloc_bits_per_cycle = 64;
@@ -69,6 +71,7 @@ struct SchemeTraits {
   bool ooo_send = false;            // a SEND carrying Head metadata is received out of order
   bool ack_every_in_order = false;  // every packet that moves ePSN is ACKed (Eunomia's hold)
   const char* recovery = "";        // the sender's loss recovery paired with it (tx.recovery auto)
+  const char* rate = "none";        // the sender's rate/window core paired with it (tx.rate auto)
 };
 
 struct Scheme {

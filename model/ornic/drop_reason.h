@@ -30,7 +30,8 @@ enum class Drop : uint8_t {
   kRspHdrBufferFull,
   kUnexpectedResponse,  // response with no outstanding request (e.g. READ response for no READ)
   kUntrackable,         // the ordering scheme cannot track this PSN (GBN gap, MELO middle access)
-  kNotForDut,           // sent by the device under test in the capture (not replayed as input)
+  kSyncEarly,  // MP-RDMA: a Sync message's packet before every earlier message is in (NACK)
+  kNotForDut,  // sent by the device under test in the capture (not replayed as input)
   kCount
 };
 
@@ -59,6 +60,7 @@ inline const char* drop_name(Drop d) {
                                       "rsp_hdr_buffer_full",
                                       "unexpected_response",
                                       "untrackable",
+                                      "sync_early",
                                       "not_for_dut"};
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<size_t>(Drop::kCount));
   return names[static_cast<size_t>(d)];

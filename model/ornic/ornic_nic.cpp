@@ -24,14 +24,15 @@ OrnicNic::OrnicNic(sc_core::sc_module_name name, const OrnicParams& p, Stats& st
       env_{p_, stats, vcd, std::string(this->name())},
       qp_ctx_sram_("qp.context", p_.sram.qp_context, stats, env_.sram_stat("qp.context")),
       qps_(&qp_ctx_sram_, p_.nic.max_qps),
-      cc_ctx_sram_(p_.sender.rate == "dcqcn"
+      cc_ctx_sram_(sender::find_rate(p_.rate()).context
                        ? std::make_unique<Sram>("cc.context", p_.sram.cc_context, stats,
                                                 env_.sram_stat("cc.context"))
                        : nullptr),
       policy_(sender::make_sender_policy(
-          p_.recovery(), p_.sender.rate, StatGroup(stats, std::string(this->name()) + ".tx"),
+          p_.recovery(), p_.rate(), StatGroup(stats, std::string(this->name()) + ".tx"),
           sender::PolicyEnv{p_.nic.max_qps, p_.qp_manager.max_inflight_psns, p_.nic.clock_mhz,
-                            p_.mac.rate_gbps, &p_.sender.dcqcn, cc_ctx_sram_.get()})),
+                            p_.mac.rate_gbps, &p_.sender.dcqcn, cc_ctx_sram_.get(),
+                            &p_.sender.mprdma, p_.nic.pmtu_bytes})),
       register_manager_("register_manager", env_),
       dma_("dma", env_),
       mac_("mac", env_),

@@ -81,7 +81,7 @@ class OrnicNic : public sc_core::sc_module {
   BlockEnv env_;
   Sram qp_ctx_sram_;
   QpContextTable qps_;
-  std::unique_ptr<Sram> cc_ctx_sram_;  // with tx.rate dcqcn
+  std::unique_ptr<Sram> cc_ctx_sram_;  // with a rate core that keeps per-QP state
   Agenda agenda_;
   sender::SenderPolicy policy_;
   RegisterManager register_manager_;

@@ -50,6 +50,10 @@ void OrnicParams::describe(ParamTable& t) {
   t.add("bitmap.left_cache_threshold", &bitmap.left_cache_threshold, "hop",
         "LEFT/LEFT+: a walk of at least this many next_ptr hops moves the cache pointer", 1,
         1u << 20);
+  t.add("bitmap.mprdma_slots", &bitmap.mprdma_slots, "slot",
+        "L: MP-RDMA's two-bit tracking slots per QP (nic.ordering mprdma; a packet at or past "
+        "rcv_nxt + L is dropped and NACKed); 0: the QP window N x M, as the other schemes",
+        0, 1u << 22);
   t.add("bitmap.melo_rob_base", &bitmap.melo_rob_base, "address",
         "MELO/MELO+: host address of the re-order buffers (QP i: base + i x window x PMTU); "
         "out-of-order data lands there and is copied to its destination when ePSN passes it",
@@ -95,13 +99,15 @@ void OrnicParams::describe(ParamTable& t) {
   t.add("tx.recovery", &sender.recovery,
         "loss-recovery core of the transmit seam (model/sender/): auto (the one nic.ordering "
         "pairs with), go-back-n, ornic (bitmap NAK), selective-repeat (IRN SACK), hole-list "
-        "(MELO NACK), eunomia (sender agent)",
+        "(MELO NACK), eunomia (sender agent), mprdma (MP-RDMA recovery mode, cc.mprdma.*)",
         sender::recovery_choices());
   t.add("tx.rate", &sender.rate,
-        "rate/pacing core of the transmit seam (model/sender/): none (line rate), dcqcn (DCQCN "
-        "reaction point, cc.dcqcn.*)",
+        "rate/pacing core of the transmit seam (model/sender/): auto (the one nic.ordering pairs "
+        "with: mprdma for mprdma, else none), none (line rate), dcqcn (DCQCN reaction point, "
+        "cc.dcqcn.*), mprdma (MP-RDMA's window and ACK clocking, cc.mprdma.*)",
         sender::rate_choices());
   sender.dcqcn.describe(t);
+  sender.mprdma.describe(t);
   t.add("cc.cnp_interval_us", &np.cnp_interval_us, "us",
         "notification point: a QP that receives a CE-marked packet sends its peer a CNP, at "
         "most one per this interval (0: one per marked packet, as ns-3 HPCC; 50: the DCQCN "
@@ -138,7 +144,9 @@ void OrnicParams::describe(ParamTable& t) {
                           "the Hdr Generator's WQE cache (one word per cached WQE)");
   sram.cc_context.describe(t, "sram.cc.context",
                            "the rate core's per-QP state (tx.rate dcqcn: Rc, Rt, alpha, timers, "
-                           "counters; one word per QP, live from its first CNP)");
+                           "counters, live from its first CNP; tx.rate mprdma: the window and "
+                           "recovery state, 391 bits read and written per event, live from the "
+                           "QP's first send; one entry per QP)");
   pcie.describe(t);
   host.describe(t);
 }
@@ -150,10 +158,10 @@ void OrnicParams::validate() const {
                     std::to_string(uint64_t{bitmap.block_bits} * bitmap.nodes_per_qp) +
                     " bits) must exceed nic.otd (" + std::to_string(nic.otd) +
                     "): the bitmap is OTD + BDP wide (Eq. 5)");
-  if (sender.rate == "dcqcn" && sram.cc_context.depth < nic.max_qps)
+  if (sender::find_rate(rate()).context && sram.cc_context.depth < nic.max_qps)
     throw Error(msg::kConfig, "sram.cc.context.depth (" + std::to_string(sram.cc_context.depth) +
                                   ") must be at least nic.max_qps (" + std::to_string(nic.max_qps) +
-                                  ") with tx.rate dcqcn");
+                                  ") with tx.rate " + rate());
   if (sram.qp_context.depth < nic.max_qps)
     throw Error(msg::kConfig, "sram.qp.context.depth (" + std::to_string(sram.qp_context.depth) +
                                   ") must be at least nic.max_qps (" + std::to_string(nic.max_qps) +
@@ -161,6 +169,10 @@ void OrnicParams::validate() const {
   uint32_t p = nic.pmtu_bytes;
   if (p != 256 && p != 512 && p != 1024 && p != 2048 && p != 4096)
     throw Error(msg::kConfig, "nic.pmtu_bytes must be 256, 512, 1024, 2048 or 4096");
+}
+
+std::string OrnicParams::rate() const {
+  return sender.rate == "auto" ? ordering::find_scheme(nic.ordering).traits.rate : sender.rate;
 }
 
 std::string OrnicParams::recovery() const {

@@ -6,6 +6,7 @@
 
 #include "model/core/params.h"
 #include "model/sender/dcqcn.h"
+#include "model/sender/mprdma.h"
 #include "model/sram/sram.h"
 #include "tlm/host_memory_params.h"
 #include "tlm/pcie_link_core.h"
@@ -46,6 +47,7 @@ struct BitmapParams {  // bitmap.*
   uint32_t nodes_per_qp = 20;
   uint32_t pool_blocks = 4096;
   uint32_t left_cache_threshold = 2;
+  uint32_t mprdma_slots = 64;  // MP-RDMA's L
   uint64_t melo_rob_base = 0x7F0000000000ull;
 };
 
@@ -84,8 +86,9 @@ struct QpManagerParams {  // tx.qp_manager.*
 
 struct SenderPolicyParams {  // tx.* (the transmit seam, model/sender/)
   std::string recovery = "auto";
-  std::string rate = "none";
-  sender::DcqcnParams dcqcn;  // cc.dcqcn.* (tx.rate dcqcn)
+  std::string rate = "auto";
+  sender::DcqcnParams dcqcn;    // cc.dcqcn.* (tx.rate dcqcn)
+  sender::MpRdmaParams mprdma;  // cc.mprdma.* (tx.rate / tx.recovery mprdma)
 };
 
 struct TxArbiterParams {  // tx.arbiter.*
@@ -113,7 +116,7 @@ struct SramSet {  // sram.<instance>.*
   SramParams qp_context{512, 2048, "2RW", 1};
   SramParams acked_psn_mem{64, 2048, "1R1W", 1};
   SramParams wqe_cache{256, 4096, "1R1W", 1};
-  SramParams cc_context{256, 2048, "1R1W", 1};  // with tx.rate dcqcn only
+  SramParams cc_context{256, 2048, "1R1W", 1};  // with tx.rate dcqcn / mprdma only
 };
 
 struct OrnicParams {
@@ -142,7 +145,8 @@ struct OrnicParams {
   // Cross-parameter checks; throws oonic::Error naming the keys.
   void validate() const;
   // tx.recovery with `auto` resolved to the recovery nic.ordering pairs with.
-  std::string recovery() const;
+  std::string recovery() const;  // tx.recovery, auto resolved by nic.ordering
+  std::string rate() const;      // tx.rate, auto resolved by nic.ordering
 };
 
 }  // namespace oonic::ornic

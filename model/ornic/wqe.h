@@ -6,7 +6,8 @@
 // WQE, 64 bytes:
 //   0  wr_id        u64   the host's tag, echoed in the CQE
 //   8  opcode       u8    0 WRITE, 1 READ, 2 SEND
-//   9  flags        u8    bit 0: OOO (ORNIC OOO WRITE / OOO READ)
+//   9  flags        u8    bit 0: OOO (ORNIC OOO WRITE / OOO READ); bit 1: Sync
+//                         (MP-RDMA: the WQE updates memory only after every earlier one)
 //   10 reserved     u16
 //   12 length       u32   bytes
 //   16 local_addr   u64   source (WRITE/SEND) or destination (READ) in this host
@@ -34,6 +35,7 @@ enum class WqeOp : uint8_t { kWrite = 0, kRead = 1, kSend = 2 };
 constexpr uint32_t kWqeBytes = 64;
 constexpr uint32_t kCqeBytes = 32;
 constexpr uint8_t kWqeFlagOoo = 0x01;
+constexpr uint8_t kWqeFlagSync = 0x02;  // MP-RDMA: the synchronise flag
 
 inline const char* to_string(WqeOp op) {
   switch (op) {
@@ -51,6 +53,7 @@ struct Wqe {
   uint64_t wr_id = 0;
   WqeOp op = WqeOp::kWrite;
   bool ooo = false;
+  bool sync = false;
   uint32_t length = 0;
   uint64_t local_addr = 0;
   uint64_t remote_addr = 0;
@@ -60,7 +63,7 @@ struct Wqe {
     std::memset(b, 0, kWqeBytes);
     std::memcpy(b + 0, &wr_id, 8);
     b[8] = static_cast<uint8_t>(op);
-    b[9] = ooo ? kWqeFlagOoo : 0;
+    b[9] = static_cast<uint8_t>((ooo ? kWqeFlagOoo : 0) | (sync ? kWqeFlagSync : 0));
     std::memcpy(b + 12, &length, 4);
     std::memcpy(b + 16, &local_addr, 8);
     std::memcpy(b + 24, &remote_addr, 8);
@@ -72,6 +75,7 @@ struct Wqe {
     if (b[8] > 2) return false;
     op = static_cast<WqeOp>(b[8]);
     ooo = b[9] & kWqeFlagOoo;
+    sync = b[9] & kWqeFlagSync;
     std::memcpy(&length, b + 12, 4);
     std::memcpy(&local_addr, b + 16, 8);
     std::memcpy(&remote_addr, b + 24, 8);

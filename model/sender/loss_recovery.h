@@ -21,6 +21,9 @@ class SendState {
   virtual uint32_t una(uint32_t qi) const = 0;       // first unacknowledged PSN
   virtual uint32_t high(uint32_t qi) const = 0;      // first PSN never sent
   virtual uint32_t send_psn(uint32_t qi) const = 0;  // next PSN the send pointer sends
+  // The QP has new data it could send now (the send pointer is short of the end of its
+  // active WQEs), window aside.
+  virtual bool has_new(uint32_t qi) const = 0;
   // psn lies in the span of an active WRITE or SEND WQE (not a READ's, whose recovery is
   // the requester's own re-request, nor a retired WQE's).
   virtual bool in_write_or_send(uint32_t qi, uint32_t psn) const = 0;
@@ -28,6 +31,15 @@ class SendState {
   virtual bool resend(uint32_t qi, uint32_t psn) = 0;
   // Go back N: send again from psn (the send pointer moves back, queued resends drop).
   virtual void go_back(uint32_t qi, uint32_t psn) = 0;
+};
+
+// What a data packet of an OOO WQE carries for the sender policy's headers.
+struct PacketTag {
+  uint32_t head = 0;  // the WQE's (message's) first PSN
+  bool last = false;  // the message's last packet
+  bool retx = false;  // a retransmission
+  bool sync = false;  // the WQE carries the synchronise flag
+  uint32_t msn = 0;   // the message's sequence number (WQEs sent on the QP before it)
 };
 
 class LossRecovery {
@@ -55,8 +67,13 @@ class LossRecovery {
   virtual bool holds(uint32_t qi, bool last_of_ooo_write, uint32_t send_psn, uint32_t una) {
     return false;
   }
-  // Headers the policy adds to a data packet of an OOO WQE whose first PSN is head.
-  virtual void tag(wire::FrameSpec& f, uint32_t head, bool last) {}
+  // Headers the policy adds to a data packet of an OOO WQE.
+  virtual void tag(wire::FrameSpec& f, const PacketTag& t) {}
+  // Resends the core paces itself (MP-RDMA's recovery mode and early retransmit): the
+  // QP Manager asks, when the QP may send, for the next PSN to send again, after its
+  // selective-retransmission queue and before new data. has_resend: one is due.
+  virtual bool has_resend(const SendState& s, uint32_t qi) const { return false; }
+  virtual bool next_resend(SendState& s, uint32_t qi, uint32_t* psn) { return false; }
   // An out-of-order READ response the requester's own ordering unit SACKed: re-request
   // the hole it reports? (Eunomia: no, a SACK is information only.)
   virtual bool rerequest_on_read_sack() const { return true; }

@@ -1,8 +1,9 @@
 // The transmit seam, rate/pacing half (docs/DESIGN.md "Seams"): when a QP may send its
-// next packet and on which UDP source port. Told every ACK, CNP and timeout; asked by
-// the QP Manager before a packet is handed to the TX arbiter. `none` (line rate, the QP's
-// own source port) is the only core today; congestion control (DCQCN, MP-RDMA's window)
-// plugs in here. Plain C++.
+// next packet and on which UDP source port. Told every ACK, CNP, Scheme Feedback frame
+// and timeout; asked by the QP Manager before it picks a packet of the QP (send_at: a
+// window) and before the packet is handed to the TX arbiter (earliest: pacing). Cores:
+// `none` (line rate, the QP's own source port), `dcqcn` (rate), `mprdma` (MP-RDMA's
+// window clocked by ACKs over virtual paths). Plain C++.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,8 @@
 #include <utility>
 
 #include "model/core/cycles.h"
+#include "model/sender/loss_recovery.h"
+#include "model/wire/roce.h"
 
 namespace oonic::sender {
 
@@ -17,15 +20,31 @@ class RateControl {
  public:
   virtual ~RateControl() = default;
   virtual const char* name() const = 0;
+  // Window cores: may the QP pick its next packet at `now`? now: yes; a later cycle: ask
+  // again then (the QP Manager books a wake); kNever: not before feedback arrives (then
+  // on_feedback returns true). sync_first: the packet would be the first of a WQE with
+  // the synchronise flag.
+  virtual Cycle send_at(uint32_t qi, Cycle now, const SendState& s, bool sync_first) { return now; }
+  // The QP Manager picked psn (retx: a resend) at `now`; the UDP source port it goes
+  // out with (default_port: the QP's own).
+  virtual uint16_t picked(uint32_t qi, Cycle now, uint32_t psn, bool retx, uint16_t default_port) {
+    return default_port;
+  }
+  // A Scheme Feedback frame arrived (after the first unacknowledged PSN moved and the
+  // recovery core saw it). True: the QP may send again (the caller kicks it).
+  virtual bool on_feedback(uint32_t qi, Cycle t, const wire::SchemeFeedback& fb,
+                           const SendState& s) {
+    return false;
+  }
+  // The policy's recovery core (make_sender_policy pairs them once).
+  virtual void pair(const LossRecovery& recovery) {}
   // Earliest cycle the QP may put a packet of `bytes` on the wire, asked at `now`.
   virtual Cycle earliest(uint32_t qi, Cycle now, uint32_t bytes) { return now; }
   // The packet went at `start`.
   virtual void sent(uint32_t qi, Cycle start, uint32_t bytes) {}
-  // UDP source port of the packet with this PSN; default_port is the QP's own.
-  virtual uint16_t source_port(uint32_t qi, uint32_t psn, uint16_t default_port) {
-    return default_port;
-  }
-  virtual void on_ack(uint32_t qi, Cycle t, uint32_t acked_psns) {}
+  // The QP's first unacknowledged PSN moved by acked_psns (any ACK, NAK, READ response or
+  // Scheme Feedback frame). True: the QP may send again (the caller kicks it).
+  virtual bool on_ack(uint32_t qi, Cycle t, uint32_t acked_psns) { return false; }
   virtual void on_cnp(uint32_t qi, Cycle t) {}
   virtual void on_timeout(uint32_t qi, Cycle t) {}
   // Data packets go out ECN-capable (ECT(0)) when the core reads ECN (CNPs).

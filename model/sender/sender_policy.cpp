@@ -1,6 +1,7 @@
 #include "model/sender/sender_policy.h"
 
 #include "model/sender/dcqcn.h"
+#include "model/sender/mprdma.h"
 
 #include "model/core/error.h"
 #include "model/eunomia/sender_agent_core.h"
@@ -25,6 +26,18 @@ std::unique_ptr<RateControl> dcqcn_rate(const StatGroup& stats, const PolicyEnv&
                                  env.max_qps, stats, env.cc_context);
 }
 
+const MpRdmaParams& mprdma_params(const PolicyEnv& env) {
+  static const MpRdmaParams kDefaults;
+  return env.mprdma ? *env.mprdma : kDefaults;
+}
+std::unique_ptr<RateControl> mprdma_rate(const StatGroup& stats, const PolicyEnv& env) {
+  return std::make_unique<MpRdmaWindow>(mprdma_params(env), env.clock_mhz, env.line_gbps,
+                                        env.pmtu_bytes, env.max_qps, stats, env.cc_context);
+}
+std::unique_ptr<LossRecovery> mprdma_recovery(const StatGroup& stats, const PolicyEnv& env) {
+  return std::make_unique<MpRdmaRecovery>(mprdma_params(env), env.max_qps, stats);
+}
+
 std::unique_ptr<RateControl> no_rate(const StatGroup&, const PolicyEnv&) {
   return std::make_unique<NoRate>();
 }
@@ -43,14 +56,23 @@ const std::vector<RecoveryKind>& recovery_kinds() {
       {"eunomia", "sender_agent",
        "Eunomia's sender agent: metadata, last-packet hold, SACK scoreboard, selective timeout",
        &eunomia},
+      {"mprdma", "mprdma",
+       "MP-RDMA: recovery mode from a NACK (resends clocked by the window), early retransmit, "
+       "ReTx/Sync/iPSN/MSN on every data packet",
+       &mprdma_recovery},
   };
   return k;
 }
 
 const std::vector<RateKind>& rate_kinds() {
   static const std::vector<RateKind> k = {
-      {"none", "line rate, no pacing, the QP's own UDP source port", &no_rate},
-      {"dcqcn", "DCQCN reaction point: per-QP rate from CNPs, paced (cc.dcqcn.*)", &dcqcn_rate},
+      {"none", "line rate, no pacing, the QP's own UDP source port", false, &no_rate},
+      {"dcqcn", "DCQCN reaction point: per-QP rate from CNPs, paced (cc.dcqcn.*)", true,
+       &dcqcn_rate},
+      {"mprdma",
+       "MP-RDMA: one window over virtual paths (UDP source ports) clocked by per-packet ACKs, "
+       "OOO-aware path selection, burst control (cc.mprdma.*)",
+       true, &mprdma_rate},
   };
   return k;
 }
@@ -80,6 +102,7 @@ SenderPolicy make_sender_policy(const std::string& recovery, const std::string& 
   SenderPolicy p;
   p.recovery = r.make(tx.group(r.block), env);
   p.rate = k.make(tx.group("rate"), env);
+  p.rate->pair(*p.recovery);
   return p;
 }
 
@@ -89,7 +112,7 @@ std::vector<std::string> recovery_choices() {
   return v;
 }
 std::vector<std::string> rate_choices() {
-  std::vector<std::string> v;
+  std::vector<std::string> v{"auto"};
   for (const RateKind& k : rate_kinds()) v.push_back(k.name);
   return v;
 }

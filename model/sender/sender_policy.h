@@ -17,13 +17,16 @@
 namespace oonic::sender {
 
 struct DcqcnParams;
+struct MpRdmaParams;
 struct PolicyEnv {
   uint32_t max_qps = 2048;
   uint32_t window_psns = 320;  // the requester's PSN window (tx.qp_manager.max_inflight_psns)
   double clock_mhz = 250;      // the NIC clock (rate cores pace in its cycles)
   double line_gbps = 100;      // the MAC line rate
-  const DcqcnParams* dcqcn = nullptr;  // cc.dcqcn.* (defaults when null)
-  Sram* cc_context = nullptr;          // the rate core's per-QP state (none: not counted)
+  const DcqcnParams* dcqcn = nullptr;    // cc.dcqcn.* (defaults when null)
+  Sram* cc_context = nullptr;            // the rate core's per-QP state (none: not counted)
+  const MpRdmaParams* mprdma = nullptr;  // cc.mprdma.* (defaults when null)
+  uint32_t pmtu_bytes = 1024;            // nic.pmtu_bytes (MP-RDMA's BDP in packets)
 };
 
 struct RecoveryKind {
@@ -35,6 +38,7 @@ struct RecoveryKind {
 struct RateKind {
   const char* name;
   const char* description;
+  bool context;  // keeps per-QP state in the cc.context SRAM
   std::unique_ptr<RateControl> (*make)(const StatGroup& stats, const PolicyEnv& env);
 };
 

@@ -332,6 +332,17 @@ ParseStatus parse(const uint8_t* frame, size_t len, PacketView& out, bool check_
     pos += kEunomiaMetaBytes;
     out.flags |= kHasEunomiaMeta;
   }
+  if ((flags & kSendData) == kSendData && (bth.resv7 & kBthMpRdmaMetaBit)) {
+    if (tail - pos < kMpRdmaMetaBytes) return ParseStatus::kBadExtension;
+    const uint8_t* e = frame + pos;
+    if ((e[0] & 0xFC) || e[4]) return ParseStatus::kBadExtension;  // undefined bits
+    out.mprdma.retx = e[0] & 1;
+    out.mprdma.sync = e[0] & 2;
+    out.mprdma.ipsn = rd24(e + 1);
+    out.mprdma.msn = rd24(e + 5);
+    pos += kMpRdmaMetaBytes;
+    out.flags |= kHasMpRdmaMeta;
+  }
   if (flags & kHasOooAddr) {
     if (tail - pos < kRethBytes) return ParseStatus::kBadExtension;
     read_reth(frame + pos, out.reth);
@@ -413,6 +424,9 @@ inline uint16_t spec_flags(const FrameSpec& s) {
 inline bool has_eunomia_meta(const FrameSpec& s) {
   return (s.bth.resv7 & kBthEunomiaMetaBit) && (spec_flags(s) & kSendData) == kSendData;
 }
+inline bool has_mprdma_meta(const FrameSpec& s) {
+  return (s.bth.resv7 & kBthMpRdmaMetaBit) && (spec_flags(s) & kSendData) == kSendData;
+}
 }  // namespace
 
 size_t frame_size(const FrameSpec& spec) {
@@ -420,6 +434,7 @@ size_t frame_size(const FrameSpec& spec) {
   n += spec.ip_version == 6 ? kIpv6HeaderBytes : kIpv4HeaderBytes;
   n += kUdpHeaderBytes + kBthBytes + ext_header_bytes(spec_flags(spec), spec.bitmap.nbits);
   if (has_eunomia_meta(spec)) n += kEunomiaMetaBytes;
+  if (has_mprdma_meta(spec)) n += kMpRdmaMetaBytes;
   n += spec.payload_len + pad_for(spec.payload_len) + kIcrcBytes;
   return n;
 }
@@ -512,6 +527,14 @@ size_t build(const FrameSpec& spec, uint8_t* out, size_t cap) {
     p[4] = spec.eunomia.last ? 1 : 0;
     p[5] = p[6] = p[7] = 0;
     p += kEunomiaMetaBytes;
+  }
+  if (has_mprdma_meta(spec)) {
+    const MpRdmaMeta& m = spec.mprdma;
+    p[0] = static_cast<uint8_t>((m.retx ? 1 : 0) | (m.sync ? 2 : 0));
+    wr24(p + 1, m.ipsn & kPsnMask);
+    p[4] = 0;
+    wr24(p + 5, m.msn & kPsnMask);
+    p += kMpRdmaMetaBytes;
   }
 
   if (flags & kHasOooAddr) {

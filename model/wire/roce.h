@@ -78,6 +78,19 @@ struct EunomiaMeta {
   uint32_t head = 0;  // first sequence number of the message (Eunomia's Head)
   bool last = false;  // last packet of the message
 };
+// BTH byte 8 bit 4 on a data packet: MP-RDMA's metadata extension (MP-RDMA NSDI'18 §4)
+// follows the BTH (after Eunomia's, before RETH / OOO address): 8 bytes,
+// flags 8 (bit 0 ReTx, bit 1 Sync; others 0) | iPSN 24 | reserved 8 | MSN 24.
+// iPSN is the first PSN of the packet's message, MSN its message sequence number.
+// Like Eunomia's, Wireshark shows the 8 bytes as the start of the payload.
+constexpr uint8_t kBthMpRdmaMetaBit = 0x10;
+constexpr size_t kMpRdmaMetaBytes = 8;
+struct MpRdmaMeta {
+  bool retx = false;  // a retransmission (its ACK echoes ReTx: a good path, MECHANISMS §6)
+  bool sync = false;  // the message waits for every earlier one (synchronise flag)
+  uint32_t ipsn = 0;  // 24 bit: the message's first PSN
+  uint32_t msn = 0;   // 24 bit: the message's sequence number
+};
 
 // AETH syndromes (IBTA 9.7.5.1): top 3 bits are the kind.
 constexpr uint8_t kAethAck = 0x00;  // | credit count (we use 0x1F: invalid credit)
@@ -99,15 +112,16 @@ enum HeaderFlags : uint16_t {
   kHasImmDt = 1 << 2,
   kHasOooAddr = 1 << 3,
   kHasBitmap = 1 << 4,
-  kHasPayload = 1 << 5,      // opcode carries data payload
-  kIsRequest = 1 << 6,       // sent by a requester (WRITE/SEND data, READ request)
-  kIsResponse = 1 << 7,      // sent by a responder (ACK/NAK, READ response)
-  kIsFirst = 1 << 8,         // first packet of a message
-  kIsLast = 1 << 9,          // last packet of a message (Last/Only)
-  kIsOoo = 1 << 10,          // ORNIC OOO WQE packet
-  kIsExtension = 1 << 11,    // oonic extension opcode (0x18-0x1F)
-  kHasFeedback = 1 << 12,    // scheme feedback extension (kSchemeFeedback)
-  kHasEunomiaMeta = 1 << 13  // Eunomia metadata extension (kBthEunomiaMetaBit on a data packet)
+  kHasPayload = 1 << 5,       // opcode carries data payload
+  kIsRequest = 1 << 6,        // sent by a requester (WRITE/SEND data, READ request)
+  kIsResponse = 1 << 7,       // sent by a responder (ACK/NAK, READ response)
+  kIsFirst = 1 << 8,          // first packet of a message
+  kIsLast = 1 << 9,           // last packet of a message (Last/Only)
+  kIsOoo = 1 << 10,           // ORNIC OOO WQE packet
+  kIsExtension = 1 << 11,     // oonic extension opcode (0x18-0x1F)
+  kHasFeedback = 1 << 12,     // scheme feedback extension (kSchemeFeedback)
+  kHasEunomiaMeta = 1 << 13,  // Eunomia metadata extension (kBthEunomiaMetaBit on a data packet)
+  kHasMpRdmaMeta = 1 << 14    // MP-RDMA metadata extension (kBthMpRdmaMetaBit on a data packet)
 };
 
 struct OpcodeInfo {
@@ -218,6 +232,7 @@ struct PacketView {
   BitmapBlock bitmap;
   SchemeFeedback feedback;  // kSchemeFeedback
   EunomiaMeta eunomia;      // kHasEunomiaMeta
+  MpRdmaMeta mprdma;        // kHasMpRdmaMeta
   // Payload (points into the frame; excludes pad bytes and ICRC)
   const uint8_t* payload = nullptr;
   uint32_t payload_len = 0;
@@ -252,6 +267,7 @@ struct FrameSpec {
   BitmapBlock bitmap;       // used by kOooNak
   SchemeFeedback feedback;  // used by kSchemeFeedback
   EunomiaMeta eunomia;      // written when bth.resv7 has kBthEunomiaMetaBit on a data opcode
+  MpRdmaMeta mprdma;        // written when bth.resv7 has kBthMpRdmaMetaBit on a data opcode
   const uint8_t* payload = nullptr;
   uint32_t payload_len = 0;
 };

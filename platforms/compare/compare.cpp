@@ -30,7 +30,8 @@ const char* kDescription =
     "Runs TRACE (oonic replay) or the two-NIC workload CONFIG (oonic run) once per\n"
     "receive-order scheme (nic.ordering) and prints two tables. The first: end\n"
     "cycle, throughput, ordering SRAM bits (every bitmap.* and eunomia.* instance\n"
-    "of the scheme but the free list, both NICs in a run: peak and time-weighted\n"
+    "of the scheme but the free list, and cc.context, the sender's per-QP state of\n"
+    "a window or rate core such as MP-RDMA's; both NICs in a run: peak and time-weighted\n"
     "mean, summed), control frames sent (ACK, NAK, bitmap NAK, SACK, NACK), drops,\n"
     "retransmissions (run) and integrity (replay: host memory equals the trace's\n"
     "bytes; run: the scoreboard). The second: peak and mean bits of each of those\n"
@@ -143,9 +144,11 @@ int run_compare(const CompareOptions& o) {
     r.cycles = j["run"]["end_cycle"].get<uint64_t>();
     // Every ordering SRAM instance of the scheme (bitmap.*: the Bitmap Manager's,
     // its layout differs per scheme; eunomia.*: Eunomia's receiver agent) but the
-    // free list, which every pooled scheme has alike (full when idle).
+    // free list, which every pooled scheme has alike (full when idle); cc.context: the
+    // sender's per-QP state (MP-RDMA's window and recovery, DCQCN's rate).
     auto ordering_sram = [](const std::string& k) {
-      return (k.rfind("bitmap.", 0) == 0 && k != "bitmap.free_list") || k.rfind("eunomia.", 0) == 0;
+      return (k.rfind("bitmap.", 0) == 0 && k != "bitmap.free_list") ||
+             k.rfind("eunomia.", 0) == 0 || k == "cc.context";
     };
     auto bitmap_bits = [&](const std::string& prefix, const char* what) {
       double b = 0;

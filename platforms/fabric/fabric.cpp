@@ -103,7 +103,11 @@ void FaultParams::describe(ParamTable& t) {
         "faults as data: one event a line, '<time_us> rate <a> <b> <gbps>' (a switch-to-switch "
         "link's rate, both ways), '<time_us> down <a> <b>' and '... up ...' (every frame on the "
         "link lost, "
-        "both ways), '<time_us> drop_psn_mod <a> <b> <n> <r>' (frames from a to b whose BTH PSN "
+        "both ways), '<time_us> loss <a> <b> <p>' (a switch-to-switch link drops each frame "
+        "with probability p, both ways), '<time_us> ecn <a> <b> <kmin_bytes> <kmax_bytes>' (RED "
+        "thresholds of the "
+        "switch ports on the link, both ways), '<time_us> drop_psn_mod <a> <b> <n> <r>' (frames "
+        "from a to b whose BTH PSN "
         "mod n is r lost); nodes by name (h0, leaf1, n5); empty = none",
         {});
 }
@@ -112,9 +116,9 @@ namespace {
 
 struct Fault {
   double at_us = 0;
-  std::string what;  // rate | down | up | drop_psn_mod
+  std::string what;  // rate | down | up | loss | drop_psn_mod
   uint32_t a = 0, b = 0;
-  double gbps = 0;
+  double gbps = 0;  // rate: Gbit/s; loss: the probability
   uint32_t n = 0, r = 0;
   uint32_t line = 0;
 };
@@ -158,11 +162,22 @@ std::vector<Fault> read_faults(const std::string& path, const Topology& t) {
         fail(
             "rate changes apply to switch-to-switch links (a NIC's MAC rate is fixed for a "
             "run)");
+    } else if (x.what == "ecn") {
+      double kmin = -1, kmax = -1;
+      if (!(is >> kmin >> kmax) || !(kmin >= 0) || !(kmax >= kmin))
+        fail("ecn: expected '<kmin_bytes> <kmax_bytes>' with 0 <= kmin <= kmax");
+      if (t.is_host(x.a) && t.is_host(x.b)) fail("ecn applies to a switch's egress port");
+      x.n = static_cast<uint32_t>(kmin), x.r = static_cast<uint32_t>(kmax);
+    } else if (x.what == "loss") {
+      if (!(is >> x.gbps) || !(x.gbps >= 0 && x.gbps <= 1))
+        fail("loss: expected a probability in [0, 1]");
+      if (t.is_host(x.a) || t.is_host(x.b))
+        fail("loss applies to switch-to-switch links (network.loss_rate covers host links)");
     } else if (x.what == "drop_psn_mod") {
       if (!(is >> x.n >> x.r) || x.n == 0 || x.r >= x.n)
         fail("drop_psn_mod: expected '<n> <r>' with 0 <= r < n");
     } else if (x.what != "down" && x.what != "up") {
-      fail("unknown fault '" + x.what + "' (rate, down, up, drop_psn_mod)");
+      fail("unknown fault '" + x.what + "' (rate, down, up, loss, ecn, drop_psn_mod)");
     }
     std::string extra;
     if (is >> extra) fail("unexpected '" + extra + "'");
@@ -709,6 +724,14 @@ int run_fabric(const b2b::RunOptions& o) {
           end(
               a, b, [&](network::Switch& s, uint32_t k) { s.set_port_rate(k, x.gbps); },
               [](network::NetworkLink&) {});
+        } else if (x.what == "ecn") {
+          end(
+              a, b, [&](network::Switch& s, uint32_t k) { s.set_port_ecn(k, x.n, x.r); },
+              [](network::NetworkLink&) {});
+        } else if (x.what == "loss") {
+          end(
+              a, b, [&](network::Switch& s, uint32_t k) { s.set_port_loss(k, x.gbps); },
+              [](network::NetworkLink&) {});
         } else if (x.what == "down" || x.what == "up") {
           const bool down = x.what == "down";
           end(
@@ -1089,7 +1112,7 @@ int run_fabric(const b2b::RunOptions& o) {
   s << "oonic run " << (o.config.empty() ? "(defaults)" : o.config) << ": fabric "
     << all.topology.kind << ", " << nh << " hosts, " << fb->switches.size() << " switches, "
     << runs.size() << " flows (" << all.flows.opcode << ", " << all.nic.nic.ordering << ", "
-    << "routing " << all.routing.mode << ", rate " << all.nic.sender.rate << ")\n";
+    << "routing " << all.routing.mode << ", rate " << all.nic.rate() << ")\n";
   s << "  completed   " << completed << "/" << runs.size() << " flows"
     << (finished ? "" : "  (NOT FINISHED by run.max_sim_ms)") << " by " << fmt(last_cqe / 1e6, 3)
     << " us; payload " << payload << " B\n";

@@ -146,6 +146,10 @@ void Switch::set_port_rate(uint32_t port, double gbps) {
   core_.set_rate(port, gbps);
 }
 
+void Switch::set_port_loss(uint32_t port, double p) {
+  loss_.at(port) = p;
+}
+
 void Switch::set_port_down(uint32_t port, bool down) {
   down_.at(port) = down;
 }

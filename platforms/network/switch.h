@@ -90,6 +90,12 @@ class Switch : public sc_core::sc_module {
   // rule losing frames leaving the port whose BTH PSN mod n == r.
   void set_port_rate(uint32_t port, double gbps);
   void set_port_down(uint32_t port, bool down);
+  // Random loss on the port's egress wire from now on (replaces switch.loss_rate and
+  // the link's error rate there).
+  void set_port_loss(uint32_t port, double p);
+  void set_port_ecn(uint32_t port, uint64_t kmin, uint64_t kmax) {
+    core_.set_ecn(port, kmin, kmax);
+  }
   void add_psn_rule(uint32_t port, uint32_t n, uint32_t r);
   // Frames and bytes (without FCS) that left each port, lost ones included.
   const std::vector<uint64_t>& port_frames_out() const { return port_frames_; }

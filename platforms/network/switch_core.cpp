@@ -105,11 +105,17 @@ SwitchCore::SwitchCore(const SwitchParams& p, std::vector<double> port_gbps, uin
       throw Error(msg::kConfig, name + ": port " + std::to_string(k) + " has no rate");
 }
 
-double SwitchCore::mark_probability(uint64_t q) const {
-  if (q <= p_.kmin_bytes) return 0.0;
-  if (q >= p_.kmax_bytes) return 1.0;
-  return p_.pmax * static_cast<double>(q - p_.kmin_bytes) /
-         static_cast<double>(p_.kmax_bytes - p_.kmin_bytes);
+double SwitchCore::mark_probability(uint32_t port, uint64_t q) const {
+  const uint64_t kmin = ecn_.empty() ? p_.kmin_bytes : ecn_[port].first;
+  const uint64_t kmax = ecn_.empty() ? p_.kmax_bytes : ecn_[port].second;
+  if (q <= kmin) return 0.0;
+  if (q >= kmax) return 1.0;
+  return p_.pmax * static_cast<double>(q - kmin) / static_cast<double>(kmax - kmin);
+}
+
+void SwitchCore::set_ecn(uint32_t port, uint64_t kmin, uint64_t kmax) {
+  if (ecn_.empty()) ecn_.assign(ports(), {p_.kmin_bytes, p_.kmax_bytes});
+  ecn_.at(port) = {kmin, kmax};
 }
 
 // One 64-bit draw per RED decision, so the stream does not depend on p.
@@ -150,7 +156,7 @@ SwitchCore::Admit SwitchCore::enqueue(uint64_t now_ps, uint32_t out_port, const 
     return a;
   }
   a.accepted = true;
-  if (p_.ecn && f.ect && p_.mark_at == "enqueue") a.ce = draw(mark_probability(q.bytes));
+  if (p_.ecn && f.ect && p_.mark_at == "enqueue") a.ce = draw(mark_probability(out_port, q.bytes));
   q.items.push_back({f, now_ps + latency_ps_, a.ce});
   q.bytes += b;
   used_ += b;
@@ -193,7 +199,7 @@ std::optional<SwitchCore::Departure> SwitchCore::start_next(uint32_t port, uint6
     d.end_ps = now_ps + serialization_ps(port, it.f.len);
     free_[port] = d.end_ps;
     d.ce = it.ce;
-    if (p_.ecn && it.f.ect && p_.mark_at == "dequeue") d.ce = draw(mark_probability(q.bytes));
+    if (p_.ecn && it.f.ect && p_.mark_at == "dequeue") d.ce = draw(mark_probability(port, q.bytes));
     if (d.ce) ++c_.marked;
     const size_t ii = idx(it.f.in_port, c);
     in_[ii] -= b;

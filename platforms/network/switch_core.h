@@ -137,7 +137,7 @@ class SwitchCore {
   bool xoff(uint32_t port, uint8_t prio) const { return xoff_[idx(port, prio)] != 0; }
 
   // RED marking probability at queue depth q (bytes).
-  double mark_probability(uint64_t q) const;
+  double mark_probability(uint32_t port, uint64_t q) const;
   uint64_t serialization_ps(uint32_t port, uint32_t len) const;
   uint64_t queue_bytes(uint32_t port, uint8_t prio) const { return q_[idx(port, prio)].bytes; }
   uint64_t port_bytes(uint32_t port) const {  // every priority of the port
@@ -152,6 +152,8 @@ class SwitchCore {
   uint32_t priorities() const { return p_.priorities; }
   // Fault: the port's rate from now on (frames that start later serialize at it).
   void set_rate(uint32_t port, double gbps) { gbps_.at(port) = gbps; }
+  // RED thresholds of one egress port from now on (a fault: ECN misconfigured there).
+  void set_ecn(uint32_t port, uint64_t kmin, uint64_t kmax);
   double rate_gbps(uint32_t port) const { return gbps_.at(port); }
 
  private:
@@ -171,6 +173,7 @@ class SwitchCore {
   SwitchParams p_;
   std::string name_;
   std::vector<double> gbps_;
+  std::vector<std::pair<uint64_t, uint64_t>> ecn_;  // per port (kmin, kmax); empty: switch.*
   Rng rng_;
   uint64_t latency_ps_;
   std::vector<Queue> q_;           // [port][prio]

@@ -30,6 +30,7 @@ class ScriptedState final : public sender::SendState {
   uint32_t una(uint32_t) const override { return una_; }
   uint32_t high(uint32_t) const override { return high_; }
   uint32_t send_psn(uint32_t) const override { return send_; }
+  bool has_new(uint32_t) const override { return more; }
   bool in_write_or_send(uint32_t, uint32_t psn) const override { return !reads.count(psn); }
   bool resend(uint32_t, uint32_t psn) override {
     if (wire::psn_diff(psn, una_) < 0 || wire::psn_diff(psn, high_) >= 0) return false;
@@ -46,6 +47,7 @@ class ScriptedState final : public sender::SendState {
   void set(uint32_t una, uint32_t high) { una_ = una, high_ = high, send_ = high; }
   std::set<uint32_t> reads;
   std::vector<uint32_t> resent, go_backs;
+  bool more = false;  // has_new
 
  private:
   uint32_t una_ = 0, high_ = 0, send_ = 0;
@@ -148,7 +150,9 @@ TEST(SenderAgentCore, HoldsTheLastPacketOfAnOooWriteUntilAllBeforeItIsAcked) {
   EXPECT_EQ(stats.counter_value("tx.sender_agent.last_packet_holds"), 1u);
   // Every data packet of an OOO WQE carries Head and the last bit.
   wire::FrameSpec f;
-  a.tag(f, 1234, true);
+  sender::PacketTag tg;
+  tg.head = 1234, tg.last = true;
+  a.tag(f, tg);
   EXPECT_NE(f.bth.resv7 & wire::kBthEunomiaMetaBit, 0);
   EXPECT_EQ(f.eunomia.head, 1234u);
   EXPECT_TRUE(f.eunomia.last);

@@ -122,9 +122,15 @@ TEST(SwitchCore, RedMarkingProbabilityBetweenKminAndKmax) {
   p.pmax = 0.2;
   p.mark_at = "enqueue";
   SwitchCore s(p, {100, 100}, 7, "sw");
-  EXPECT_EQ(s.mark_probability(10000), 0.0);
-  EXPECT_DOUBLE_EQ(s.mark_probability(30000), 0.1);  // 0.2 x 20000 / 40000
-  EXPECT_EQ(s.mark_probability(50000), 1.0);
+  EXPECT_EQ(s.mark_probability(1, 10000), 0.0);
+  EXPECT_DOUBLE_EQ(s.mark_probability(1, 30000), 0.1);  // 0.2 x 20000 / 40000
+  EXPECT_EQ(s.mark_probability(1, 50000), 1.0);
+  // A port's own thresholds (the ecn fault): port 0 only.
+  SwitchCore own(p, {100, 100}, 7, "sw");
+  own.set_ecn(0, 20000, 60000);
+  EXPECT_EQ(own.mark_probability(0, 20000), 0.0);
+  EXPECT_DOUBLE_EQ(own.mark_probability(0, 40000), 0.1);  // 0.2 x 20000 / 40000
+  EXPECT_DOUBLE_EQ(own.mark_probability(1, 30000), 0.1);  // switch.* still
   // Hold the queue at 30,000 B and offer N ECT frames: each finds q = 30,000, then
   // the head leaves. The marked fraction is 0.1 within 4 standard deviations.
   for (uint64_t k = 0; k < 30; ++k) s.enqueue(0, 1, {k, 1000, 1, false, 0});

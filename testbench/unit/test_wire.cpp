@@ -1082,6 +1082,80 @@ TEST(WireEunomiaMeta, RoundTripTruncatedAndIgnoredOffData) {
   EXPECT_EQ(parse(c.data(), c.size(), v, /*check_icrc=*/false), ParseStatus::kBadExtension);
 }
 
+// MP-RDMA's data-packet metadata (ReTx, Sync, iPSN 24, MSN 24): flagged by BTH byte 8
+// bit 4, 8 bytes after the BTH (after Eunomia's when both are set, before RETH / OOO
+// address). Byte layout checked by hand: flags | iPSN | 0 | MSN.
+TEST(WireMpRdmaMeta, RoundTripLayoutTruncatedAndIgnoredOffData) {
+  using namespace oonic::wire;
+  std::vector<uint8_t> payload(64, 0x3C);
+  for (uint8_t op : {kWriteFirst, kSendMiddle, kOooWriteFSpot, kOooWriteSpot, kOooWriteLast}) {
+    FrameSpec s;
+    s.bth.opcode = op;
+    s.bth.psn = 77;
+    s.bth.resv7 = kBthMpRdmaMetaBit;
+    s.reth.va = 0x1234000, s.reth.rkey = 9, s.reth.dma_len = 2048;
+    s.mprdma.retx = true;
+    s.mprdma.sync = op == kSendMiddle;
+    s.mprdma.ipsn = 0xABCDEF;
+    s.mprdma.msn = 0x010203;
+    s.payload = payload.data();
+    s.payload_len = 64;
+    FrameSpec plain = s;
+    plain.bth.resv7 = 0;
+    auto b = build(s);
+    EXPECT_EQ(b.size(), build(plain).size() + kMpRdmaMetaBytes) << int(op);
+    const uint8_t* e = b.data() + 14 + 20 + 8 + 12;
+    EXPECT_EQ(e[0], op == kSendMiddle ? 3 : 1);
+    const std::vector<uint8_t> rest(e + 1, e + 8);
+    EXPECT_EQ(rest, (std::vector<uint8_t>{0xAB, 0xCD, 0xEF, 0, 1, 2, 3}));
+    PacketView v;
+    ASSERT_EQ(parse(b.data(), b.size(), v), ParseStatus::kOk) << int(op);
+    ASSERT_TRUE(v.flags & kHasMpRdmaMeta);
+    EXPECT_TRUE(v.mprdma.retx);
+    EXPECT_EQ(v.mprdma.sync, op == kSendMiddle);
+    EXPECT_EQ(v.mprdma.ipsn, 0xABCDEFu);
+    EXPECT_EQ(v.mprdma.msn, 0x010203u);
+    if (v.flags & (kHasReth | kHasOooAddr)) {
+      EXPECT_EQ(v.reth.va, 0x1234000u) << int(op);
+    }
+    ASSERT_EQ(v.payload_len, 64u);
+    EXPECT_EQ(v.payload[0], 0x3C);
+  }
+  // Both extensions: Eunomia's first, then MP-RDMA's.
+  FrameSpec both;
+  both.bth.opcode = kWriteMiddle;
+  both.bth.resv7 = kBthMpRdmaMetaBit | kBthEunomiaMetaBit;
+  both.eunomia.head = 5, both.mprdma.ipsn = 6, both.mprdma.msn = 7;
+  auto bb = build(both);
+  PacketView v;
+  ASSERT_EQ(parse(bb.data(), bb.size(), v), ParseStatus::kOk);
+  EXPECT_EQ(v.eunomia.head, 5u);
+  EXPECT_EQ(v.mprdma.ipsn, 6u);
+  EXPECT_EQ(v.mprdma.msn, 7u);
+  // On an ACK the bit means nothing.
+  FrameSpec ack;
+  ack.bth.opcode = kAcknowledge;
+  ack.bth.resv7 = kBthMpRdmaMetaBit;
+  auto a = build(ack);
+  ASSERT_EQ(parse(a.data(), a.size(), v), ParseStatus::kOk);
+  EXPECT_FALSE(v.flags & kHasMpRdmaMeta);
+  // Undefined flag bits, a non-zero reserved byte, a frame cut inside: counted drops.
+  FrameSpec s;
+  s.bth.opcode = kWriteMiddle;
+  s.bth.resv7 = kBthMpRdmaMetaBit;
+  for (size_t at : {size_t{0}, size_t{4}}) {
+    auto b = build(s);
+    b[14 + 20 + 8 + 12 + at] = 0x80;
+    refresh_icrc(b, 14);
+    EXPECT_EQ(parse(b.data(), b.size(), v), ParseStatus::kBadExtension) << at;
+  }
+  auto c = build(s);
+  c.resize(14 + 20 + 8 + 12 + 6);
+  c[16] = 0, c[17] = static_cast<uint8_t>(20 + 8 + 12 + 6);
+  c[14 + 20 + 4] = 0, c[14 + 20 + 5] = static_cast<uint8_t>(8 + 12 + 6);
+  EXPECT_EQ(parse(c.data(), c.size(), v, /*check_icrc=*/false), ParseStatus::kBadExtension);
+}
+
 // 802.1Qbb: DA 01:80:C2:00:00:01, EtherType 0x8808, opcode 0x0101, class-enable
 // vector, 8 x 16-bit times, zero padding to 60 bytes.
 TEST(Pfc, BuildsTheStandardLayoutAndParsesItBack) {

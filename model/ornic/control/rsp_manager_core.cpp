@@ -65,7 +65,8 @@ void RspManagerCore::advance(Cycle t, uint32_t qi, uint32_t una) {
   uint32_t from = 0;
   if (!send_queues_port->acknowledge(qi, una, &from)) return;
   l_.recovery.advanced(qi, from, una);
-  l_.rate.on_ack(qi, t, static_cast<uint32_t>(wire::psn_diff(una, from)));
+  if (l_.rate.on_ack(qi, t, static_cast<uint32_t>(wire::psn_diff(una, from))))
+    send_queues_port->kick_qp(t, qi);
   timers_[qi].deadline = t + period(qi);
 }
 
@@ -123,6 +124,8 @@ void RspManagerCore::on_feedback(Cycle t, uint32_t qi, uint32_t epsn,
     feedback_.inc();
     advance(x, qi, fb.type == wire::SchemeFeedback::kMpAck ? fb.psn[0] : epsn);
     l_.recovery.on_feedback(state_, qi, fb);
+    // A window core (MP-RDMA) clocks the QP's next packets with this frame.
+    if (l_.rate.on_feedback(qi, x, fb, state_)) send_queues_port->kick_qp(x, qi);
     l_.completions.poll(x, qi);
   });
 }

@@ -73,6 +73,7 @@ class RspManagerCore final : public RequesterEvents, public SendTimer {
     uint32_t una(uint32_t qi) const override { return sq_->una(qi); }
     uint32_t high(uint32_t qi) const override { return sq_->high(qi); }
     uint32_t send_psn(uint32_t qi) const override { return sq_->send_psn(qi); }
+    bool has_new(uint32_t qi) const override { return sq_->has_new(qi); }
     bool in_write_or_send(uint32_t qi, uint32_t psn) const override {
       return sq_->in_write_or_send(qi, psn);
     }

@@ -17,6 +17,7 @@ ordering::SchemeGeometry geometry(const OrnicParams& p) {
   g.pool_blocks = p.bitmap.pool_blocks;
   g.max_qps = p.nic.max_qps;
   g.left_cache_threshold = p.bitmap.left_cache_threshold;
+  g.mprdma_slots = p.bitmap.mprdma_slots;
   g.eunomia_master_blocks = p.eunomia.master_array_blocks;
   g.eunomia_connections = p.eunomia.connections_per_module;
   g.eunomia_alloc_bits_per_cycle = p.eunomia.alloc_bits_per_cycle;

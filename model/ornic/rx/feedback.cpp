@@ -36,9 +36,21 @@ bool selective_feedback(const ordering::Outcome& o, uint32_t psn, wire::BitmapBl
   }
 }
 
-bool scheme_feedback(const ordering::Outcome& o, uint32_t psn, uint16_t udp_sport,
+void mp_ack(uint32_t aack, uint32_t sack, const wire::PacketView& v, wire::SchemeFeedback* fb) {
+  using F = wire::SchemeFeedback;
+  *fb = F{};
+  fb->type = F::kMpAck;
+  fb->psn[0] = aack & wire::kPsnMask;
+  fb->psn[1] = sack & wire::kPsnMask;
+  fb->vp = v.udp_sport;
+  fb->info = static_cast<uint8_t>(((v.tos & 3) == 3 ? 1 : 0) |
+                                  ((v.flags & wire::kHasMpRdmaMeta) && v.mprdma.retx ? 2 : 0));
+}
+
+bool scheme_feedback(const ordering::Outcome& o, const wire::PacketView& v,
                      const ordering::SchemeTraits& traits, wire::SchemeFeedback* fb) {
   using F = wire::SchemeFeedback;
+  const uint32_t psn = v.bth.psn;
   *fb = F{};
   switch (o.feedback) {
     case ordering::Feedback::kHoleNack:
@@ -49,21 +61,19 @@ bool scheme_feedback(const ordering::Outcome& o, uint32_t psn, uint16_t udp_spor
         fb->psn[i] = o.holes[i].start_psn, fb->len[i] = o.holes[i].length;
       return true;
     case ordering::Feedback::kSack:
+      if (traits.sack_as_mp_ack) {  // MP-RDMA ACKs every packet
+        mp_ack(o.epsn, psn, v, fb);
+        return true;
+      }
       // In-order packets are ACKed as usual; a SACK reports an out-of-order one.
       if (o.verdict != ordering::Verdict::kOutOfOrder) return false;
-      if (traits.sack_as_mp_ack) {
-        fb->type = F::kMpAck;
-        fb->psn[0] = o.epsn;  // AACK
-        fb->psn[1] = o.sack_psn ? o.sack_psn : psn & wire::kPsnMask;
-        fb->vp = udp_sport;
-      } else {
-        fb->type = F::kSack;
-        fb->psn[0] = psn & wire::kPsnMask;
-      }
+      fb->type = F::kSack;
+      fb->psn[0] = psn & wire::kPsnMask;
       return true;
     case ordering::Feedback::kNack:
       fb->type = F::kNack;
-      fb->psn[0] = psn & wire::kPsnMask;
+      fb->psn[0] = (traits.sack_as_mp_ack ? o.sack_psn : psn) & wire::kPsnMask;
+      if (traits.sack_as_mp_ack) fb->vp = v.udp_sport;
       return true;
     default:
       return false;

@@ -17,8 +17,14 @@ bool selective_feedback(const ordering::Outcome& o, uint32_t psn, wire::BitmapBl
 
 // In the scheme's own wire format (Scheme Feedback frame: MELO hole NACK, IRN SACK,
 // NACK, MP-RDMA ACK when the scheme's traits say so), for the schemes that do not send
-// ORNIC's bitmap NAK. False when the call needs none.
-bool scheme_feedback(const ordering::Outcome& o, uint32_t psn, uint16_t udp_sport,
+// ORNIC's bitmap NAK, about data packet v. False when the call needs none.
+// MP-RDMA (traits.sack_as_mp_ack): every packet the unit SACKs (in order, out of order,
+// duplicate) gets an MP-RDMA ACK (mp_ack); its NACK names the lost PSN the unit reports
+// (Outcome::sack_psn), not the dropped packet's, and echoes the VP.
+bool scheme_feedback(const ordering::Outcome& o, const wire::PacketView& v,
                      const ordering::SchemeTraits& traits, wire::SchemeFeedback* fb);
+// MP-RDMA's per-packet ACK of data packet v: AACK, SACK, the VP (UDP source port) it
+// came on, ECE (it was CE-marked) and the ReTx echo (it carried ReTx).
+void mp_ack(uint32_t aack, uint32_t sack, const wire::PacketView& v, wire::SchemeFeedback* fb);
 
 }  // namespace oonic::ornic

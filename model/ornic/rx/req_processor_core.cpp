@@ -88,7 +88,8 @@ void ReqProcessorCore::process(Cycle ready, const wire::PacketView& v, PacketRec
   rec.verdict = "accepted";
   if (is_ooo_write(op))
     ooo_write(t3, static_cast<uint32_t>(qi), c, v, rec, &t4);
-  else if (traits_.ooo_send && op <= wire::kSendOnlyImm && (v.flags & wire::kHasEunomiaMeta))
+  else if (traits_.ooo_send && op <= wire::kSendOnlyImm &&
+           (v.flags & (wire::kHasEunomiaMeta | wire::kHasMpRdmaMeta)))
     ooo_send(t3, static_cast<uint32_t>(qi), c, v, rec, &t4);
   else if (op == wire::kReadRequest || op == wire::kOooReadRequest)
     read_request(t3, static_cast<uint32_t>(qi), c, v, rec);
@@ -143,6 +144,18 @@ void ReqProcessorCore::rob_flush(Cycle t, uint32_t qi, uint32_t epsn) {
     }
     rob_copies_->inc();
     it = q.erase(it);
+  }
+}
+
+void ReqProcessorCore::reack(QpContext& c, const wire::PacketView& v) {
+  // A duplicate below ePSN: ACKed again so the requester learns what arrived (MP-RDMA:
+  // its per-packet ACK, SACKing the duplicate).
+  Actions& a = act_;
+  if (traits_.sack_as_mp_ack) {
+    a.feedback = true;
+    mp_ack(c.epsn, v.bth.psn, v, &a.fb);
+  } else {
+    a.ack = true;
   }
 }
 
@@ -244,7 +257,7 @@ void ReqProcessorCore::ooo_write(Cycle t3, uint32_t qi, QpContext& c, const wire
   }
   if (wire::psn_diff(psn, c.epsn) < 0) {
     drop(t3, v, rec, Drop::kDuplicate);  // below ePSN: known from the context, no bitmap access
-    a.ack = true;
+    reack(c, v);
     return;
   }
   const bool fspot = op == wire::kOooWriteFSpot || op == wire::kOooWriteLastFSpot;
@@ -302,10 +315,14 @@ void ReqProcessorCore::ooo_send(Cycle t3, uint32_t qi, QpContext& c, const wire:
   }
   if (wire::psn_diff(psn, c.epsn) < 0) {
     drop(t3, v, rec, Drop::kDuplicate);  // below ePSN: known from the context
-    a.ack = true;
+    reack(c, v);
     return;
   }
-  const uint32_t head = v.eunomia.head & wire::kPsnMask;
+  // The message's first PSN and last bit: Eunomia's Head metadata, or MP-RDMA's iPSN
+  // with the opcode's last bit.
+  const bool eu = v.flags & wire::kHasEunomiaMeta;
+  const uint32_t head = (eu ? v.eunomia.head : v.mprdma.ipsn) & wire::kPsnMask;
+  const bool msg_last = eu ? v.eunomia.last : (v.flags & wire::kIsLast) != 0;
   const int32_t idx = wire::psn_diff(psn, head);
   const uint64_t off = uint64_t(uint32_t(std::max(idx, 0))) * c.pmtu;
   if (idx < 0 || off + v.payload_len > c.recv_bytes || (c.send_buf_valid && head != c.send_head))
@@ -318,13 +335,25 @@ void ReqProcessorCore::ooo_send(Cycle t3, uint32_t qi, QpContext& c, const wire:
     c.send_buf_valid = true;
     c.send_head = head;
   }
-  ordered(t3, qi, c, v, rec, t4, c.send_buf + off, v.eunomia.last, true);
+  ordered(t3, qi, c, v, rec, t4, c.send_buf + off, msg_last, true);
 }
 
 void ReqProcessorCore::ordered(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v,
                                PacketRecord& rec, Cycle* t4, uint64_t addr, bool last, bool send) {
   Actions& a = act_;
   const uint32_t psn = v.bth.psn;
+  if (traits_.sack_as_mp_ack && (v.flags & wire::kHasMpRdmaMeta) && v.mprdma.sync &&
+      wire::psn_diff(v.mprdma.ipsn & wire::kPsnMask, c.epsn) > 0) {
+    // MP-RDMA: a synchronise message updates memory only after every earlier message is
+    // in (rcv_nxt has reached its first PSN); one that arrives early is dropped, NACKed.
+    a.feedback = true;
+    a.fb = wire::SchemeFeedback{};
+    a.fb.type = wire::SchemeFeedback::kNack;
+    a.fb.psn[0] = psn & wire::kPsnMask;
+    a.fb.vp = v.udp_sport;
+    drop(t3, v, rec, Drop::kSyncEarly);
+    return;
+  }
   ordering::PacketMeta meta;  // Eunomia: Head / last from the data packet's metadata
   meta.last = last;
   if (v.flags & wire::kHasEunomiaMeta)
@@ -337,7 +366,7 @@ void ReqProcessorCore::ordered(Cycle t3, uint32_t qi, QpContext& c, const wire::
   rec.blocks_held = r.out.blocks_held;
   if (traits_.bitmap_nak) {
     if (selective_feedback(r.out, psn, &a.block)) a.bitmap_nak = true;
-  } else if (scheme_feedback(r.out, psn, v.udp_sport, traits_, &a.fb)) {
+  } else if (scheme_feedback(r.out, v, traits_, &a.fb)) {
     a.feedback = true;
   }
   if (r.out.feedback == ordering::Feedback::kNak)  // go-back-N schemes: NAK ePSN
@@ -374,7 +403,9 @@ void ReqProcessorCore::ordered(Cycle t3, uint32_t qi, QpContext& c, const wire::
       }
       // Eunomia's receiver ACKs every in-order packet (its sender's last-packet hold
       // waits for the cumulative ACK), whatever the ACK policy.
-      if (ack_every_ || traits_.ack_every_in_order)
+      if (traits_.sack_as_mp_ack)  // MP-RDMA: the per-packet ACK is the only one
+        a.ack = false, c.announce_cached = false;
+      else if (ack_every_ || traits_.ack_every_in_order)
         a.ack = r.out.head_advanced || c.announce_cached;
       else
         a.ack = v.bth.ack_req || complete || c.announce_cached;

@@ -55,6 +55,7 @@ class RxPlane : public sc_core::sc_module, public FrameIn {
   // Notification point: the cycle of each QP's last CNP (kNever: none yet).
   std::vector<Cycle> last_cnp_;
   bool cnp_on_ooo_;
+  bool ece_in_acks_;  // the scheme's per-packet ACK echoes ECN (MP-RDMA): no CNPs
   Cycle cnp_interval_;
   Counter& ce_marked_;
   void notify_congestion(Cycle t, bool ce);  // ce: a CE mark (else an OOO arrival)

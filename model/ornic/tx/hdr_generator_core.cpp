@@ -114,6 +114,10 @@ Cycle HdrGeneratorCore::send_feedback(Cycle t, const QpContext& qp, uint32_t eps
       fb.type == wire::SchemeFeedback::kHoleNack ? wire::kAethNakPsnSeqErr : wire::kAethAckNoCredit;
   s.aeth.msn = msn & wire::kPsnMask;
   s.feedback = fb;
+  // MP-RDMA's ACK and NACK go back on the virtual path they echo (the UDP source port):
+  // the ACKs spread over the paths as the data does, and a dead path takes only its own.
+  if (fb.vp && (fb.type == wire::SchemeFeedback::kMpAck || fb.type == wire::SchemeFeedback::kNack))
+    s.udp_sport = fb.vp;
   feedback_.inc();
   if (fb.type < 5 && feedback_type_[fb.type]) feedback_type_[fb.type]->inc();
   return emit(t, p_.hdr_generator.ack_cycles, s, qp);

@@ -124,6 +124,7 @@ void QpManagerCore::activate(Cycle t, uint32_t qi) {
       continue;
     }
     w.start_psn = s.next_psn;
+    w.msn = static_cast<uint32_t>(s.msn++);
     w.npsn = std::max<uint32_t>(1, (w.w.length + c.pmtu - 1) / c.pmtu);
     s.next_psn = wire::psn_add(s.next_psn, w.npsn);
     if (w.w.op == WqeOp::kRead) {
@@ -327,23 +328,48 @@ bool QpManagerCore::holds_last(uint32_t qi) {
   return l_.recovery.holds(qi, last, s.send_psn, s.una);
 }
 
+bool QpManagerCore::has_new(uint32_t qi) const {
+  const SqState& s = sq_[qi];
+  return !s.retx.empty() || wire::psn_diff(s.send_psn, s.next_psn) < 0;
+}
+
+bool QpManagerCore::sync_first(const SqState& s) const {
+  // The next new packet opens a WQE with the synchronise flag, sent for the first time.
+  if (!s.retx.empty() || wire::psn_diff(s.send_psn, s.high_psn) < 0) return false;
+  const TxWqe* w = wqe_of(s, s.send_psn);
+  return w && w->w.sync && w->start_psn == s.send_psn;
+}
+
 bool QpManagerCore::sendable(uint32_t qi) const {
   const SqState& s = sq_[qi];
   if (!s.configured) return false;
   if (!s.retx.empty()) return true;
+  if (l_.recovery.has_resend(*this, qi)) return true;
   if (wire::psn_diff(s.send_psn, s.next_psn) >= 0) return false;
   if (const_cast<QpManagerCore*>(this)->holds_last(qi)) return false;
   return wire::psn_diff(s.send_psn, s.una) < static_cast<int32_t>(p_.qp_manager.max_inflight_psns);
 }
 
 bool QpManagerCore::pick(Cycle now, TxPacket& out) {
-  (void)now;
   while (!rr_.empty()) {
     uint32_t qi = rr_.front();
     rr_.pop_front();
     SqState& s = sq_[qi];
     s.queued = false;
     const QpContext& c = qps_.at(qi);
+    // A window core (MP-RDMA) may close the QP until feedback (it kicks the QP then) or
+    // a timer (booked here) reopens it.
+    const Cycle at = l_.rate.send_at(qi, now, *this, sync_first(s));
+    if (at > now) {
+      if (at != kNever && s.wake_at != at) {
+        s.wake_at = at;
+        agenda_.at(at, [this, qi](Cycle x) {
+          if (sq_[qi].wake_at == x) sq_[qi].wake_at = kNever;
+          kick_qp(x, qi);
+        });
+      }
+      continue;
+    }
     bool got = false;
     while (!got && !s.retx.empty()) {
       Retx r = s.retx.front();
@@ -364,6 +390,18 @@ bool QpManagerCore::pick(Cycle now, TxPacket& out) {
         out.offset = k * c.pmtu;
         out.len = std::min(c.pmtu, w->w.length - std::min(w->w.length, out.offset));
       }
+      got = true;
+    }
+    // Resends the recovery core paces itself (MP-RDMA's recovery mode, early retransmit).
+    uint32_t rpsn = 0;
+    while (!got && l_.recovery.next_resend(*this, qi, &rpsn)) {
+      TxWqe* w = wqe_of(s, rpsn);
+      if (!w || w->w.op == WqeOp::kRead || w->acked) continue;
+      const uint32_t k = static_cast<uint32_t>(wire::psn_diff(rpsn, w->start_psn));
+      out = TxPacket{};
+      out.qi = qi, out.epoch = s.epoch, out.wqe_seq = w->seq, out.psn = rpsn, out.retx = true;
+      out.offset = k * c.pmtu;
+      out.len = std::min(c.pmtu, w->w.length - std::min(w->w.length, out.offset));
       got = true;
     }
     if (!got) {
@@ -396,6 +434,7 @@ bool QpManagerCore::pick(Cycle now, TxPacket& out) {
       }
       if (wire::psn_diff(s.send_psn, s.high_psn) > 0) s.high_psn = s.send_psn;
     }
+    out.sport = l_.rate.picked(qi, now, out.psn, out.retx, c.tx_template.udp_sport);
     enqueue(qi);
     return true;
   }
@@ -446,7 +485,7 @@ bool QpManagerCore::send_head(Cycle now) {
   wire::FrameSpec f = c.tx_template;
   f.bth = wire::Bth{};
   f.bth.psn = k.psn & wire::kPsnMask;
-  f.udp_sport = l_.rate.source_port(k.qi, k.psn, f.udp_sport);
+  f.udp_sport = k.sport;
   if (l_.rate.ecn_capable()) f.tos = static_cast<uint8_t>((f.tos & 0xFC) | 0x2);  // ECT(0)
   const uint32_t idx = static_cast<uint32_t>(wire::psn_diff(k.psn, w.start_psn));
   const bool first = idx == 0, last = idx + 1 == w.npsn;
@@ -488,7 +527,11 @@ bool QpManagerCore::send_head(Cycle now) {
     f.bth.ack_req = last;
     // The sender policy's headers on a data packet of an OOO WQE (Eunomia: Head and
     // last on every packet of an OOO WRITE or SEND, which keeps the standard opcodes).
-    if (w.w.ooo) l_.recovery.tag(f, w.start_psn, last);
+    if (w.w.ooo) {
+      sender::PacketTag tg;
+      tg.head = w.start_psn, tg.last = last, tg.retx = k.retx, tg.sync = w.w.sync, tg.msn = w.msn;
+      l_.recovery.tag(f, tg);
+    }
   }
   Cycle g = now + p_.arbiter.schedule_cycles;
   Cycle r = cache_.read(g, cache_.params().width_bits);

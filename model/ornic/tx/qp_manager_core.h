@@ -45,6 +45,7 @@ struct TxWqe {
   Cycle cached_at = 0;
   bool active = false;
   uint32_t start_psn = 0, npsn = 0;  // PSN span (READ: its response packets)
+  uint32_t msn = 0;                  // message sequence number (activation order)
   bool start_addr_cached = false;    // OOO WRITE: the responder said so in an ACK
   bool acked = false;                // WRITE/SEND: every PSN acknowledged
   bool data_done = false;            // READ: every response placed in host memory
@@ -78,6 +79,8 @@ struct SqState {
   bool fetch_busy = false;
   bool queued = false;  // in the round-robin list
   uint32_t inflight_prefetch = 0;
+  uint64_t msn = 0;        // WQEs activated so far (the message sequence number of the next)
+  Cycle wake_at = kNever;  // a wake booked for the rate core's send_at
 };
 
 // A packet picked for sending, its payload fetched (or being fetched).
@@ -91,6 +94,7 @@ struct TxPacket {
   uint32_t offset = 0, len = 0;  // within the WQE (READ request: bytes requested)
   Cycle ready = 0;               // payload in the NIC
   uint32_t slot = 0;             // prefetch buffer slot
+  uint16_t sport = 0;            // UDP source port (the rate core's choice at pick)
 };
 
 class QpManagerCore final : public TxSource, public RequesterState, public CompletionSource {
@@ -117,6 +121,7 @@ class QpManagerCore final : public TxSource, public RequesterState, public Compl
   uint32_t una(uint32_t qi) const override { return sq_[qi].una; }
   uint32_t high(uint32_t qi) const override { return sq_[qi].high_psn; }
   uint32_t send_psn(uint32_t qi) const override { return sq_[qi].send_psn; }
+  bool has_new(uint32_t qi) const override;
   bool in_write_or_send(uint32_t qi, uint32_t psn) const override;
   bool resend(uint32_t qi, uint32_t psn) override;
   void go_back(uint32_t qi, uint32_t psn) override;
@@ -152,6 +157,7 @@ class QpManagerCore final : public TxSource, public RequesterState, public Compl
   bool pick(Cycle now, TxPacket& out);
   bool stale(const TxPacket& k) const;
   bool holds_last(uint32_t qi);
+  bool sync_first(const SqState& s) const;
   TxWqe* wqe_of(SqState& s, uint32_t psn);
   const TxWqe* wqe_of(const SqState& s, uint32_t psn) const;
   TxWqe* read_wqe(uint32_t qi, uint32_t read_psn);

@@ -1,0 +1,152 @@
+"""MP-RDMA's section 5 testbed on oonic's fabric, shared by scripts/experiments/mprdma-*
+(docs/experiments/mprdma.md).
+
+kpaths: 2 ToRs (tor0, tor1) joined by 4 spines (spine0..spine3 = paths 1..4), 5 hosts a
+ToR (h0..h4 under tor0 = T0, h5..h9 under tor1 = T1), 40 Gbit/s everywhere,
+link_delay_ns 1500 (base RTT 12 us: 4 hops each way), PFC on, RED (Pmax, Kmin, Kmax) =
+(1.0, 20 KB, 20 KB), PMTU 1 KB. MP-RDMA: nic.ordering mprdma (its window and recovery:
+tx.rate / tx.recovery auto), initial window one BDP, delta 32, L 64, WQEs out of order,
+ECMP over its virtual paths. The single-path baseline: DCQCN with go-back-N
+(nic.ordering gbn, tx.rate dcqcn, in-order WQEs), ECMP.
+"""
+import csv
+import json
+import os
+import struct
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+PATHS = ["spine0", "spine1", "spine2", "spine3"]
+
+TESTBED = ["topology.kind=kpaths", "topology.paths=4", "topology.hosts_per_leaf=5",
+           "topology.host_gbps=40", "topology.fabric_gbps=40", "topology.link_delay_ns=1500",
+           "nic.pmtu_bytes=1024", "switch.pfc=true", "switch.pmax=1", "switch.kmin_bytes=20K",
+           "switch.kmax_bytes=20K", "routing.mode=ecmp", "run.max_sim_ms=2000"]
+# (label, settings) of each sender/receiver pairing the experiments run.
+SYSTEMS = {
+    "mprdma": ("MP-RDMA", ["nic.ordering=mprdma", "flows.mode=ooo", "cc.mprdma.rtt_us=12",
+                           "cc.mprdma.delta_psns=32", "bitmap.mprdma_slots=64",
+                           "control.rsp_manager.rtt_ns=1000000"]),
+    "dcqcn": ("DCQCN + go-back-N (single path)", ["nic.ordering=gbn", "tx.rate=dcqcn",
+                                                  "flows.mode=standard"]),
+    # MP-RDMA's multipath window into other receivers, with their own loss recovery.
+    "mp-ornic": ("MP-RDMA window + ORNIC receiver", ["nic.ordering=ornic", "tx.rate=mprdma",
+                                                     "flows.mode=ooo", "cc.mprdma.rtt_us=12"]),
+    "mp-eunomia": ("MP-RDMA window + Eunomia receiver", ["nic.ordering=eunomia",
+                                                         "tx.rate=mprdma", "flows.mode=ooo",
+                                                         "cc.mprdma.rtt_us=12"]),
+}
+
+
+def oonic_bin(prog):
+    b = os.environ.get("OONIC_BIN", os.path.join(ROOT, "build", "oonic"))
+    if not os.access(b, os.X_OK):
+        sys.stderr.write("%s: error: %s: no oonic binary (scripts/build)\n" % (prog, b))
+        sys.exit(2)
+    return b
+
+
+def write_flows(path, flows):
+    """ns-3 HPCC flow file: (src, dst, bytes) at time 0."""
+    with open(path, "w") as f:
+        f.write("%d\n" % len(flows))
+        for s, d, n in flows:
+            f.write("%d %d 3 100 %d 0\n" % (s, d, n))
+
+
+def write_faults(path, lines):
+    with open(path, "w") as f:
+        for ln in lines:
+            f.write(ln + "\n")
+
+
+def run(oonic, d, system, seed, flows, faults=(), extra=()):
+    """One `oonic run -`; returns (result dict, error or None)."""
+    os.makedirs(d, exist_ok=True)
+    fl = os.path.join(d, "flows.in")
+    write_flows(fl, flows)
+    args = [oonic, "run", "-", "--quiet", "--seed", str(seed), "--out", d]
+    for s in TESTBED + SYSTEMS[system][1] + ["flows.file=" + fl] + list(extra):
+        args += ["--set", s]
+    if faults:
+        ff = os.path.join(d, "faults.in")
+        write_faults(ff, faults)
+        args += ["--set", "faults.file=" + ff]
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode != 0 or not os.path.isfile(os.path.join(d, "fct.csv")):
+        return None, "%s (seed %d) in %s: exit %d: %s" % (system, seed, d, p.returncode,
+                                                         p.stderr.strip()[-400:])
+    res = {"dir": d, "fct": list(csv.DictReader(open(os.path.join(d, "fct.csv")))),
+           "qps": list(csv.DictReader(open(os.path.join(d, "qps.csv")))),
+           "links": list(csv.DictReader(open(os.path.join(d, "links.csv"))))}
+    st = json.load(open(os.path.join(d, "stats.json")))
+    res["stats"] = st["stats"]
+    res["scoreboard_ok"] = bool(st["scoreboard"]["ok"])
+    err = None if res["scoreboard_ok"] else "%s (seed %d) in %s: scoreboard failed" % (system, seed, d)
+    return res, err
+
+
+def stat(res, name):
+    v = res["stats"].get(name)
+    return v["value"] if isinstance(v, dict) else 0
+
+
+def sum_stat(res, suffix):
+    return sum(v["value"] for k, v in res["stats"].items()
+               if k.endswith(suffix) and isinstance(v, dict) and "value" in v)
+
+
+def spine_of_flow(res, src_tor="tor0"):
+    """The spine that carried the most bytes from src_tor (the single-path flow's path)."""
+    best = max((r for r in res["links"] if r["from"] == src_tor and r["to"].startswith("spine")),
+               key=lambda r: int(r["bytes"]))
+    return best["to"]
+
+
+def data_psns_over_time(pcap, bin_ns):
+    """Unique data PSNs (per QP) delivered to a host per time bin, from its h<i>_rx.pcap
+    (nanosecond pcap): {bin: packets}. Data = RoCE opcodes 0x00-0x0B (SEND/WRITE) and
+    0x18-0x1B (OOO WRITE)."""
+    seen, bins = set(), {}
+    with open(pcap, "rb") as f:
+        head = f.read(24)
+        magic = struct.unpack("<I", head[:4])[0]
+        nano = magic == 0xA1B23C4D
+        while True:
+            h = f.read(16)
+            if len(h) < 16:
+                break
+            sec, frac, incl, _ = struct.unpack("<IIII", h)
+            b = f.read(incl)
+            t = sec * 1e9 + (frac if nano else frac * 1000)
+            if len(b) < 14 + 20 + 8 + 12 or b[12:14] != b"\x08\x00" or b[23] != 17:
+                continue
+            ihl = (b[14] & 15) * 4
+            u = 14 + ihl
+            if struct.unpack(">H", b[u + 2:u + 4])[0] != 4791:
+                continue
+            bth = u + 8
+            op = b[bth]
+            if not (op <= 0x0B or 0x18 <= op <= 0x1B):
+                continue
+            qp = int.from_bytes(b[bth + 5:bth + 8], "big")
+            psn = int.from_bytes(b[bth + 9:bth + 12], "big")
+            if (qp, psn) in seen:
+                continue
+            seen.add((qp, psn))
+            k = int(t // bin_ns)
+            bins[k] = bins.get(k, 0) + 1
+    return bins
+
+
+def progress(prog, i, n):
+    if sys.stderr.isatty():
+        sys.stderr.write("\r  %s: %d/%d runs" % (prog, i, n) + ("\n" if i == n else ""))
+
+
+def plt():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as p
+    return p
