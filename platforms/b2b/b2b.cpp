@@ -14,6 +14,7 @@
 #include "model/core/config.h"
 #include "model/core/error.h"
 #include "model/core/report.h"
+#include "model/ordering/factory.h"
 #include "model/ornic/ornic_nic.h"
 #include "platforms/b2b/scoreboard.h"
 #include "platforms/common/results.h"
@@ -218,9 +219,10 @@ int run_b2b(const RunOptions& o) {
     for (size_t k = 0; k < list.size(); ++k) {
       ornic::Wqe w;
       w.op = list[k].op;
-      // Eunomia carries SENDs out of order too (Head metadata; completion at Last Seq).
+      // Eunomia and MP-RDMA carry SENDs out of order too (Head / iPSN metadata).
       w.ooo = list[k].ooo || (list[k].ooo_mode && w.op == ornic::WqeOp::kSend &&
-                              all.nic.nic.ordering == "eunomia");
+                              ordering::find_scheme(all.nic.nic.ordering).traits.ooo_send);
+      w.sync = list[k].sync;
       w.length = static_cast<uint32_t>(list[k].bytes);
       w.local_addr = w.op == ornic::WqeOp::kRead ? bufs[k].dst : bufs[k].src;
       w.remote_addr = w.op == ornic::WqeOp::kRead ? bufs[k].src : bufs[k].dst;

@@ -20,6 +20,7 @@
 #include "model/core/config.h"
 #include "model/core/error.h"
 #include "model/core/report.h"
+#include "model/ordering/factory.h"
 #include "model/ornic/ornic_nic.h"
 #include "model/wire/roce.h"
 #include "platforms/common/results.h"
@@ -690,8 +691,9 @@ int run_fabric(const b2b::RunOptions& o) {
     hq.driver.add_qp(s);
     ornic::Wqe w;
     w.op = fr.op;
-    w.ooo = all.flows.mode == "ooo" &&
-            (fr.op != ornic::WqeOp::kSend || all.nic.nic.ordering == "eunomia");
+    w.ooo =
+        all.flows.mode == "ooo" && (fr.op != ornic::WqeOp::kSend ||
+                                    ordering::find_scheme(all.nic.nic.ordering).traits.ooo_send);
     w.length = static_cast<uint32_t>(len);
     w.local_addr = read ? dst : src;
     w.remote_addr = read ? src : dst;

@@ -94,6 +94,10 @@ void WorkloadParams::describe(ParamTable& t) {
   t.add("workload.reuse_buffers", &reuse_buffers,
         "every WQE of a QP with the same opcode reuses one source and one destination buffer "
         "(SEND still consumes a receive buffer each); default: a buffer pair per WQE");
+  t.add("workload.sync_every", &sync_every, "WQE",
+        "every n-th WQE of a QP (the n-th, 2n-th, ...) carries MP-RDMA's Sync flag: it updates "
+        "memory only after every earlier WQE of the QP (nic.ordering mprdma); 0: none",
+        0, 1u << 24);
   t.add("workload.start_psn", &start_psn, "PSN", "first PSN of every QP (SQ_PSN / RQ_EPSN)", 0,
         0xFFFFFF);
 }
@@ -135,6 +139,7 @@ std::vector<std::vector<WqeSpec>> make_workload(const WorkloadParams& p, uint64_
       bool ooo = p.mode == "ooo" || (p.mode == "alternate" && i % 2 == 0);
       w.ooo = ooo && w.op != ornic::WqeOp::kSend;
       w.ooo_mode = ooo;
+      w.sync = p.sync_every && (i + 1) % p.sync_every == 0;
       out[q].push_back(w);
     }
   }

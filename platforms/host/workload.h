@@ -35,6 +35,7 @@ struct WorkloadParams {  // workload.*
   uint32_t cq_entries = 64;
   uint32_t start_psn = 0;
   bool reuse_buffers = false;
+  uint32_t sync_every = 0;  // every n-th WQE of a QP carries MP-RDMA's Sync flag; 0: none
   void describe(ParamTable& t);
   // Parse mix and wqe_bytes, check ranges across keys; throws oonic::Error naming the key.
   void validate() const;
@@ -44,7 +45,8 @@ struct WqeSpec {
   uint32_t qp = 0;  // QP index 0..qps-1
   ornic::WqeOp op = ornic::WqeOp::kWrite;
   bool ooo = false;       // OOO WRITE / READ (SEND: false)
-  bool ooo_mode = false;  // the WQE's turn is OOO (an OOO SEND under nic.ordering eunomia)
+  bool ooo_mode = false;  // the WQE's turn is OOO (an OOO SEND under eunomia / mprdma)
+  bool sync = false;      // MP-RDMA's synchronise flag (workload.sync_every)
   uint64_t bytes = 0;
 };
 

@@ -27,6 +27,11 @@ KPATHS = ["--set", "topology.kind=kpaths", "--set", "topology.paths=4",
 PI_ERROR = 0x00800000
 
 
+def text(path):
+    with open(path) as f:
+        return f.read()
+
+
 class MpRdma(e2e.OonicTestCase):
     def run_kpaths(self, *extra):
         out = os.path.join(self.mkdtemp(), "r")
@@ -55,14 +60,16 @@ class MpRdma(e2e.OonicTestCase):
         self.assertGreater(r.stats_json["sram"]["h0.cc.context"]["peak_bits"], 0)
         again = self.run_kpaths(*args)
         for name in ("fct.csv", "qps.csv", "links.csv"):
-            self.assertEqual(open(r.path(name)).read(), open(again.path(name)).read(), name)
+            self.assertEqual(text(r.path(name)), text(again.path(name)), name)
 
     def test_a_slow_path_is_pruned_and_traffic_moves_to_the_others(self):
         d = self.mkdtemp()
         flows = os.path.join(d, "flows.txt")
-        open(flows, "w").write("1\n0 5 3 100 8388608 0\n")
+        with open(flows, "w") as f:
+            f.write("1\n0 5 3 100 8388608 0\n")
         faults = os.path.join(d, "faults.txt")
-        open(faults, "w").write("0 rate tor0 spine3 5\n0 rate spine3 tor1 5\n")
+        with open(faults, "w") as f:
+            f.write("0 rate tor0 spine3 5\n0 rate spine3 tor1 5\n")
         common = ["--set", "flows.file=" + flows, "--set", "faults.file=" + faults,
                   "--set", "control.rsp_manager.rtt_ns=1000000", "--set", "switch.pfc=true"]
         r = self.run_kpaths(*common)
@@ -80,6 +87,36 @@ class MpRdma(e2e.OonicTestCase):
         self.assertGreater(ul[("tor0", "spine3")], 3 * links[("tor0", "spine3")])
         fct = lambda x: float(e2e.load_csv(x.path("fct.csv"))[0]["fct_ns"])  # noqa: E731
         self.assertLess(fct(r), fct(u))
+
+    def test_two_nic_run_with_sync_wqes_and_sends_over_a_reordering_network(self):
+        out = os.path.join(self.mkdtemp(), "r")
+        r = e2e.run_oonic(["run", os.path.join(SRC, "examples", "b2b-reorder.yaml"), "--out", out,
+                           "--quiet", "--set", "nic.ordering=mprdma", "--set",
+                           "workload.sync_every=2", "--set", "workload.mix=write:1,send:1",
+                           "--set", "workload.mode=ooo"],
+                          out=out)
+        self.assertOk(r)
+        self.assertTrue(r.stats_json["scoreboard"]["ok"])
+        st = r.stats_json["stats"]
+        self.assertGreater(st["a.nic.tx.rate.sync_delays"]["value"], 0)
+        self.assertGreater(st["a.nic.tx.mprdma.tagged"]["value"], 0)
+        # Every data packet (all of OOO WQEs here) is ACKed with an MP-RDMA ACK; no
+        # standard ACK goes back.
+        self.assertGreater(st["b.nic.tx.hdr_generator.scheme_feedback_mp_acks"]["value"], 0)
+        self.assertEqual(st["b.nic.tx.hdr_generator.acks"]["value"], 0)
+
+    def test_loss_and_ecn_faults_reject_bad_lines_naming_file_and_line(self):
+        d = self.mkdtemp()
+        for line, needle in (("0 loss tor0 spine0 2", "probability"),
+                             ("0 loss h0 tor0 0.1", "switch-to-switch"),
+                             ("0 ecn tor0 spine0 5000 100", "kmin <= kmax"),
+                             ("0 ecn tor0 spine0", "kmin")):
+            faults = os.path.join(d, "faults.txt")
+            with open(faults, "w") as f:
+                f.write("# comment\n" + line + "\n")
+            r = e2e.run_oonic(["run", "-", "--out", os.path.join(d, "r"), "--quiet",
+                               "--set", "faults.file=" + faults] + KPATHS)
+            self.assertError(r, "faults.txt:2", needle)
 
     @unittest.skipIf(e2e.tshark_bin() is None, "tshark not installed")
     def test_tshark_dissects_mprdma_data_and_acks_without_malformed(self):

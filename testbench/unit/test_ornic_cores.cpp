@@ -535,7 +535,8 @@ TEST(ReqManagerCore, ReadResponsesOfTwoJobsInterleaveWithTheirOpcodes) {
 // The Bitmap Manager's port over the real ORNIC bitmap core, one cycle per call cycle.
 class UnitBitmap final : public BitmapPort {
  public:
-  UnitBitmap() : unit_(ordering::make_unit("ornic", ordering::SchemeGeometry{})) {}
+  explicit UnitBitmap(const char* scheme = "ornic")
+      : scheme_(scheme), unit_(ordering::make_unit(scheme, ordering::SchemeGeometry{})) {}
   void open(Cycle, uint32_t qp, uint32_t start, uint32_t otd) override {
     unit_->open(qp, start, otd);
     high_[qp] = start;
@@ -554,10 +555,11 @@ class UnitBitmap final : public BitmapPort {
     return wire::psn_diff(high_.at(qp), unit_->epsn(qp)) > 0;
   }
   const ordering::SchemeTraits& traits() const override {
-    return ordering::find_scheme("ornic").traits;
+    return ordering::find_scheme(scheme_).traits;
   }
 
  private:
+  const char* scheme_;
   std::unique_ptr<ordering::OrderingUnit> unit_;
   std::map<uint32_t, uint32_t> high_;
 };
@@ -578,15 +580,19 @@ class WorkRecorder final : public ResponderWork {
     ++bitmap_naks;
   }
   void register_feedback(Cycle, uint32_t, uint32_t, uint32_t,
-                         const wire::SchemeFeedback&) override {}
+                         const wire::SchemeFeedback& fb) override {
+    fbs.push_back(fb);
+  }
   void register_read(Cycle, uint32_t, uint64_t, uint32_t, uint32_t, uint32_t, bool, bool) override {
   }
   std::vector<Ack> acks;
   std::vector<std::pair<uint32_t, uint8_t>> naks;
+  std::vector<wire::SchemeFeedback> fbs;
   int bitmap_naks = 0;
 };
 
 struct ResponderRig {
+  explicit ResponderRig(const char* scheme = "ornic") : bitmap(scheme) { init(); }
   Stats stats;
   OrnicParams p = small_params();
   Sram ctx_sram{"qp.context", p.sram.qp_context, stats, "nic0.sram.qp.context"};
@@ -601,7 +607,7 @@ struct ResponderRig {
                       ReqProcessorCore::Links{bitmap, dma, work, hdr_buf, pkt_buf}};
   std::vector<uint8_t> frame;
   Cycle t = 0;
-  ResponderRig() {
+  void init() {
     QpContext c;
     c.qpn = 0x33, c.pmtu = 256;
     c.regions.push_back(MemoryRegion{0x10000, 0x10000, 7});
@@ -659,6 +665,66 @@ TEST(ReqProcessorCore, FSpotCachesStartAddrByEq2ThenSpotsArePlacedByEq1) {
   EXPECT_EQ(cached, 1);
   EXPECT_EQ(r.work.acks.back().psn, 2u);
   EXPECT_EQ(r.stats.counter_value("nic0.rx.req_processor.start_addr_cached"), 1u);
+}
+
+// MP-RDMA's receiver (nic.ordering mprdma): every data packet gets an MP-RDMA ACK
+// (AACK, SACK, the VP it came on, ECE = CE-marked, ReTx echo) and no standard ACK; a
+// duplicate is SACKed again; a Sync message's packet before rcv_nxt reaches its iPSN is
+// dropped (sync_early) and NACKed.
+TEST(ReqProcessorCore, MpRdmaAcksEveryPacketEchoesVpEceReTxAndDropsAnEarlySync) {
+  ResponderRig r("mprdma");
+  auto mp = [&](uint32_t psn, uint16_t vp, bool ce, bool retx, bool sync, uint32_t ipsn) {
+    std::vector<uint8_t> payload(256, static_cast<uint8_t>(psn + 1));
+    wire::FrameSpec s;
+    s.bth.opcode = wire::kOooWriteFSpot, s.bth.dest_qp = 0x33, s.bth.psn = psn;
+    s.bth.resv7 = wire::kBthMpRdmaMetaBit;
+    s.mprdma.retx = retx, s.mprdma.sync = sync, s.mprdma.ipsn = ipsn;
+    s.udp_sport = vp;
+    s.tos = ce ? 3 : 2;
+    s.reth.va = 0x10000 + uint64_t{psn} * 256, s.reth.rkey = 7, s.reth.dma_len = 768 * 4;
+    s.payload = payload.data(), s.payload_len = 256;
+    r.frame.assign(wire::frame_size(s), 0);
+    r.frame.resize(wire::build(s, r.frame.data(), r.frame.size()));
+    wire::PacketView v;
+    EXPECT_EQ(wire::parse(r.frame.data(), r.frame.size(), v), wire::ParseStatus::kOk);
+    r.hdr_buf.write(r.t, v.header_len);
+    r.pkt_buf.write(r.t, v.payload_len);
+    PacketRecord rec;
+    r.rp.process(r.t, v, rec);
+    r.t += 20;
+    return rec;
+  };
+  using F = wire::SchemeFeedback;
+  // PSN 1 first (out of order), CE-marked, on VP 50001: ACK AACK 0, SACK 1, ECE.
+  EXPECT_EQ(mp(1, 50001, true, false, false, 0).drop, Drop::kNone);
+  ASSERT_EQ(r.work.fbs.size(), 1u);
+  EXPECT_EQ(r.work.fbs[0].type, F::kMpAck);
+  EXPECT_EQ(r.work.fbs[0].psn[0], 0u);
+  EXPECT_EQ(r.work.fbs[0].psn[1], 1u);
+  EXPECT_EQ(r.work.fbs[0].vp, 50001);
+  EXPECT_EQ(r.work.fbs[0].info, 1);
+  // PSN 0, a retransmission, on VP 50000: AACK 2, SACK 0, ReTx echo.
+  EXPECT_EQ(mp(0, 50000, false, true, false, 0).drop, Drop::kNone);
+  ASSERT_EQ(r.work.fbs.size(), 2u);
+  EXPECT_EQ(r.work.fbs[1].psn[0], 2u);
+  EXPECT_EQ(r.work.fbs[1].psn[1], 0u);
+  EXPECT_EQ(r.work.fbs[1].info, 2);
+  // A duplicate of PSN 1: dropped, SACKed again.
+  EXPECT_EQ(mp(1, 50002, false, false, false, 0).drop, Drop::kDuplicate);
+  ASSERT_EQ(r.work.fbs.size(), 3u);
+  EXPECT_EQ(r.work.fbs[2].type, F::kMpAck);
+  EXPECT_EQ(r.work.fbs[2].psn[1], 1u);
+  // A Sync message whose first PSN is 3 while rcv_nxt is 2: PSN 4 is dropped, NACKed.
+  EXPECT_EQ(mp(4, 50003, false, false, true, 3).drop, Drop::kSyncEarly);
+  ASSERT_EQ(r.work.fbs.size(), 4u);
+  EXPECT_EQ(r.work.fbs[3].type, F::kNack);
+  EXPECT_EQ(r.work.fbs[3].psn[0], 4u);
+  EXPECT_EQ(r.work.fbs[3].vp, 50003);
+  // Once PSN 2 is in (rcv_nxt 3), the Sync message is taken.
+  EXPECT_EQ(mp(2, 50000, false, false, false, 0).drop, Drop::kNone);
+  EXPECT_EQ(mp(4, 50003, false, false, true, 3).drop, Drop::kNone);
+  EXPECT_TRUE(r.work.acks.empty());  // no standard ACK under MP-RDMA
+  EXPECT_EQ(r.dma.writes.size(), 4u);
 }
 
 TEST(ReqProcessorCore, FSpotOutsideTheRegionIsNakedAsRemoteAccess) {
