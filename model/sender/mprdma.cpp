@@ -330,9 +330,8 @@ MpRdmaRecovery::MpRdmaRecovery(const MpRdmaParams& p, uint32_t max_qps, const St
       qps_(max_qps),
       nacks_(stats.counter("nacks", "frame", "MP-RDMA NACKs taken (a packet beyond rcv_nxt + L)")),
       entered_(stats.counter("recoveries", "event", "recovery mode entered (NACK or timeout)")),
-      exited_(stats.counter("recovery_exits", "event",
-                            "recovery mode left (snd_una passed "
-                            "recovery)")),
+      exited_(
+          stats.counter("recovery_exits", "event", "recovery mode left (snd_una passed recovery)")),
       resends_(stats.counter("recovery_resends", "packet", "PSNs resent in recovery mode")),
       early_resends_(stats.counter("early_resends", "packet",
                                    "PSNs resent by early retransmit (no new data)")),

@@ -125,6 +125,7 @@ void QpManagerCore::activate(Cycle t, uint32_t qi) {
     }
     w.start_psn = s.next_psn;
     w.msn = static_cast<uint32_t>(s.msn++);
+    if (w.w.sync) ++s.syncs, w.sync_counted = true;
     w.npsn = std::max<uint32_t>(1, (w.w.length + c.pmtu - 1) / c.pmtu);
     s.next_psn = wire::psn_add(s.next_psn, w.npsn);
     if (w.w.op == WqeOp::kRead) {
@@ -174,6 +175,7 @@ void QpManagerCore::retire(Cycle t, uint32_t qi) {
       }
   }
   cache_.occupy(t, -static_cast<int64_t>(cache_.params().width_bits));
+  if (w.sync_counted) --s.syncs;
   s.wqes.pop_front();
   --s.active;
   --cached_wqes_;
@@ -335,7 +337,7 @@ bool QpManagerCore::has_new(uint32_t qi) const {
 
 bool QpManagerCore::sync_first(const SqState& s) const {
   // The next new packet opens a WQE with the synchronise flag, sent for the first time.
-  if (!s.retx.empty() || wire::psn_diff(s.send_psn, s.high_psn) < 0) return false;
+  if (!s.syncs || !s.retx.empty() || wire::psn_diff(s.send_psn, s.high_psn) < 0) return false;
   const TxWqe* w = wqe_of(s, s.send_psn);
   return w && w->w.sync && w->start_psn == s.send_psn;
 }

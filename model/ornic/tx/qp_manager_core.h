@@ -46,6 +46,7 @@ struct TxWqe {
   bool active = false;
   uint32_t start_psn = 0, npsn = 0;  // PSN span (READ: its response packets)
   uint32_t msn = 0;                  // message sequence number (activation order)
+  bool sync_counted = false;         // counted in SqState::syncs
   bool start_addr_cached = false;    // OOO WRITE: the responder said so in an ACK
   bool acked = false;                // WRITE/SEND: every PSN acknowledged
   bool data_done = false;            // READ: every response placed in host memory
@@ -80,6 +81,7 @@ struct SqState {
   bool queued = false;  // in the round-robin list
   uint32_t inflight_prefetch = 0;
   uint64_t msn = 0;        // WQEs activated so far (the message sequence number of the next)
+  uint32_t syncs = 0;      // active WQEs with the Sync flag (none: no lookup per pick)
   Cycle wake_at = kNever;  // a wake booked for the rate core's send_at
 };
 
