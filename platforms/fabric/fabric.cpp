@@ -582,6 +582,27 @@ int run_fabric(const b2b::RunOptions& o) {
     fb->switches.push_back(std::make_unique<network::Switch>(
         t.nodes[n].name.c_str(), all.sw, all.routing, t, *fb->routes, n, fb->addrs, o.seed, stats));
   }
+  // THEMIS: the DCs' external switches are the two ends of the switch-to-switch link
+  // with the longest delay (two-dc: the DCI switches; a topology file: its long haul).
+  if (all.themis.mode != "none") {
+    int64_t best = -1;
+    for (uint32_t i = 0; i < t.links.size(); ++i) {
+      const Topology::Link& l = t.links[i];
+      if (t.is_host(l.a) || t.is_host(l.b) || l.a == l.b) continue;
+      if (best < 0 || l.delay_ns > t.links[static_cast<size_t>(best)].delay_ns)
+        best = static_cast<int64_t>(i);
+    }
+    if (best < 0)
+      throw Error(msg::kConfig,
+                  "themis.mode " + all.themis.mode + ": the topology has no switch-to-switch link");
+    const Topology::Link& l = t.links[static_cast<size_t>(best)];
+    for (const uint32_t n : {l.a, l.b})
+      for (uint32_t k = 0; k < t.ports[n].size(); ++k)
+        if (t.ports[n][k].link == static_cast<uint32_t>(best))
+          fb->switches[fb->switch_of_node[n]]->enable_themis(
+              all.themis, all.nic.sender.dcqcn, k,
+              static_cast<uint64_t>(std::llround(2 * l.delay_ns * 1000.0)), stats);
+  }
   // Bind every link end by name: a host's uplink delivers to the far end's
   // receiving socket; a switch port sends to the far end's.
   auto rx_of = [&](uint32_t node, uint32_t port) -> tlm::tlm_target_socket<>& {
@@ -1220,6 +1241,8 @@ std::string stats_listing(bool markdown, const std::vector<std::string>& sets) {
     for (uint32_t n : t.switches())
       sws.push_back(std::make_unique<network::Switch>(t.nodes[n].name.c_str(), all.sw, all.routing,
                                                       t, routes, n, addrs, 1, stats));
+    // THEMIS's stats, as a DC's external switch has them (listed under tor0).
+    sws.front()->enable_themis(all.themis, all.nic.sender.dcqcn, 0, 1000000, stats);
   }
   return stats.listing(markdown);
 }

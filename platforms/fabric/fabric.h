@@ -23,6 +23,7 @@
 #include "platforms/b2b/b2b.h"
 #include "platforms/network/path_select.h"
 #include "platforms/network/switch_core.h"
+#include "platforms/network/themis.h"
 #include "platforms/network/topology.h"
 
 namespace oonic::fabric {
@@ -80,6 +81,7 @@ struct AllParams {
   TopologyParams topology;
   network::SwitchParams sw;
   network::RoutingParams routing;
+  network::ThemisParams themis;
   FlowParams flows;
   FaultParams faults;
   FabricRunParams run;
@@ -88,6 +90,7 @@ struct AllParams {
     topology.describe(t);
     sw.describe(t);
     routing.describe(t);
+    themis.describe(t);
     flows.describe(t);
     faults.describe(t);
     run.describe(t);

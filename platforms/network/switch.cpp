@@ -34,6 +34,14 @@ const SwitchParams& checked(const SwitchParams& p) {
   return p;
 }
 
+// BTH byte 8 bit 0 of a CNP: THEMIS's reaction point already reacted to it.
+constexpr uint8_t kThemisCnpBit = 0x01;
+
+bool data_opcode(uint8_t op) {
+  const wire::OpcodeInfo* i = wire::opcode_info(op);
+  return i && (i->flags & wire::kHasPayload) && (i->flags & wire::kIsRequest);
+}
+
 bool control_opcode(uint8_t op) {
   return op == wire::kAcknowledge || op == wire::kOooNak || op == wire::kSchemeFeedback ||
          op == wire::kCnp;
@@ -46,15 +54,26 @@ uint64_t ip_key(const wire::PacketView& v, bool dst) {
   return fnv1a(std::string_view(reinterpret_cast<const char*>(ip.data()), ip.size()));
 }
 
-// ECN CE in the IP header of an Ethernet frame (optional 802.1Q tag); the IPv4
-// checksum is rewritten. Returns false if the frame carries no IP header.
-bool mark_ce(uint8_t* f, size_t len) {
+// The THEMIS bit on a CNP (BTH byte 8 bit 0); the ICRC covers it and is rewritten.
+void set_themis_bit(uint8_t* f, size_t len, const wire::PacketView& v) {
+  const size_t l3 = v.has_vlan ? 18 : 14;
+  const size_t bth = l3 + (v.ip_version == 6 ? 40 : 20) + 8;
+  if (len < bth + 12 + 4) return;
+  f[bth + 8] |= kThemisCnpBit;
+  const size_t end = std::min<size_t>(len, v.frame_len);
+  const uint32_t icrc = wire::compute_icrc(f, end, l3);
+  for (int i = 0; i < 4; ++i) f[end - 4 + i] = static_cast<uint8_t>(icrc >> (8 * i));
+}
+
+// The ECN bits of an Ethernet frame's IP header (optional 802.1Q tag) set to ecn; the
+// IPv4 checksum is rewritten (the ICRC masks the ECN bits). False without an IP header.
+bool set_ecn(uint8_t* f, size_t len, uint8_t ecn) {
   size_t l3 = 14;
   if (len < 14) return false;
   uint16_t type = uint16_t(f[12] << 8 | f[13]);
   if (type == 0x8100 && len >= 18) type = uint16_t(f[16] << 8 | f[17]), l3 = 18;
   if (type == 0x0800 && len >= l3 + 20) {
-    f[l3 + 1] |= 0x03;
+    f[l3 + 1] = static_cast<uint8_t>((f[l3 + 1] & 0xFC) | ecn);
     f[l3 + 10] = f[l3 + 11] = 0;
     uint32_t sum = 0;
     const size_t ihl = size_t{f[l3] & 0x0Fu} * 4;
@@ -66,10 +85,18 @@ bool mark_ce(uint8_t* f, size_t len) {
     return true;
   }
   if (type == 0x86DD && len >= l3 + 40) {  // traffic class: bits 4..11 of the first word
-    f[l3 + 1] |= 0x30;
+    f[l3 + 1] = static_cast<uint8_t>((f[l3 + 1] & 0xCF) | ecn << 4);
     return true;
   }
   return false;
+}
+// CE (RED's mark).
+bool mark_ce(uint8_t* f, size_t len) {
+  return set_ecn(f, len, 3);
+}
+// Back to ECT(0): THEMIS's np takes the mark, later hops may mark again.
+bool clear_ce(uint8_t* f, size_t len) {
+  return set_ecn(f, len, 2);
 }
 
 }  // namespace
@@ -110,6 +137,10 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchParams& sp, const Routi
     rx_socket.back()->register_b_transport(this, &Switch::b_transport, static_cast<int>(k));
     const Topology::Link& l = t.links[t.ports[node][k].link];
     prop_ps_.push_back(static_cast<uint64_t>(std::llround(l.delay_ns * 1000.0)));
+    if (sp.headroom_auto)
+      core_.set_headroom(k,
+                         std::max<uint64_t>(sp.headroom_bytes,
+                                            static_cast<uint64_t>(3.0 * l.gbps * l.delay_ns / 8)));
     loss_.push_back(1 - (1 - sp.loss_rate) * (1 - l.error_rate));
   }
   auto c = [this](auto get) { return [this, get] { return static_cast<double>(get(core_)); }; };
@@ -163,22 +194,27 @@ bool Switch::fault_lost(uint32_t port, uint32_t slot) {
   return down_[port] || psn_rule_hit(b.data(), b.size(), psn_rules_[port]);
 }
 
+uint64_t Switch::send_ahead(uint32_t port, const uint8_t* f, uint32_t len, uint64_t now) {
+  const uint32_t slot = slots_.put(f, len);
+  const auto [start, end] = core_.send_control(port, len, now);
+  if (down_[port]) {
+    fault_lost_.inc();
+    slots_.release(slot);
+  } else {
+    wire_[port].push_back({end + prop_ps_[port], slot});
+    schedule(end + prop_ps_[port], 1, port);
+  }
+  return start;
+}
+
 void Switch::send_pause(const SwitchCore::Pause& p, uint64_t now) {
   wire::Pfc pf;
   pf.enable = static_cast<uint8_t>(1u << p.prio);
   pf.quanta[p.prio] = static_cast<uint16_t>(p.quanta);
   uint8_t frame[wire::kPfcFrameBytes];
   wire::build_pfc(pf, mac_, frame);
-  const uint32_t slot = slots_.put(frame, sizeof frame);
-  const auto [start, end] = core_.send_control(p.port, wire::kPfcFrameBytes, now);
+  const uint64_t start = send_ahead(p.port, frame, sizeof frame, now);
   if (on_pfc_) on_pfc_(start, p.port, p.prio, p.quanta, true);
-  if (down_[p.port]) {
-    fault_lost_.inc();
-    slots_.release(slot);
-  } else {
-    wire_[p.port].push_back({end + prop_ps_[p.port], slot});
-    schedule(end + prop_ps_[p.port], 1, p.port);
-  }
   if (p.quanta) {  // one refresh chain per port and priority: the newest XOFF's
     refresh_at_[size_t{p.port} * 8 + p.prio] = now + core_.refresh_ps(p.port);
     schedule(now + core_.refresh_ps(p.port), 2, p.port, p.prio);
@@ -271,15 +307,130 @@ void Switch::admit(uint32_t port, uint32_t slot, uint64_t now) {
   fr.ect = (v.tos & 3) == 1 || (v.tos & 3) == 2;
   fr.in_port = port;
   fr.tag = slot;
+  bool np_out = false;  // a data packet leaving over the long haul under THEMIS's np
+  if (themis_ && roce && (port == wan_port_ || out == wan_port_)) {
+    if (!themis_in(port, out, slot, v, fr, now)) return;
+    np_out = out == wan_port_ && themis_->params().np() && data_opcode(v.bth.opcode);
+    if (np_out && (v.tos & 3) == 3 && !np_keep_mark(slot, now)) clear_ce(slots_[slot].data(), len);
+  }
+  enqueue_frame(out, fr, now, np_out);
+}
+
+void Switch::enqueue_frame(uint32_t out, SwitchCore::Frame fr, uint64_t now, bool np_out) {
+  const uint32_t slot = static_cast<uint32_t>(fr.tag);
   SwitchCore::Admit a = core_.enqueue(now, out, fr);
   if (a.pause) send_pause(*a.pause, now);
   if (!a.accepted) {
     slots_.release(slot);
     return;
   }
-  if (a.ce) mark_ce(slots_[slot].data(), len);
+  if (a.ce && (!np_out || np_keep_mark(slot, now))) mark_ce(slots_[slot].data(), fr.len);
   if (on_queue_) on_queue_(now, out, core_.port_bytes(out));
   try_start(out, now);
+}
+
+void Switch::enable_themis(const ThemisParams& p, const sender::DcqcnParams& dcqcn,
+                           uint32_t wan_port, uint64_t rtt_ps, Stats& stats) {
+  themis_ = std::make_unique<ThemisCore>(p, dcqcn, rtt_ps,
+                                         StatGroup(stats, std::string(name()) + ".themis"));
+  wan_port_ = wan_port;
+}
+
+bool Switch::themis_in(uint32_t port, uint32_t out, uint32_t slot, const wire::PacketView& v,
+                       const SwitchCore::Frame& fr, uint64_t now) {
+  const ThemisParams& tp = themis_->params();
+  const bool in = port == wan_port_;
+  const uint8_t op = v.bth.opcode;
+  // The flow: data goes sender -> receiver; ACKs and CNPs come back receiver -> sender.
+  const bool data = data_opcode(op);
+  ThemisCore::FlowKey k;
+  k.sender = ip_key(v, !data), k.receiver = ip_key(v, data), k.sport = v.udp_sport;
+  if (op == wire::kCnp) {
+    if (in) {
+      if (tp.rp() && (v.bth.resv7 & kThemisCnpBit)) {
+        themis_->cnps_absorbed.inc();  // the far switch throttles the flow already
+        slots_.release(slot);
+        return false;
+      }
+      if (tp.np() && !themis_->forward_cnp_in(k, now)) {
+        slots_.release(slot);
+        return false;
+      }
+    } else if (tp.rp()) {
+      themis_->on_cnp_out(k, now);
+      std::vector<uint8_t>& b = slots_[slot];
+      set_themis_bit(b.data(), b.size(), v);
+    }
+    return true;
+  }
+  if (!data) {
+    if (in && control_opcode(op)) themis_->learn_qpn(k, v.bth.dest_qp);
+    return true;
+  }
+  if (in && tp.rp()) {
+    uint32_t passes = 0;
+    const uint64_t t = themis_->release_ps(k, now, fr.len, &passes);
+    if (passes == 0) return true;
+    {  // recirculates until t: held outside the buffer
+      uint32_t i;
+      if (held_free_.empty()) {
+        i = static_cast<uint32_t>(held_.size());
+        held_.push_back({out, fr});
+      } else {
+        i = held_free_.back();
+        held_free_.pop_back();
+        held_[i] = {out, fr};
+      }
+      schedule(t, 3, i);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Switch::np_keep_mark(uint32_t slot, uint64_t now) {
+  const std::vector<uint8_t>& b = slots_[slot];
+  wire::PacketView v;
+  wire::parse(b.data(), b.size(), v, false);
+  ThemisCore::FlowKey k;
+  k.sender = ip_key(v, false), k.receiver = ip_key(v, true), k.sport = v.udp_sport;
+  bool send = false;
+  uint32_t qpn = 0;
+  if (!themis_->on_marked_data_out(k, now, &send, &qpn)) return true;
+  if (send) {
+    // The CNP the receiver would have sent, from the receiver to the sender.
+    static const uint8_t kReserved[16] = {};
+    wire::FrameSpec s;
+    s.src_mac = v.dst_mac, s.dst_mac = v.src_mac;
+    s.ip_version = v.ip_version;
+    s.src_ip = v.dst_ip, s.dst_ip = v.src_ip;
+    s.tos = 0;
+    s.udp_sport = v.udp_sport;
+    s.bth.opcode = wire::kCnp;
+    s.bth.dest_qp = qpn;
+    s.payload = kReserved, s.payload_len = sizeof kReserved;
+    const std::vector<uint8_t> cnp = wire::build(s);
+    wire::PacketView cv;
+    wire::parse(cnp.data(), cnp.size(), cv, false);
+    uint32_t host = 0;
+    if (v.ip_version == 4) {
+      auto h = v4_hosts_.find(static_cast<uint32_t>(k.sender));
+      if (h == v4_hosts_.end()) return false;
+      host = h->second;
+    } else {
+      auto h = hosts_.find({v.ip_version, v.src_ip});
+      if (h == hosts_.end()) return false;
+      host = h->second;
+    }
+    const std::vector<uint32_t>& ports = routes_.next_ports(node_, host);
+    if (!ports.empty()) {
+      FlowKey fk{ip_key(cv, false), ip_key(cv, true), cv.udp_sport, cv.udp_dport, 17};
+      const uint32_t p =
+          select_.choose(fk, host, ports, now, [this](uint32_t q) { return core_.port_bytes(q); });
+      send_ahead(p, cnp.data(), static_cast<uint32_t>(cnp.size()), now);
+    }
+  }
+  return false;
 }
 
 void Switch::run() {  // wake_ (an event is due) or arrived_ (frames came in)
@@ -322,12 +473,23 @@ void Switch::run_due(uint64_t now) {
       }
       continue;
     }
+    if (e.kind == 3) {  // THEMIS rp: a held packet's release
+      const Held h = held_[e.port];
+      held_free_.push_back(e.port);
+      themis_->released(h.fr.len);
+      enqueue_frame(h.out, h.fr, now, false);
+      continue;
+    }
     if (e.kind == 0) {
       if (start_at_[e.port] != e.t) continue;  // superseded by an earlier start
       start_at_[e.port] = kNone;
       if (auto d = core_.start_next(e.port, now)) {
         const uint32_t slot = static_cast<uint32_t>(d->frame.tag);
-        if (d->ce) mark_ce(slots_[slot].data(), slots_[slot].size());
+        // Under THEMIS's np a data packet marked as it leaves over the long haul is
+        // taken by the switch instead (its sender gets a CNP from here).
+        if (d->ce && !(themis_ && e.port == wan_port_ && themis_->params().np() &&
+                       d->frame.prio == 1 && !np_keep_mark(slot, now)))
+          mark_ce(slots_[slot].data(), slots_[slot].size());
         ++port_frames_[e.port];
         port_bytes_[e.port] += slots_[slot].size();
         if (on_queue_) on_queue_(now, e.port, core_.port_bytes(e.port));

@@ -50,6 +50,7 @@
 #include "platforms/network/path_select.h"
 #include "platforms/network/psn_rules.h"
 #include "platforms/network/switch_core.h"
+#include "platforms/network/themis.h"
 #include "platforms/network/topology.h"
 #include "tlm/net_packet.h"
 
@@ -97,6 +98,12 @@ class Switch : public sc_core::sc_module {
     core_.set_ecn(port, kmin, kmax);
   }
   void add_psn_rule(uint32_t port, uint32_t n, uint32_t r);
+  // THEMIS on this switch (a DC's external switch): wan_port is its long-haul port;
+  // stats under "<name>.themis.". Call before the run.
+  // rtt_ps: the RTT the reaction point's block time stretches (twice the long haul's delay).
+  void enable_themis(const ThemisParams& p, const sender::DcqcnParams& dcqcn, uint32_t wan_port,
+                     uint64_t rtt_ps, Stats& stats);
+  const ThemisCore* themis() const { return themis_.get(); }
   // Frames and bytes (without FCS) that left each port, lost ones included.
   const std::vector<uint64_t>& port_frames_out() const { return port_frames_; }
   const std::vector<uint64_t>& port_bytes_out() const { return port_bytes_; }
@@ -112,11 +119,24 @@ class Switch : public sc_core::sc_module {
   void arm(uint64_t t);  // wake the process at t (unless a wake at or before t is pending)
   void admit(uint32_t port, uint32_t slot, uint64_t now);  // a frame in slot, arrived on port
   void send_pause(const SwitchCore::Pause& p, uint64_t now);
+  // A frame the switch makes (PFC, a THEMIS CNP) out of port at its next frame
+  // boundary, ahead of the queues; returns its first byte's time.
+  uint64_t send_ahead(uint32_t port, const uint8_t* f, uint32_t len, uint64_t now);
+  // Queue a routed frame (slot) on out; the rest of admit().
+  void enqueue_frame(uint32_t out, SwitchCore::Frame fr, uint64_t now, bool np_out);
+  // THEMIS's checks of a frame crossing the long-haul port; false: it was taken
+  // (dropped, absorbed or held).
+  bool themis_in(uint32_t port, uint32_t out, uint32_t slot, const wire::PacketView& v,
+                 const SwitchCore::Frame& fr, uint64_t now);
+  // np: a CE-marked data packet in slot leaving over the long haul: true to keep it
+  // marked (else the mark is cleared and the sender may get a CNP).
+  bool np_keep_mark(uint32_t slot, uint64_t now);
 
   struct Event {
     uint64_t t;
     uint64_t seq;
-    uint8_t kind;  // 0: start on port, 1: arrival at the far end of port, 2: XOFF refresh
+    uint8_t kind;  // 0: start on port, 1: arrival at the far end of port, 2: XOFF refresh,
+                   // 3: a held packet's release (port = its index in held_)
     uint32_t port;
     uint8_t prio;  // kind 2
     bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
@@ -163,6 +183,14 @@ class Switch : public sc_core::sc_module {
   PfcFn on_pfc_;
   DeliverFn on_deliver_;
   std::array<uint8_t, 6> mac_;
+  std::unique_ptr<ThemisCore> themis_;
+  uint32_t wan_port_ = 0;
+  struct Held {
+    uint32_t out;
+    SwitchCore::Frame fr;
+  };
+  std::vector<Held> held_;  // THEMIS rp: packets recirculating, by index
+  std::vector<uint32_t> held_free_;
   std::vector<uint64_t> port_frames_, port_bytes_;
 };
 

@@ -60,6 +60,9 @@ void SwitchParams::describe(ParamTable& t) {
         1e12);
   t.add("switch.xon_bytes", &xon_bytes, "byte", "PFC: XON is sent when they drain to this", 0,
         1e12);
+  t.add("switch.headroom_auto", &headroom_auto,
+        "PFC: each ingress port's headroom is at least 3 x its rate x its link's delay (ns-3 "
+        "HPCC's rule: a long link needs room for what is in flight while the PAUSE travels)");
   t.add("switch.headroom_bytes", &headroom_bytes, "byte",
         "PFC: bytes admitted past xoff while the PAUSE takes effect; beyond, frames are dropped "
         "(headroom)",
@@ -143,7 +146,8 @@ SwitchCore::Admit SwitchCore::enqueue(uint64_t now_ps, uint32_t out_port, const 
   if (used_ + b > p_.buffer_bytes) {
     drop = SwitchDrop::kBufferFull;
   } else if (p_.pfc) {
-    if (in_[ii] + b > p_.xoff_bytes + p_.headroom_bytes) drop = SwitchDrop::kHeadroom;
+    const uint64_t room = headroom_.empty() ? p_.headroom_bytes : headroom_[f.in_port];
+    if (in_[ii] + b > p_.xoff_bytes + room) drop = SwitchDrop::kHeadroom;
   } else if (f.prio != 0) {
     const double limit = p_.admission == "static"
                              ? static_cast<double>(p_.static_limit_bytes)

@@ -62,6 +62,7 @@ struct SwitchParams {       // switch.*
   uint64_t xoff_bytes = 256 * 1024;
   uint64_t xon_bytes = 128 * 1024;
   uint64_t headroom_bytes = 64 * 1024;
+  bool headroom_auto = false;     // per port: at least 3 x rate x the link's delay (ns-3 HPCC)
   uint32_t pause_quanta = 65535;  // of an XOFF PAUSE frame
   double loss_rate = 0;           // fault: random loss on every egress wire (the shell's)
 
@@ -152,6 +153,11 @@ class SwitchCore {
   uint32_t priorities() const { return p_.priorities; }
   // Fault: the port's rate from now on (frames that start later serialize at it).
   void set_rate(uint32_t port, double gbps) { gbps_.at(port) = gbps; }
+  // PFC headroom of one ingress port (switch.headroom_auto; default switch.headroom_bytes).
+  void set_headroom(uint32_t port, uint64_t bytes) {
+    if (headroom_.empty()) headroom_.assign(ports(), p_.headroom_bytes);
+    headroom_.at(port) = bytes;
+  }
   // RED thresholds of one egress port from now on (a fault: ECN misconfigured there).
   void set_ecn(uint32_t port, uint64_t kmin, uint64_t kmax);
   double rate_gbps(uint32_t port) const { return gbps_.at(port); }
@@ -174,6 +180,7 @@ class SwitchCore {
   std::string name_;
   std::vector<double> gbps_;
   std::vector<std::pair<uint64_t, uint64_t>> ecn_;  // per port (kmin, kmax); empty: switch.*
+  std::vector<uint64_t> headroom_;                  // per port; empty: switch.headroom_bytes
   Rng rng_;
   uint64_t latency_ps_;
   std::vector<Queue> q_;           // [port][prio]

@@ -1,0 +1,123 @@
+// THEMIS (MECHANISMS.md §7): the DC's external switch takes over DCQCN's notification
+// and reaction points for inter-DC flows, so that intra-DC flows sharing a bottleneck
+// with them are not suppressed by the long-haul loop. Plain C++, one per external
+// switch; the Switch shell asks it about every frame crossing the long-haul port
+// (`themis.mode`: none, np, rp, both).
+//
+// Flow = (sender IP, receiver IP, UDP source port): a fabric QP pair uses one source
+// port both ways, so data (sender -> receiver), its ACKs and its CNPs (receiver ->
+// sender) name the same flow.
+//
+// Notification point (np), at the sender's DC:
+//   * a data packet leaving the DC (egress: the long-haul port) with ECN CE: the mark
+//     is cleared (the far receiver does not CNP it again) and, if the flow's last CNP
+//     towards its sender is older than t_interval, a CNP goes to the sender, out of the
+//     port towards it ahead of its queues. The CNP names the sender's QP, learned from
+//     the flow's ACKs coming in over the long-haul port (a flow with none seen yet keeps
+//     its mark: the receiver will CNP it);
+//   * a CNP coming in over the long-haul port for a local sender is forwarded only if
+//     the flow's last CNP is older than t_interval (else dropped: suppressed).
+// Reaction point (rp), at the receiver's DC:
+//   * a CNP going out over the long-haul port (a local receiver's, for an inter-DC
+//     flow): the flow reacts at this switch as DCQCN's reaction point does
+//     (sender::Dcqcn with the NICs' cc.dcqcn.* constants, on a rate that starts at
+//     themis.line_gbps): its rate fraction f = Rc / line falls on CNPs and recovers
+//     with DCQCN's timers. The CNP gets the THEMIS bit (BTH byte 8 bit 0; ICRC
+//     rewritten) before it goes on;
+//   * a CNP with the THEMIS bit coming in over the long-haul port is absorbed (the far
+//     switch reacts; the sender does not react again);
+//   * the flow's data coming in over the long-haul port is blocked for
+//     T_block = rtt x (1 / f - 1): a window-limited sender whose RTT grows from rtt to
+//     rtt + T_block sends at f of its rate (choice: the mapping from DCQCN's rate to a
+//     block time; rtt = themis.rtt_us, or 2 x the long-haul delay). The packet
+//     recirculates through the ingress pipeline meanwhile: n = ceil(T_block / pass)
+//     resubmits, a pass = themis.pass_ns + the loop's queue (bytes recirculating) and
+//     the packet at themis.loop_gbps, so sum of qlen_i / rate_drain = T_block. Holding
+//     costs passes, not buffer. Release times of a flow never decrease, so no packet
+//     overtakes an earlier one (e2e: THEMIS on single-path flows delivers every packet
+//     in order).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <algorithm>
+#include "model/core/params.h"
+#include "model/core/stats.h"
+
+#include "model/sender/dcqcn.h"
+
+namespace oonic::network {
+
+struct ThemisParams {          // themis.*
+  std::string mode = "none";   // none | np | rp | both
+  double t_interval_us = 50;   // np: at most one CNP per flow per interval
+  double line_gbps = 100;      // rp: a flow's rate before its first CNP (the host links)
+  double rtt_us = 0;           // rp: the RTT T_block stretches; 0: 2 x the long-haul delay
+  double pass_ns = 100;        // rp: one recirculation pass (the loop port's delay)
+  double loop_gbps = 1600;     // rp: the loop port's rate
+  uint32_t max_flows = 65536;  // flows an external switch tracks
+  bool np() const { return mode == "np" || mode == "both"; }
+  bool rp() const { return mode == "rp" || mode == "both"; }
+  void describe(ParamTable& t);
+};
+
+class ThemisCore {
+ public:
+  struct FlowKey {
+    uint64_t sender = 0, receiver = 0;
+    uint16_t sport = 0;
+    bool operator==(const FlowKey& o) const {
+      return sender == o.sender && receiver == o.receiver && sport == o.sport;
+    }
+  };
+  // dcqcn: the reaction point's constants (the NICs' cc.dcqcn.*); rtt_ps: the RTT
+  // T_block stretches (themis.rtt_us when set). Times in ps.
+  ThemisCore(const ThemisParams& p, const sender::DcqcnParams& dcqcn, uint64_t rtt_ps,
+             const StatGroup& stats);
+  const ThemisParams& params() const { return p_; }
+
+  // An ACK, NAK or feedback frame of flow k coming in: it names the sender's QP.
+  void learn_qpn(const FlowKey& k, uint32_t qpn);
+  // np: a CE-marked data packet of flow k leaving the DC at now. Returns whether to
+  // clear its mark; *cnp_qpn set (and true returned by *send) when a CNP goes out.
+  bool on_marked_data_out(const FlowKey& k, uint64_t now_ps, bool* send, uint32_t* cnp_qpn);
+  // np: a CNP of flow k coming in from the long haul: forward it?
+  bool forward_cnp_in(const FlowKey& k, uint64_t now_ps);
+  // rp: a local receiver's CNP of flow k going out at now (the flow slows down here).
+  void on_cnp_out(const FlowKey& k, uint64_t now_ps);
+  // rp: a data packet of flow k (bytes) coming in at now: when it may go on (now when
+  // the flow is not throttled), and the resubmits that took. released(bytes) when it
+  // leaves the loop.
+  uint64_t release_ps(const FlowKey& k, uint64_t now_ps, uint32_t bytes, uint32_t* resubmits);
+  void released(uint32_t bytes) { looping_bytes_ -= std::min<uint64_t>(looping_bytes_, bytes); }
+  double rate_fraction(const FlowKey& k, uint64_t now_ps);  // f of the flow now (1: free)
+
+  // Counters.
+  Counter &cnps_generated, &cnps_forwarded, &cnps_suppressed, &cnps_absorbed, &ce_cleared, &no_qpn,
+      &rp_cnps, &held, &resubmits;
+
+ private:
+  struct Hash {
+    size_t operator()(const FlowKey& k) const;
+  };
+  struct Flow {
+    uint32_t index = 0;
+    bool has_qpn = false;
+    uint32_t qpn = 0;
+    uint64_t last_cnp_ps = 0;
+    bool cnp_seen = false;
+    uint64_t last_release_ps = 0;
+  };
+  Flow* flow(const FlowKey& k);  // null when max_flows are tracked already
+  ThemisParams p_;
+  uint64_t interval_ps_;
+  uint64_t rtt_ps_;
+  uint64_t looping_bytes_ = 0;  // rp: bytes recirculating (the loop's queue)
+  std::unordered_map<FlowKey, Flow, Hash> flows_;
+  sender::Dcqcn rp_;  // per flow index; cycles are picoseconds
+};
+
+}  // namespace oonic::network

@@ -1,0 +1,119 @@
+#!/usr/bin/python3
+"""THEMIS at the DCs' external switches (platforms/network/themis.h), end to end.
+
+* fabric-two-dc.yaml with themis.mode both: every flow intact, every packet of these
+  single-path (ECMP) flows in order, the np's CNPs and cleared marks, the rp's CNPs each
+  absorbed by the far external switch (its THEMIS bit), the same run twice for a seed.
+* themis.mode on a topology without a switch-to-switch link is a config error.
+* the ideal FCT of fct.csv on a two-host path, derived by hand.
+* scripts/experiments/themis runs small and writes its CSV, table and plot.
+"""
+import os
+import subprocess
+
+import oonic_e2e as e2e
+
+SRC = e2e.SOURCE_DIR
+TWO_DC = os.path.join(SRC, "examples", "fabric-two-dc.yaml")
+
+
+def text(path):
+    with open(path) as f:
+        return f.read()
+
+
+class Themis(e2e.OonicTestCase):
+    def run_two_dc(self, mode, *extra):
+        out = os.path.join(self.mkdtemp(), "r")
+        r = e2e.run_oonic(["run", TWO_DC, "--out", out, "--quiet", "--set", "themis.mode=" + mode,
+                           "--set", "flows.load=0.5", "--set", "flows.duration_us=600"]
+                          + list(extra), out=out)
+        self.assertOk(r)
+        self.assertTrue(r.stats_json["scoreboard"]["ok"])
+        return r
+
+    def test_both_functions_in_order_absorbed_and_deterministic(self):
+        r = self.run_two_dc("both")
+        st = {k: v["value"] for k, v in r.stats_json["stats"].items()
+              if isinstance(v, dict) and "value" in v}
+        # Single-path flows: THEMIS's holding never lets a packet overtake another.
+        self.assertEqual(sum(int(q["ooo_packets"]) for q in e2e.load_csv(r.path("qps.csv"))), 0)
+        self.assertGreater(st["dc0_dci.themis.ce_cleared"] + st["dc1_dci.themis.ce_cleared"], 0)
+        self.assertGreater(
+            st["dc0_dci.themis.cnps_generated"] + st["dc1_dci.themis.cnps_generated"], 0)
+        for near, far in (("dc0_dci", "dc1_dci"), ("dc1_dci", "dc0_dci")):
+            # Every CNP the near switch reacted to carries the bit; the far one absorbs it.
+            self.assertEqual(st[near + ".themis.rp_cnps"], st[far + ".themis.cnps_absorbed"])
+        self.assertGreater(st["dc0_dci.themis.rp_cnps"] + st["dc1_dci.themis.rp_cnps"], 0)
+        self.assertGreater(st["dc0_dci.themis.resubmits"] + st["dc1_dci.themis.resubmits"], 0)
+        again = self.run_two_dc("both")
+        for name in ("fct.csv", "links.csv", "qps.csv"):
+            self.assertEqual(text(r.path(name)), text(again.path(name)), name)
+        # Off: no THEMIS stat is registered.
+        off = self.run_two_dc("none")
+        self.assertFalse(any(".themis." in k for k in off.stats_json["stats"]))
+
+    def test_np_only_forwards_far_cnps_under_the_interval_and_rp_only_absorbs(self):
+        np_ = self.run_two_dc("np")
+        st = {k: v["value"] for k, v in np_.stats_json["stats"].items()
+              if isinstance(v, dict) and "value" in v}
+        both = lambda n: st["dc0_dci.themis." + n] + st["dc1_dci.themis." + n]  # noqa: E731
+        self.assertGreater(both("ce_cleared"), 0)
+        self.assertGreater(both("cnps_forwarded") + both("cnps_generated"), 0)
+        self.assertEqual(st["dc0_dci.themis.cnps_absorbed"] + st["dc1_dci.themis.cnps_absorbed"], 0)
+        self.assertEqual(st["dc0_dci.themis.resubmits"] + st["dc1_dci.themis.resubmits"], 0)
+        rp = self.run_two_dc("rp")
+        st = {k: v["value"] for k, v in rp.stats_json["stats"].items()
+              if isinstance(v, dict) and "value" in v}
+        self.assertEqual(st["dc0_dci.themis.cnps_generated"] + st["dc1_dci.themis.cnps_generated"], 0)
+        self.assertGreater(st["dc0_dci.themis.cnps_absorbed"] + st["dc1_dci.themis.cnps_absorbed"],
+                           0)
+
+    def test_no_switch_link_is_a_config_error(self):
+        out = os.path.join(self.mkdtemp(), "r")
+        r = e2e.run_oonic(["run", "-", "--out", out, "--quiet", "--set", "topology.kind=pair",
+                           "--set", "flows.arrival=once", "--set", "themis.mode=both"])
+        self.assertError(r, "themis.mode", "switch-to-switch")
+
+    def test_ideal_fct_on_a_two_host_path(self):
+        d = self.mkdtemp()
+        flows = os.path.join(d, "flows.txt")
+        with open(flows, "w") as f:
+            f.write("1\n0 1 3 100 10000 0\n")
+        out = os.path.join(d, "r")
+        r = e2e.run_oonic(["run", "-", "--out", out, "--quiet", "--set", "topology.kind=pair",
+                           "--set", "topology.host_gbps=100", "--set", "topology.link_delay_ns=1000",
+                           "--set", "nic.pmtu_bytes=1024", "--set", "flows.file=" + flows],
+                          out=out)
+        self.assertOk(r)
+        row = e2e.load_csv(r.path("fct.csv"))[0]
+        # 10 packets of a WRITE of 10,000 B: headers 58 B (Eth 14, IPv4 20, UDP 8, BTH 12,
+        # ICRC 4), on the wire 58 + 24 (FCS, preamble, IFG), padded 60 + 24 = 84 B each,
+        # plus 10,000 B of payload and the RETH (16 B): 10,856 B at 100 Gbit/s = 868.48 ns.
+        # Twice the propagation: 2,000 ns. One full frame (1,082 + 24 B) and one ACK
+        # (62 + 24 B) serialized on the link: 1,192 B = 95.36 ns. Ideal 2,963.84 ns.
+        self.assertAlmostEqual(float(row["ideal_fct_ns"]), 2963.84, places=2)
+        self.assertAlmostEqual(float(row["slowdown"]),
+                               float(row["fct_ns"]) / float(row["ideal_fct_ns"]), places=3)
+
+    def test_experiment_script_runs_small(self):
+        out = self.mkdtemp()
+        p = subprocess.run(["/usr/bin/python3", os.path.join(SRC, "scripts", "experiments", "themis"),
+                            "--out", out, "--load", "0.5", "--duration-ms", "0.5", "--modes",
+                            "none,both"], capture_output=True, text=True, timeout=600,
+                           env=dict(os.environ, OONIC_BIN=e2e.oonic_bin()))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        summ = e2e.load_csv(os.path.join(out, "summary.csv"))
+        self.assertEqual([s["mode"] for s in summ], ["none", "both"])
+        for s in summ:
+            self.assertEqual(s["scoreboard_ok"], "True")
+            self.assertGreater(int(s["intra_flows"]), 0)
+            self.assertGreater(int(s["inter_flows"]), 0)
+        self.assertGreater(int(summ[1]["resubmits"]) + int(summ[1]["cnps_generated"]), 0)
+        self.assertIn("unfairness", open(os.path.join(out, "table.md")).read())
+        self.assertGreater(os.path.getsize(os.path.join(out, "themis.png")), 1000)
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()
