@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 
@@ -123,6 +124,8 @@ struct Fault {
   uint32_t n = 0, r = 0;
   uint32_t line = 0;
 };
+
+constexpr uint64_t kNoTime = ~uint64_t{0};
 
 // faults.file; errors name the file, the line and what is wrong.
 std::vector<Fault> read_faults(const std::string& path, const Topology& t) {
@@ -240,6 +243,12 @@ void FabricRunParams::describe(ParamTable& t) {
         "packets x hosts)");
   t.add("run.queues_csv", &queues_csv,
         "fabric: write queues.csv (every change of a switch port's queued bytes)");
+  t.add("run.queues_switches", &queues_switches,
+        "fabric: queues.csv only for these switches (comma-separated names); empty: all", {});
+  t.add("run.queues_sample_ns", &queues_sample_ns, "ns",
+        "fabric: queues.csv keeps at most one change per port per this interval (the first in "
+        "it); 0: every change",
+        0, 1e12);
   t.add(
       "run.qps_csv", &qps_csv,
       "fabric: write qps.csv (per receiving QP: packets, out-of-order degree, bitmap blocks held)");
@@ -817,9 +826,26 @@ int run_fabric(const b2b::RunOptions& o) {
   if (all.run.queues_csv) {
     qcsv = std::make_unique<std::ofstream>(dir + "/queues.csv");
     *qcsv << "time_ns,switch,port,bytes\n";
+    std::set<std::string> only;
+    {
+      std::stringstream ss(all.run.queues_switches);
+      for (std::string x; std::getline(ss, x, ',');)
+        if (!x.empty()) only.insert(x);
+    }
+    for (const std::string& x : only) {
+      bool known = false;
+      for (auto& sw : fb->switches) known = known || x == sw->name();
+      if (!known) throw Error(msg::kConfig, "run.queues_switches: no switch '" + x + "'");
+    }
+    const uint64_t sample_ps = static_cast<uint64_t>(std::llround(all.run.queues_sample_ns * 1000));
     for (auto& sw : fb->switches) {
       const std::string name = sw->name();
-      sw->on_queue([&qcsv, name](uint64_t ps, uint32_t port, uint64_t bytes) {
+      if (!only.empty() && !only.count(name)) continue;
+      auto last = std::make_shared<std::vector<uint64_t>>(sw->port_frames_out().size(), kNoTime);
+      sw->on_queue([&qcsv, name, sample_ps, last](uint64_t ps, uint32_t port, uint64_t bytes) {
+        uint64_t& l = (*last)[port];
+        if (sample_ps && l != kNoTime && ps < l + sample_ps) return;
+        l = ps;
         *qcsv << fmt(ps / 1000.0, 3) << "," << name << "," << port << "," << bytes << "\n";
       });
     }

@@ -70,6 +70,8 @@ struct FabricRunParams {  // run.*
   double stall_ms = 20;
   bool sram_csv = false;
   bool queues_csv = false;
+  std::string queues_switches;  // run.queues_switches: only these (comma list); empty: all
+  double queues_sample_ns = 0;  // run.queues_sample_ns: one change per port per interval
   bool qps_csv = true;
   bool rates_csv = true;
   bool link_pcap = false;

@@ -347,10 +347,9 @@ bool Switch::themis_in(uint32_t port, uint32_t out, uint32_t slot, const wire::P
   k.sender = ip_key(v, !data), k.receiver = ip_key(v, data), k.sport = v.udp_sport;
   if (op == wire::kCnp) {
     if (in) {
-      if (tp.rp() && (v.bth.resv7 & kThemisCnpBit)) {
-        themis_->cnps_absorbed.inc();  // the far switch throttles the flow already
-        slots_.release(slot);
-        return false;
+      if (v.bth.resv7 & kThemisCnpBit) {  // the far switch reacted: not ours to count
+        themis_->cnps_marked_in.inc();
+        return true;
       }
       if (tp.np() && !themis_->forward_cnp_in(k, now)) {
         slots_.release(slot);

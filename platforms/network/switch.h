@@ -125,7 +125,7 @@ class Switch : public sc_core::sc_module {
   // Queue a routed frame (slot) on out; the rest of admit().
   void enqueue_frame(uint32_t out, SwitchCore::Frame fr, uint64_t now, bool np_out);
   // THEMIS's checks of a frame crossing the long-haul port; false: it was taken
-  // (dropped, absorbed or held).
+  // (dropped or held).
   bool themis_in(uint32_t port, uint32_t out, uint32_t slot, const wire::PacketView& v,
                  const SwitchCore::Frame& fr, uint64_t now);
   // np: a CE-marked data packet in slot leaving over the long haul: true to keep it

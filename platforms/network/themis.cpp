@@ -47,9 +47,10 @@ ThemisCore::ThemisCore(const ThemisParams& p, const sender::DcqcnParams& dcqcn, 
       cnps_suppressed(stats.counter("cnps_suppressed", "frame",
                                     "np: CNPs not sent or dropped: the flow's last CNP was less "
                                     "than t_interval ago")),
-      cnps_absorbed(stats.counter("cnps_absorbed", "frame",
-                                  "rp: CNPs from the long haul with the THEMIS bit, not forwarded "
-                                  "(the far switch reacted)")),
+      cnps_marked_in(stats.counter("cnps_marked_in", "frame",
+                                   "CNPs from the long haul with the THEMIS bit: forwarded to the "
+                                   "sender untouched (the far switch reacted; np does not count "
+                                   "them)")),
       ce_cleared(stats.counter("ce_cleared", "frame", "np: data packets leaving the DC unmarked")),
       no_qpn(stats.counter("no_qpn", "frame",
                            "np: CE-marked data of a flow whose sender QP is not known yet (no ACK "
@@ -133,8 +134,14 @@ uint64_t ThemisCore::release_ps(const FlowKey& k, uint64_t now_ps, uint32_t byte
   const double frac = rp_.rate_gbps(f.index, now_ps) / p_.line_gbps;
   const uint64_t block =
       frac < 1.0 ? static_cast<uint64_t>(std::llround(rtt_ps_ * (1.0 / frac - 1.0))) : 0;
-  // Never ahead of the flow's previous packet.
-  const uint64_t t = std::max(now_ps + block, f.last_release_ps);
+  // Never ahead of the flow's previous packet, and behind it by this packet at the
+  // flow's line rate: when T_block shrinks, what was held leaves as a line-rate stream,
+  // not all at once.
+  const uint64_t spacing =
+      f.last_release_ps > now_ps
+          ? static_cast<uint64_t>(std::llround(bytes * 8.0 * 1000.0 / p_.line_gbps))
+          : 0;
+  const uint64_t t = std::max(now_ps + block, f.last_release_ps + spacing);
   if (t <= now_ps) return now_ps;
   f.last_release_ps = t;
   // Passes of pass_ns behind the loop's queue, until T_block is spent.

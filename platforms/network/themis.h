@@ -24,8 +24,9 @@
 //     themis.line_gbps): its rate fraction f = Rc / line falls on CNPs and recovers
 //     with DCQCN's timers. The CNP gets the THEMIS bit (BTH byte 8 bit 0; ICRC
 //     rewritten) before it goes on;
-//   * a CNP with the THEMIS bit coming in over the long-haul port is absorbed (the far
-//     switch reacts; the sender does not react again);
+//   * a CNP with the THEMIS bit coming in over the long-haul port goes on to the sender
+//     untouched: the np does not react to it (no interval check, no t_last), so the far
+//     switch's reaction is not doubled by this one; the sender's DCQCN still reacts;
 //   * the flow's data coming in over the long-haul port is blocked for
 //     T_block = rtt x (1 / f - 1): a window-limited sender whose RTT grows from rtt to
 //     rtt + T_block sends at f of its rate (choice: the mapping from DCQCN's rate to a
@@ -33,9 +34,10 @@
 //     recirculates through the ingress pipeline meanwhile: n = ceil(T_block / pass)
 //     resubmits, a pass = themis.pass_ns + the loop's queue (bytes recirculating) and
 //     the packet at themis.loop_gbps, so sum of qlen_i / rate_drain = T_block. Holding
-//     costs passes, not buffer. Release times of a flow never decrease, so no packet
-//     overtakes an earlier one (e2e: THEMIS on single-path flows delivers every packet
-//     in order).
+//     costs passes, not buffer. A packet leaves no earlier than its flow's previous
+//     one plus its own time at themis.line_gbps (when T_block shrinks, what was held
+//     leaves as a line-rate stream, not at once), so no packet overtakes an earlier one
+//     (e2e: THEMIS on single-path flows delivers every packet in order).
 #pragma once
 
 #include <cstdint>
@@ -96,7 +98,7 @@ class ThemisCore {
   double rate_fraction(const FlowKey& k, uint64_t now_ps);  // f of the flow now (1: free)
 
   // Counters.
-  Counter &cnps_generated, &cnps_forwarded, &cnps_suppressed, &cnps_absorbed, &ce_cleared, &no_qpn,
+  Counter &cnps_generated, &cnps_forwarded, &cnps_suppressed, &cnps_marked_in, &ce_cleared, &no_qpn,
       &rp_cnps, &held, &resubmits;
 
  private:
