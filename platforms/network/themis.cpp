@@ -17,6 +17,17 @@ void ThemisParams::describe(ParamTable& t) {
   t.add("themis.t_interval_us", &t_interval_us, "us",
         "np: at most one CNP per flow towards its sender per interval (generated or forwarded)", 0,
         1e6);
+  t.add("themis.block", &block,
+        "rp: how a throttled flow's packets are held: dcqcn (T_block = rtt x (line / Rc - 1), "
+        "Rc from DCQCN's reaction point) or loop (the THEMIS artefact: n passes through one "
+        "shared loop port, n growing with the CNPs)",
+        {"dcqcn", "loop"});
+  t.add("themis.step", &step, "CNP",
+        "rp, block loop: CNPs that add one pass at first (the step grows by one each time)", 1,
+        1u << 20);
+  t.add("themis.recover_us", &recover_us, "us",
+        "rp, block loop: without a CNP this long a flow's step halves and it loses one pass", 0.001,
+        1e9);
   t.add("themis.line_gbps", &line_gbps, "Gbit/s",
         "rp: a flow's rate at the switch before its first CNP (DCQCN's Rc starts here)", 0.001,
         1e5);
@@ -63,6 +74,7 @@ ThemisCore::ThemisCore(const ThemisParams& p, const sender::DcqcnParams& dcqcn, 
       p_(p),
       interval_ps_(static_cast<uint64_t>(std::llround(p.t_interval_us * 1e6))),
       rtt_ps_(p.rtt_us > 0 ? static_cast<uint64_t>(std::llround(p.rtt_us * 1e6)) : rtt_ps),
+      recover_ps_(static_cast<uint64_t>(std::llround(p.recover_us * 1e6))),
       rp_(dcqcn, 1e6, p.line_gbps, p.max_flows, stats.group("rp")) {}
 
 ThemisCore::Flow* ThemisCore::flow(const FlowKey& k) {
@@ -112,11 +124,31 @@ bool ThemisCore::forward_cnp_in(const FlowKey& k, uint64_t now_ps) {
   return true;
 }
 
+void ThemisCore::recover(Flow& f, uint64_t now_ps) {
+  while (f.n > 0 && now_ps - f.last_rp_cnp_ps >= recover_ps_) {
+    f.step = std::max<uint32_t>(1, f.step / 2);
+    --f.n;
+    f.last_rp_cnp_ps += recover_ps_;
+  }
+}
+
 void ThemisCore::on_cnp_out(const FlowKey& k, uint64_t now_ps) {
   Flow* f = flow(k);
   if (!f) return;
   rp_cnps.inc();
-  rp_.on_cnp(f->index, now_ps);
+  if (p_.block != "loop") {
+    rp_.on_cnp(f->index, now_ps);
+    return;
+  }
+  recover(*f, now_ps);
+  if (f->n == 0) {
+    f->n = 1, f->step = p_.step, f->cnps = 0;
+  } else if (++f->cnps >= f->step) {
+    f->cnps -= f->step;
+    ++f->step;
+    ++f->n;
+  }
+  f->last_rp_cnp_ps = now_ps;
 }
 
 double ThemisCore::rate_fraction(const FlowKey& k, uint64_t now_ps) {
@@ -131,6 +163,30 @@ uint64_t ThemisCore::release_ps(const FlowKey& k, uint64_t now_ps, uint32_t byte
   auto it = flows_.find(k);
   if (it == flows_.end()) return now_ps;
   Flow& f = it->second;
+  if (p_.block == "loop") {
+    // n passes through the one loop port, first come first served: each waits for the
+    // loop (the packets of every flow looping), then takes its time on it and the pass.
+    recover(f, now_ps);
+    uint64_t t = now_ps;
+    const uint64_t ser = static_cast<uint64_t>(std::llround(bytes * 8.0 * 1000.0 / p_.loop_gbps));
+    const uint64_t lat = static_cast<uint64_t>(std::llround(p_.pass_ns * 1000.0));
+    for (uint32_t i = 0; i < f.n; ++i) {
+      const uint64_t start = std::max(t, loop_free_ps_);
+      loop_free_ps_ = start + ser;
+      t = start + ser + lat;
+    }
+    const uint64_t spacing =
+        f.last_release_ps > now_ps
+            ? static_cast<uint64_t>(std::llround(bytes * 8.0 * 1000.0 / p_.line_gbps))
+            : 0;
+    t = std::max(t, f.last_release_ps + spacing);
+    if (t <= now_ps) return now_ps;
+    f.last_release_ps = t;
+    *passes = std::max<uint32_t>(1, f.n);
+    held.inc();
+    resubmits.inc(*passes);
+    return t;
+  }
   const double frac = rp_.rate_gbps(f.index, now_ps) / p_.line_gbps;
   const uint64_t block =
       frac < 1.0 ? static_cast<uint64_t>(std::llround(rtt_ps_ * (1.0 / frac - 1.0))) : 0;

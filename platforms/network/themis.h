@@ -34,7 +34,14 @@
 //     recirculates through the ingress pipeline meanwhile: n = ceil(T_block / pass)
 //     resubmits, a pass = themis.pass_ns + the loop's queue (bytes recirculating) and
 //     the packet at themis.loop_gbps, so sum of qlen_i / rate_drain = T_block. Holding
-//     costs passes, not buffer. A packet leaves no earlier than its flow's previous
+//     costs passes, not buffer. themis.block loop instead follows the THEMIS artefact:
+//     the flow's pass count n starts at 1 with its first CNP, and every `step` CNPs
+//     (step starting at themis.step, growing by one) adds a pass (n grows as about
+//     sqrt(2 x CNPs)); themis.recover_us without a CNP halves step and takes one pass
+//     away (choice: the artefact never lowers n). Each packet makes its n passes
+//     through one loop port shared by every flow, first come first served: a pass waits
+//     for the loop, takes the packet's time at loop_gbps, then pass_ns.
+//     A packet leaves no earlier than its flow's previous
 //     one plus its own time at themis.line_gbps (when T_block shrinks, what was held
 //     leaves as a line-rate stream, not at once), so no packet overtakes an earlier one
 //     (e2e: THEMIS on single-path flows delivers every packet in order).
@@ -53,14 +60,17 @@
 
 namespace oonic::network {
 
-struct ThemisParams {          // themis.*
-  std::string mode = "none";   // none | np | rp | both
-  double t_interval_us = 50;   // np: at most one CNP per flow per interval
-  double line_gbps = 100;      // rp: a flow's rate before its first CNP (the host links)
-  double rtt_us = 0;           // rp: the RTT T_block stretches; 0: 2 x the long-haul delay
-  double pass_ns = 100;        // rp: one recirculation pass (the loop port's delay)
-  double loop_gbps = 1600;     // rp: the loop port's rate
-  uint32_t max_flows = 65536;  // flows an external switch tracks
+struct ThemisParams {           // themis.*
+  std::string mode = "none";    // none | np | rp | both
+  double t_interval_us = 50;    // np: at most one CNP per flow per interval
+  std::string block = "dcqcn";  // rp: dcqcn (T_block from DCQCN's rate) | loop (the artefact's)
+  uint32_t step = 5;            // rp, loop: CNPs per added pass at first (grows by one)
+  double recover_us = 500;      // rp, loop: no CNP this long: step halves, one pass fewer
+  double line_gbps = 100;       // rp: a flow's rate before its first CNP (the host links)
+  double rtt_us = 0;            // rp: the RTT T_block stretches; 0: 2 x the long-haul delay
+  double pass_ns = 100;         // rp: one recirculation pass (the loop port's delay)
+  double loop_gbps = 1600;      // rp: the loop port's rate
+  uint32_t max_flows = 65536;   // flows an external switch tracks
   bool np() const { return mode == "np" || mode == "both"; }
   bool rp() const { return mode == "rp" || mode == "both"; }
   void describe(ParamTable& t);
@@ -112,12 +122,17 @@ class ThemisCore {
     uint64_t last_cnp_ps = 0;
     bool cnp_seen = false;
     uint64_t last_release_ps = 0;
+    uint32_t n = 0, step = 0, cnps = 0;  // rp, loop: passes per packet, step, CNPs into it
+    uint64_t last_rp_cnp_ps = 0;
   };
+  void recover(Flow& f, uint64_t now_ps);
   Flow* flow(const FlowKey& k);  // null when max_flows are tracked already
   ThemisParams p_;
   uint64_t interval_ps_;
   uint64_t rtt_ps_;
   uint64_t looping_bytes_ = 0;  // rp: bytes recirculating (the loop's queue)
+  uint64_t loop_free_ps_ = 0;   // rp, loop: when the loop port is next free (one FIFO)
+  uint64_t recover_ps_;
   std::unordered_map<FlowKey, Flow, Hash> flows_;
   sender::Dcqcn rp_;  // per flow index; cycles are picoseconds
 };

@@ -113,5 +113,34 @@ TEST(ThemisCore, AFlowsReleasesNeverGoBackSoNothingIsReordered) {
   }
 }
 
+TEST(ThemisCore, LoopBlockPassesShareOneFifoLoopAndGrowWithCnps) {
+  Rig r;
+  r.p.block = "loop";
+  r.p.step = 2;
+  r.p.pass_ns = 100;
+  r.p.loop_gbps = 1000;  // 1 byte = 8 ps on the loop
+  ThemisCore t = r.make();
+  uint32_t passes = 0;
+  t.on_cnp_out(flow(), 0);  // n = 1
+  // A: one pass from 0: 1000 B on the loop (8,000 ps) + 100 ns = 108,000.
+  EXPECT_EQ(t.release_ps(flow(), 0, 1000, &passes), 108000u);
+  EXPECT_EQ(passes, 1u);
+  // B, at 0 too: the loop is busy until 8,000, so 116,000; but it may not leave before
+  // A plus its own time at 100 Gbit/s (80,000 ps): 188,000.
+  EXPECT_EQ(t.release_ps(flow(), 0, 1000, &passes), 188000u);
+  // Two more CNPs (step 2): n = 2, step 3.
+  t.on_cnp_out(flow(), 10);
+  t.on_cnp_out(flow(), 20);
+  // C at 200,000: two passes, each 8,000 + 100,000 ps: 416,000.
+  EXPECT_EQ(t.release_ps(flow(), 200000, 1000, &passes), 416000u);
+  EXPECT_EQ(passes, 2u);
+  // 500 us without a CNP: one pass fewer; 1,000 us: none (not held).
+  EXPECT_EQ(t.release_ps(flow(), 20 + 500 * kUs, 1000, &passes), 20 + 500 * kUs + 108000u);
+  EXPECT_EQ(passes, 1u);
+  EXPECT_EQ(t.release_ps(flow(), 20 + 1500 * kUs, 1000, &passes), 20 + 1500 * kUs);
+  EXPECT_EQ(passes, 0u);
+  EXPECT_EQ(r.c("resubmits"), 5u);
+}
+
 }  // namespace
 }  // namespace oonic::network
