@@ -31,6 +31,8 @@ void ThemisParams::describe(ParamTable& t) {
   t.add("themis.line_gbps", &line_gbps, "Gbit/s",
         "rp: a flow's rate at the switch before its first CNP (DCQCN's Rc starts here)", 0.001,
         1e5);
+  t.add("themis.max_block_us", &max_block_us, "us",
+        "rp, block dcqcn: the longest a packet is held (T_block's cap)", 0.001, 1e9);
   t.add("themis.rtt_us", &rtt_us, "us",
         "rp: the RTT the block time stretches, T_block = rtt x (line / Rc - 1); 0: twice the "
         "long-haul link's delay",
@@ -188,8 +190,11 @@ uint64_t ThemisCore::release_ps(const FlowKey& k, uint64_t now_ps, uint32_t byte
     return t;
   }
   const double frac = rp_.rate_gbps(f.index, now_ps) / p_.line_gbps;
+  const double cap_ps = p_.max_block_us * 1e6;
   const uint64_t block =
-      frac < 1.0 ? static_cast<uint64_t>(std::llround(rtt_ps_ * (1.0 / frac - 1.0))) : 0;
+      frac < 1.0
+          ? static_cast<uint64_t>(std::llround(std::min(cap_ps, rtt_ps_ * (1.0 / frac - 1.0))))
+          : 0;
   // Never ahead of the flow's previous packet, and behind it by this packet at the
   // flow's line rate: when T_block shrinks, what was held leaves as a line-rate stream,
   // not all at once.

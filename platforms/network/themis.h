@@ -30,7 +30,9 @@
 //   * the flow's data coming in over the long-haul port is blocked for
 //     T_block = rtt x (1 / f - 1): a window-limited sender whose RTT grows from rtt to
 //     rtt + T_block sends at f of its rate (choice: the mapping from DCQCN's rate to a
-//     block time; rtt = themis.rtt_us, or 2 x the long-haul delay). The packet
+//     block time; rtt = themis.rtt_us, or 2 x the long-haul delay), at most
+//     themis.max_block_us (as DCQCN's rate nears its minimum the formula grows without
+//     bound: 1 s at 100 Mbit/s of 100 Gbit/s, which stalls a flow). The packet
 //     recirculates through the ingress pipeline meanwhile: n = ceil(T_block / pass)
 //     resubmits, a pass = themis.pass_ns + the loop's queue (bytes recirculating) and
 //     the packet at themis.loop_gbps, so sum of qlen_i / rate_drain = T_block. Holding
@@ -68,6 +70,7 @@ struct ThemisParams {           // themis.*
   double recover_us = 500;      // rp, loop: no CNP this long: step halves, one pass fewer
   double line_gbps = 100;       // rp: a flow's rate before its first CNP (the host links)
   double rtt_us = 0;            // rp: the RTT T_block stretches; 0: 2 x the long-haul delay
+  double max_block_us = 1000;   // rp, block dcqcn: T_block never exceeds this
   double pass_ns = 100;         // rp: one recirculation pass (the loop port's delay)
   double loop_gbps = 1600;      // rp: the loop port's rate
   uint32_t max_flows = 65536;   // flows an external switch tracks

@@ -94,6 +94,12 @@ TEST(ThemisCore, RpBlocksAFlowByRttTimesOneOverItsDcqcnRateFractionMinusOne) {
   EXPECT_EQ(r.c("resubmits"), passes);
   // Another flow is not held.
   EXPECT_EQ(t.release_ps(flow(9), now, 1000, &passes), now);
+  // themis.max_block_us caps T_block.
+  Rig c;
+  c.p.max_block_us = 100;
+  ThemisCore capped = c.make();
+  capped.on_cnp_out(flow(), 0);
+  EXPECT_EQ(capped.release_ps(flow(), now, 1000, &passes), now + 100 * kUs);
 }
 
 TEST(ThemisCore, AFlowsReleasesNeverGoBackSoNothingIsReordered) {
