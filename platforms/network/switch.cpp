@@ -409,8 +409,6 @@ bool Switch::np_keep_mark(uint32_t slot, uint64_t now) {
     s.bth.dest_qp = qpn;
     s.payload = kReserved, s.payload_len = sizeof kReserved;
     const std::vector<uint8_t> cnp = wire::build(s);
-    wire::PacketView cv;
-    wire::parse(cnp.data(), cnp.size(), cv, false);
     uint32_t host = 0;
     if (v.ip_version == 4) {
       auto h = v4_hosts_.find(static_cast<uint32_t>(k.sender));
@@ -423,7 +421,8 @@ bool Switch::np_keep_mark(uint32_t slot, uint64_t now) {
     }
     const std::vector<uint32_t>& ports = routes_.next_ports(node_, host);
     if (!ports.empty()) {
-      FlowKey fk{ip_key(cv, false), ip_key(cv, true), cv.udp_sport, cv.udp_dport, 17};
+      // The CNP's 5-tuple: the data packet's, reversed (RoCE's destination port both ways).
+      FlowKey fk{ip_key(v, true), ip_key(v, false), v.udp_sport, v.udp_dport, 17};
       const uint32_t p =
           select_.choose(fk, host, ports, now, [this](uint32_t q) { return core_.port_bytes(q); });
       send_ahead(p, cnp.data(), static_cast<uint32_t>(cnp.size()), now);

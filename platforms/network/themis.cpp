@@ -74,6 +74,7 @@ ThemisCore::ThemisCore(const ThemisParams& p, const sender::DcqcnParams& dcqcn, 
       resubmits(stats.counter("resubmits", "pass",
                               "rp: ingress-pipeline passes of held packets (recirculations)")),
       p_(p),
+      loop_(p.loop()),
       interval_ps_(static_cast<uint64_t>(std::llround(p.t_interval_us * 1e6))),
       rtt_ps_(p.rtt_us > 0 ? static_cast<uint64_t>(std::llround(p.rtt_us * 1e6)) : rtt_ps),
       recover_ps_(static_cast<uint64_t>(std::llround(p.recover_us * 1e6))),
@@ -138,7 +139,7 @@ void ThemisCore::on_cnp_out(const FlowKey& k, uint64_t now_ps) {
   Flow* f = flow(k);
   if (!f) return;
   rp_cnps.inc();
-  if (p_.block != "loop") {
+  if (!loop_) {
     rp_.on_cnp(f->index, now_ps);
     return;
   }
@@ -165,7 +166,7 @@ uint64_t ThemisCore::release_ps(const FlowKey& k, uint64_t now_ps, uint32_t byte
   auto it = flows_.find(k);
   if (it == flows_.end()) return now_ps;
   Flow& f = it->second;
-  if (p_.block == "loop") {
+  if (loop_) {
     // n passes through the one loop port, first come first served: each waits for the
     // loop (the packets of every flow looping), then takes its time on it and the pass.
     recover(f, now_ps);

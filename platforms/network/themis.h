@@ -75,6 +75,7 @@ struct ThemisParams {           // themis.*
   double loop_gbps = 1600;      // rp: the loop port's rate
   uint32_t max_flows = 65536;   // flows an external switch tracks
   bool np() const { return mode == "np" || mode == "both"; }
+  bool loop() const { return block == "loop"; }
   bool rp() const { return mode == "rp" || mode == "both"; }
   void describe(ParamTable& t);
 };
@@ -131,6 +132,7 @@ class ThemisCore {
   void recover(Flow& f, uint64_t now_ps);
   Flow* flow(const FlowKey& k);  // null when max_flows are tracked already
   ThemisParams p_;
+  bool loop_;  // themis.block loop (read once, not per packet)
   uint64_t interval_ps_;
   uint64_t rtt_ps_;
   uint64_t looping_bytes_ = 0;  // rp: bytes recirculating (the loop's queue)
