@@ -17,7 +17,7 @@ REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 # Top-level sections of stats.json; a stat path starting with anything else is the
 # short form of stats.<name>.value.
-SECTIONS = ("run", "stats", "sram", "integrity", "setup", "trace_issues")
+SECTIONS = ("run", "stats", "sram", "integrity", "scoreboard", "setup", "trace_issues")
 
 
 class LookupFailed(Exception):
