@@ -71,6 +71,7 @@ struct PacketMeta {
   bool completion = false;  // the message wants a completion (MP-RDMA Tail-with-completion)
   bool has_head = false;    // Eunomia: the packet carries Head metadata
   uint32_t head = 0;        // Eunomia: first sequence number of the connection/message
+  uint32_t record = 0;      // the trace record / packet number (1-based; 0 unknown), for reports
 };
 
 class OrderingUnit {

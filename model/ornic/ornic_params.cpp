@@ -58,6 +58,19 @@ void OrnicParams::describe(ParamTable& t) {
         "MELO/MELO+: host address of the re-order buffers (QP i: base + i x window x PMTU); "
         "out-of-order data lands there and is copied to its destination when ePSN passes it",
         0, 1.8e19);
+  t.add("bitmap.impl", &bitmap.impl,
+        "what computes ORNIC's bitmap (nic.ordering ornic): core, the C++ core "
+        "(model/ordering/ornic_bitmap.h); rtl, the Verilated RTL testbench/rtl/ornic_bitmap.v "
+        "clocked call by call (model/ordering/rtl_bitmap.h; built when Verilator is installed)",
+        {"core", "rtl"});
+  t.add("bitmap.rtl_library", &bitmap.rtl_library,
+        "bitmap.impl rtl: the Verilated library to load (ABI model/ordering/rtl_bitmap_abi.h); "
+        "empty: liboonic_rtl_ornic_bitmap.so beside the oonic binary (or in ../lib/oonic)",
+        {});
+  t.add("bitmap.rtl_check", &bitmap.rtl_check,
+        "bitmap.impl rtl: run the C++ core in lockstep and compare every call (verdict, ePSN, "
+        "NAK block, blocks held, accesses, cycles); a replay that differs reports the first "
+        "differing packet and cycle and exits 1");
   t.add("eunomia.master_array_blocks", &eunomia.master_array_blocks, "block",
         "Eunomia: 2-byte blocks of each HD bitmap module's master_array (bitmap rows and "
         "metadata)",

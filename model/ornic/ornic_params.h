@@ -49,6 +49,9 @@ struct BitmapParams {  // bitmap.*
   uint32_t left_cache_threshold = 2;
   uint32_t mprdma_slots = 64;  // MP-RDMA's L
   uint64_t melo_rob_base = 0x7F0000000000ull;
+  std::string impl = "core";  // core | rtl (the Verilated testbench/rtl/ornic_bitmap.v)
+  std::string rtl_library;    // "": liboonic_rtl_ornic_bitmap.so next to the oonic binary
+  bool rtl_check = true;      // rtl: run the C++ core in lockstep and report differences
 };
 
 struct EunomiaParams {  // eunomia.* (nic.ordering: eunomia)

@@ -30,19 +30,35 @@ uint32_t id_bits(uint32_t blocks) {
   return b;
 }
 
+// The unit: the scheme's core, or for `bitmap.impl: rtl` the Verilated RTL.
+std::unique_ptr<ordering::OrderingUnit> make_unit(const ordering::Scheme& s, const OrnicParams& p) {
+  if (s.traits.receiver_agent) return nullptr;
+  if (p.bitmap.impl != "rtl") return s.make(geometry(p));
+  if (std::string(s.name) != "ornic")
+    throw Error(msg::kConfig, "bitmap.impl rtl: the RTL (testbench/rtl/ornic_bitmap.v) is ORNIC's "
+                              "bitmap; nic.ordering is '" + std::string(s.name) + "'");
+  ordering::RtlOrnicBitmap::Params rp;
+  const ordering::SchemeGeometry g = geometry(p);
+  rp.geometry = ordering::OrnicBitmap::Params{g.block_bits, g.nodes_per_qp, g.pool_blocks, g.max_qps};
+  rp.library = p.bitmap.rtl_library;
+  rp.check = p.bitmap.rtl_check;
+  return std::make_unique<ordering::RtlOrnicBitmap>(rp);
+}
+
 }  // namespace
 
 BitmapManager::BitmapManager(sc_core::sc_module_name name, const BlockEnv& env)
     : sc_module(name),
       scheme_(env.p.nic.ordering),
       scheme_info_(ordering::find_scheme(scheme_)),
-      owned_(scheme_info_.traits.receiver_agent ? nullptr : scheme_info_.make(geometry(env.p))),
+      owned_(make_unit(scheme_info_, env.p)),
       agent_(scheme_info_.traits.receiver_agent
                  ? std::make_unique<eunomia::ReceiverAgent>(
                        "receiver_agent", env, ordering::eunomia_params(geometry(env.p)))
                  : nullptr),
       unit_(agent_ ? static_cast<ordering::OrderingUnit*>(&agent_->core()) : owned_.get()),
-      ornic_(dynamic_cast<ordering::OrnicBitmap*>(unit_)),
+      rtl_(dynamic_cast<ordering::RtlOrnicBitmap*>(unit_)),
+      ornic_(rtl_ ? rtl_->reference() : dynamic_cast<ordering::OrnicBitmap*>(unit_)),
       block_bits_(env.p.bitmap.block_bits),
       qp_state_bits_(ordering::qp_state_bits(scheme_, geometry(env.p))),
       high_(env.p.nic.max_qps, 0),
@@ -219,6 +235,7 @@ BitmapManager::Result BitmapManager::access(Cycle t, uint32_t qp, uint32_t psn,
   const bool watched = !p_nodes_.empty() && qp == watch_qp_;
   const uint32_t hp0 = watched ? ornic_->header_ptr(qp) : 0;
   const uint32_t base0 = watched ? ornic_->base_psn(qp) : 0;
+  const uint64_t mismatches_before = rtl_ ? rtl_->mismatches() : 0;
   r.out = unit_->receive(qp, psn, meta);
   if ((r.out.verdict == ordering::Verdict::kInOrder ||
        r.out.verdict == ordering::Verdict::kOutOfOrder) &&
@@ -228,6 +245,10 @@ BitmapManager::Result BitmapManager::access(Cycle t, uint32_t qp, uint32_t psn,
   Cycle c = r.out.cycles;
   r.grant = port_.acquire(t, c ? c : 1);
   r.done = r.grant + c;
+  if (rtl_ && !rtl_mismatch_.call && rtl_->mismatches() > mismatches_before) {
+    const ordering::RtlOrnicBitmap::Mismatch& m = *rtl_->first_mismatch();
+    rtl_mismatch_ = RtlMismatch{m.call, meta.record, m.qp, m.psn, r.grant, m.what};
+  }
   // One cycle per access, as ORNIC §4.3 counts; the SRAMs keep the access counts.
   Sram* ptrs = next_ ? next_ : state_;
   for (uint32_t i = 0; i < r.out.node_accesses; ++i)

@@ -25,6 +25,7 @@
 #include "model/eunomia/receiver_agent.h"
 #include "model/ordering/factory.h"
 #include "model/ordering/ornic_bitmap.h"
+#include "model/ordering/rtl_bitmap.h"
 #include "model/ornic/block_env.h"
 #include "model/ornic/block_interfaces.h"
 #include "model/sram/sram.h"
@@ -57,6 +58,16 @@ class BitmapManager : public sc_core::sc_module, public BitmapPort {
   // Where the scheme's bits live (ORNIC: bitmap.block_pool); throws if it has none (gbn).
   Sram& block_pool();
   uint64_t port_stall_cycles() const { return port_.stall_cycles(); }
+  // bitmap.impl rtl: the RTL behind the seam (nullptr with the C++ core).
+  const ordering::RtlOrnicBitmap* rtl() const { return rtl_; }
+  // The first call where the RTL and the lockstep core differed, with its packet and cycle.
+  struct RtlMismatch {
+    uint64_t call = 0;
+    uint32_t record = 0, qp = 0, psn = 0;
+    Cycle cycle = 0;  // the call's grant
+    std::string what;
+  };
+  const RtlMismatch* rtl_first_mismatch() const { return rtl_mismatch_.call ? &rtl_mismatch_ : nullptr; }
 
  private:
   std::string scheme_;
@@ -64,7 +75,10 @@ class BitmapManager : public sc_core::sc_module, public BitmapPort {
   std::unique_ptr<ordering::OrderingUnit> owned_;
   std::unique_ptr<eunomia::ReceiverAgent> agent_;  // eunomia: owns the unit
   ordering::OrderingUnit* unit_ = nullptr;
-  ordering::OrnicBitmap* ornic_ = nullptr;  // the unit when the scheme is ornic (VCD node view)
+  ordering::RtlOrnicBitmap* rtl_ = nullptr;  // bitmap.impl rtl
+  RtlMismatch rtl_mismatch_;
+  // The unit when the scheme is ornic (VCD node view); with bitmap.impl rtl, the lockstep core.
+  const ordering::OrnicBitmap* ornic_ = nullptr;
   uint32_t block_bits_;
   uint64_t qp_state_bits_;
   std::vector<uint32_t> high_;

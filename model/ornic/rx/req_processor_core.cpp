@@ -356,6 +356,7 @@ void ReqProcessorCore::ordered(Cycle t3, uint32_t qi, QpContext& c, const wire::
   }
   ordering::PacketMeta meta;  // Eunomia: Head / last from the data packet's metadata
   meta.last = last;
+  meta.record = rec.index;
   if (v.flags & wire::kHasEunomiaMeta)
     meta.has_head = true, meta.head = v.eunomia.head, meta.last = v.eunomia.last;
   BitmapPort::Result r = l_.bitmap.access(t3, qi, psn, meta);

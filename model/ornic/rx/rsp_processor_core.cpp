@@ -104,7 +104,9 @@ void RspProcessorCore::process(Cycle ready, const wire::PacketView& v, PacketRec
       if (rw->ooo) {
         if (!l_.bitmap.is_open(static_cast<uint32_t>(qi)))
           l_.bitmap.open(t3, static_cast<uint32_t>(qi), rw->start_psn, c.otd);
-        BitmapPort::Result r = l_.bitmap.access(t3, static_cast<uint32_t>(qi), psn, {});
+        ordering::PacketMeta meta;
+        meta.record = rec.index;
+        BitmapPort::Result r = l_.bitmap.access(t3, static_cast<uint32_t>(qi), psn, meta);
         t4 = r.done;
         rec.bitmap = true;
         rec.locate_cycles = r.out.locate_cycles;
