@@ -66,8 +66,8 @@ RtlOrnicBitmap::RtlOrnicBitmap(const Params& p)
     ::dlclose(lib_);
     lib_ = nullptr;
     throw Error(msg::kConfig, key + ": " + path_ + " speaks ABI " + std::to_string(v) +
-                                  ", oonic speaks " +
-                                  std::to_string(OONIC_RTL_BITMAP_ABI_VERSION) + " (rebuild it)");
+                                  ", oonic speaks " + std::to_string(OONIC_RTL_BITMAP_ABI_VERSION) +
+                                  " (rebuild it)");
   }
   if (p.geometry.block_bits > 32 * OONIC_RTL_BITMAP_MAX_WORDS)
     throw Error(msg::kConfig, "bitmap.block_bits: the RTL ABI carries at most " +
@@ -153,9 +153,8 @@ Outcome RtlOrnicBitmap::receive(uint32_t qp, uint32_t psn) {
     cycles = 1;
     while (!io_.done) {
       if (cycles >= kMaxEdges)
-        throw Error(msg::kModel, "bitmap RTL " + path_ + ": receive of qp " +
-                                     std::to_string(qp) + " psn " + std::to_string(psn) +
-                                     " never finished");
+        throw Error(msg::kModel, "bitmap RTL " + path_ + ": receive of qp " + std::to_string(qp) +
+                                     " psn " + std::to_string(psn) + " never finished");
       tick_(model_, &io_);
       ++cycles;
     }

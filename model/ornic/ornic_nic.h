@@ -66,6 +66,7 @@ class OrnicNic : public sc_core::sc_module {
   const Counter& drops(Drop d) const { return rx_.drops(d); }
   uint64_t drops_total() const { return rx_.drops_total(); }
   RxPlane& rx() { return rx_; }
+  const RxPlane& rx() const { return rx_; }
   RegisterManager& register_manager() { return register_manager_; }
   ControlPlane& control() { return control_; }
   TxPlane& tx() { return tx_; }

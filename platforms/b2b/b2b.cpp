@@ -300,6 +300,9 @@ int run_b2b(const RunOptions& o) {
   j["scoreboard"] = {{"ok", sb.ok() && finished},    {"wqes", sb.wqes},
                      {"completed", sb.completed},    {"bytes_checked", sb.bytes_checked},
                      {"failures", sb.failure_count}, {"text", sb.text()}};
+  std::string rtl_report;
+  nlohmann::json rtl_j = results::rtl_json({{"a", &sys->a.nic}, {"b", &sys->b.nic}}, &rtl_report);
+  if (!rtl_j.is_null()) j["rtl"] = rtl_j;
   write_text(dir + "/stats.json", j.dump(2) + "\n");
   sram_csv.finish(end);
   if (vcd) vcd->write(dir + "/waves.vcd", o.vcd_from, o.vcd_to);
@@ -347,6 +350,10 @@ int run_b2b(const RunOptions& o) {
     s << "  scoreboard  " << (finished ? "" : "INCOMPLETE; ") << sb.text() << "\n";
     s << "  results     " << dir << "/  (simulated in " << fmt(wall, 3) << " s wall)\n";
     std::fputs(s.str().c_str(), stdout);
+  }
+  if (!rtl_report.empty()) {
+    std::fprintf(stderr, "oonic run: %s\n", rtl_report.c_str());
+    return 1;
   }
   return sb.ok() && finished ? 0 : 1;
 }

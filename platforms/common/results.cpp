@@ -158,4 +158,39 @@ void SramCsv::finish(Cycle end) {
   if (rc != 0) throw Error(msg::kIo, path_ + ": cannot write");
 }
 
+nlohmann::json rtl_json(const std::vector<std::pair<std::string, const ornic::OrnicNic*>>& nics,
+                        std::string* report) {
+  nlohmann::json j;
+  uint64_t calls = 0, edges = 0, mismatches = 0;
+  const ornic::BitmapManager::RtlMismatch* first = nullptr;
+  std::string first_nic, library;
+  bool any = false, checked = true;
+  for (const auto& [name, nic] : nics) {
+    const ornic::BitmapManager& bm = nic->rx().bitmap_manager;
+    const ordering::RtlOrnicBitmap* rtl = bm.rtl();
+    if (!rtl) continue;
+    any = true;
+    library = rtl->library();
+    checked = checked && rtl->reference() != nullptr;
+    calls += rtl->calls(), edges += rtl->rtl_edges(), mismatches += rtl->mismatches();
+    const ornic::BitmapManager::RtlMismatch* m = bm.rtl_first_mismatch();
+    if (m && (!first || m->cycle < first->cycle)) first = m, first_nic = name;
+  }
+  if (!any) return nullptr;
+  j = {{"library", library}, {"calls", calls},           {"edges", edges},
+       {"checked", checked}, {"mismatches", mismatches}, {"ok", mismatches == 0}};
+  if (first) {
+    j["first"] = {{"nic", first_nic},      {"record", first->record}, {"cycle", first->cycle},
+                  {"qp_index", first->qp}, {"psn", first->psn},       {"call", first->call},
+                  {"what", first->what}};
+    if (report)
+      *report = "bitmap RTL differs from the C++ core: first at " + first_nic + ", packet record " +
+                std::to_string(first->record) + " (QP index " + std::to_string(first->qp) +
+                ", PSN " + std::to_string(first->psn) + "), cycle " + std::to_string(first->cycle) +
+                ", call " + std::to_string(first->call) + ": " + first->what + "; " +
+                std::to_string(mismatches) + " call(s) differ";
+  }
+  return j;
+}
+
 }  // namespace oonic::results

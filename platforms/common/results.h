@@ -12,6 +12,7 @@
 
 #include "model/core/cycles.h"
 #include "model/core/vcd.h"
+#include "model/ornic/ornic_nic.h"
 #include "model/sram/sram.h"
 
 namespace oonic::results {
@@ -25,6 +26,12 @@ void write_text(const std::string& path, const std::string& text);
 // The VCD of a run with --vcd (nullptr without): `groups` is the comma list of
 // --vcd=GROUPS (empty: all); an unknown group is an Error(kCli) listing the known ones.
 std::unique_ptr<Vcd> make_vcd(bool on, const std::string& groups, uint64_t period_ps);
+// bitmap.impl rtl: stats.json's "rtl" section over the NICs (name, NIC) whose Bitmap
+// Manager runs the RTL (null when none does): library, calls, clock edges, whether
+// checked, mismatches, ok, and the earliest first mismatch (nic, packet record, cycle,
+// QP index, PSN, what). *report gets a one-line error for stderr when any differs.
+nlohmann::json rtl_json(const std::vector<std::pair<std::string, const ornic::OrnicNic*>>& nics,
+                        std::string* report);
 // Finalizes each SRAM's occupancy at `end` and returns stats.json's "sram" object:
 // capacity, peak, mean, final bits, 16-bucket time-weighted histogram, reads,
 // writes, stall cycles.

@@ -1234,6 +1234,13 @@ int run_fabric(const b2b::RunOptions& o) {
                      {"bytes_checked", bytes_checked},
                      {"failures", failures},
                      {"text", sb_text}};
+  std::string rtl_report;
+  {
+    std::vector<std::pair<std::string, const ornic::OrnicNic*>> nics;
+    for (auto& h : fb->hosts) nics.emplace_back(h->name(), &h->nic);
+    nlohmann::json rtl_j = results::rtl_json(nics, &rtl_report);
+    if (!rtl_j.is_null()) j["rtl"] = rtl_j;
+  }
   write_text(dir + "/stats.json", j.dump(2) + "\n");
   sram_csv.finish(end);
   if (vcd) vcd->write(dir + "/waves.vcd", o.vcd_from, o.vcd_to);
@@ -1241,6 +1248,10 @@ int run_fabric(const b2b::RunOptions& o) {
   if (!o.quiet) {
     std::fputs(summary.c_str(), stdout);
     std::printf("  results     %s/  (simulated in %s s wall)\n", dir.c_str(), fmt(wall, 3).c_str());
+  }
+  if (!rtl_report.empty()) {
+    std::fprintf(stderr, "oonic run: %s\n", rtl_report.c_str());
+    return 1;
   }
   return ok ? 0 : 1;
 }

@@ -169,18 +169,9 @@ int run_replay(const ReplayOptions& o) {
   if (all.nic.host.digest) j["integrity"]["unverified_bytes"] = integ.unverified_bytes;
   // bitmap.impl rtl: the RTL behind the Bitmap Manager, and the lockstep check.
   const ornic::BitmapManager& bm = sys->nic.rx().bitmap_manager;
-  const ornic::BitmapManager::RtlMismatch* mm = bm.rtl_first_mismatch();
-  if (const ordering::RtlOrnicBitmap* rtl = bm.rtl()) {
-    j["rtl"] = {{"library", rtl->library()},
-                {"calls", rtl->calls()},
-                {"edges", rtl->rtl_edges()},
-                {"checked", all.nic.bitmap.rtl_check},
-                {"mismatches", rtl->mismatches()},
-                {"ok", rtl->mismatches() == 0}};
-    if (mm)
-      j["rtl"]["first"] = {{"record", mm->record}, {"cycle", mm->cycle}, {"qpn_index", mm->qp},
-                           {"psn", mm->psn},       {"call", mm->call},   {"what", mm->what}};
-  }
+  std::string rtl_report;
+  nlohmann::json rtl_j = results::rtl_json({{"nic0", &sys->nic}}, &rtl_report);
+  if (!rtl_j.is_null()) j["rtl"] = rtl_j;
   j["setup"] = setup.notes;
   nlohmann::json issues = nlohmann::json::array();
   for (const auto& is : tr.issues) issues.push_back({{"record", is.index}, {"reason", is.reason}});
@@ -241,20 +232,14 @@ int run_replay(const ReplayOptions& o) {
       s << "  rtl         " << rtl->calls() << " bitmap calls through " << rtl->library() << " ("
         << rtl->rtl_edges() << " clock edges); "
         << (!all.nic.bitmap.rtl_check ? std::string("not checked")
-            : rtl->mismatches()
-                ? std::to_string(rtl->mismatches()) + " differ from the C++ core"
-                : std::string("identical to the C++ core"))
+            : rtl->mismatches() ? std::to_string(rtl->mismatches()) + " differ from the C++ core"
+                                : std::string("identical to the C++ core"))
         << "\n";
     s << "  results     " << dir << "/  (simulated in " << fmt(wall, 3) << " s wall)\n";
     std::fputs(s.str().c_str(), stdout);
   }
-  if (mm) {
-    std::fprintf(stderr,
-                 "oonic: bitmap RTL differs from the C++ core: first at packet record %u (QP "
-                 "index %u, PSN %u), cycle %llu, call %llu: %s; %llu call(s) differ\n",
-                 mm->record, mm->qp, mm->psn, static_cast<unsigned long long>(mm->cycle),
-                 static_cast<unsigned long long>(mm->call), mm->what.c_str(),
-                 static_cast<unsigned long long>(bm.rtl()->mismatches()));
+  if (!rtl_report.empty()) {
+    std::fprintf(stderr, "oonic: %s\n", rtl_report.c_str());
     return 1;
   }
   return 0;

@@ -158,7 +158,7 @@ class RtlBitmap(unittest.TestCase):
         p = oonic("replay", "traces/default.txt", "--out", bug, "--quiet", "--set", "bitmap.impl=rtl",
                   "--set", "bitmap.rtl_library=" + BUG_LIB, check=False)
         self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertIn("first at packet record %s" % want["record"], p.stderr)
+        self.assertIn("first at nic0, packet record %s" % want["record"], p.stderr)
         self.assertIn("cycle %d" % grant, p.stderr)
         self.assertIn("cycles: rtl %d, core %s" % (int(want["bitmap_cycles"]) + 1, want["bitmap_cycles"]),
                       p.stderr)
@@ -173,6 +173,31 @@ class RtlBitmap(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         got = rows(os.path.join(bug + "-nocheck", "packets.csv"))
         self.assertEqual(int(got[int(want["record"]) - 1]["bitmap_cycles"]), int(want["bitmap_cycles"]) + 1)
+
+    def test_runs_identical_and_checked(self):
+        # A two-NIC run and a fabric run: every NIC's Bitmap Manager runs the RTL.
+        for name, cfg, files in (("b2b", "examples/b2b-reorder.yaml", ("wqes.csv", "sram.csv")),
+                                 ("fabric", "examples/fabric-kpaths-spray.yaml", ("fct.csv", "qps.csv"))):
+            out = {}
+            for impl in ("core", "rtl"):
+                d = os.path.join(self.tmp, "run-%s-%s" % (name, impl))
+                oonic("run", cfg, "--out", d, "--quiet", "--set", "bitmap.impl=" + impl)
+                out[impl] = d
+            for f in files:
+                self.assertEqual(text(os.path.join(out["core"], f)), text(os.path.join(out["rtl"], f)), f)
+            sc = json.loads(text(os.path.join(out["core"], "stats.json")))
+            sr = json.loads(text(os.path.join(out["rtl"], "stats.json")))
+            rtl = sr.pop("rtl")
+            for s in (sc, sr):
+                s["run"].pop("wall_s")
+            self.assertEqual(sc, sr, name)
+            self.assertEqual(rtl["mismatches"], 0)
+            self.assertGreater(rtl["calls"], 100)
+        # The planted bug in a fabric: exit 1, the first differing NIC named.
+        p = oonic("run", "examples/fabric-kpaths-spray.yaml", "--out", os.path.join(self.tmp, "run-bug"),
+                  "--quiet", "--set", "bitmap.impl=rtl", "--set", "bitmap.rtl_library=" + BUG_LIB, check=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertRegex(p.stderr, r"bitmap RTL differs from the C\+\+ core: first at h\d+, packet record \d+")
 
     @staticmethod
     def vcd_change_cycle(path, signal, value, after):

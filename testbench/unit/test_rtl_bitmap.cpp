@@ -8,8 +8,8 @@
 
 #include <array>
 #include <random>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "model/core/error.h"
 #include "model/ordering/rtl_bitmap.h"
@@ -92,7 +92,7 @@ TEST(RtlBitmap, RandomOperationsMatchTheCore) {
     EXPECT_GT(seen[static_cast<size_t>(Verdict::kOutOfOrder)], 0);
     EXPECT_GT(seen[static_cast<size_t>(Verdict::kDuplicate)], 0);
     EXPECT_GT(seen[static_cast<size_t>(Verdict::kBeyondWindow)], 0);
-    EXPECT_GT(seen[7], 0);  // NAKs
+    EXPECT_GT(seen[7], 0);                  // NAKs
     if (g.m > 1 && g.pool < g.qps * g.n) {  // M = 1: a block is freed as it is taken
       EXPECT_GT(seen[static_cast<size_t>(Verdict::kPoolExhausted)], 0);
     }
@@ -121,7 +121,8 @@ TEST(RtlBitmap, GeometryBeyondTheRtlIsAConfigError) {
     RtlOrnicBitmap u(Make(16, 20, 1u << 20, 8, "liboonic_rtl_ornic_bitmap.so"));
     FAIL() << "no error";
   } catch (const oonic::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("bitmap.pool_blocks 1048576"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bitmap.pool_blocks 1048576"), std::string::npos)
+        << e.what();
   }
   try {
     RtlOrnicBitmap u(Make(16, 20, 64, 8, "no-such-lib.so"));

@@ -35,11 +35,14 @@ std::unique_ptr<ordering::OrderingUnit> make_unit(const ordering::Scheme& s, con
   if (s.traits.receiver_agent) return nullptr;
   if (p.bitmap.impl != "rtl") return s.make(geometry(p));
   if (std::string(s.name) != "ornic")
-    throw Error(msg::kConfig, "bitmap.impl rtl: the RTL (testbench/rtl/ornic_bitmap.v) is ORNIC's "
-                              "bitmap; nic.ordering is '" + std::string(s.name) + "'");
+    throw Error(msg::kConfig,
+                "bitmap.impl rtl: the RTL (testbench/rtl/ornic_bitmap.v) is ORNIC's "
+                "bitmap; nic.ordering is '" +
+                    std::string(s.name) + "'");
   ordering::RtlOrnicBitmap::Params rp;
   const ordering::SchemeGeometry g = geometry(p);
-  rp.geometry = ordering::OrnicBitmap::Params{g.block_bits, g.nodes_per_qp, g.pool_blocks, g.max_qps};
+  rp.geometry =
+      ordering::OrnicBitmap::Params{g.block_bits, g.nodes_per_qp, g.pool_blocks, g.max_qps};
   rp.library = p.bitmap.rtl_library;
   rp.check = p.bitmap.rtl_check;
   return std::make_unique<ordering::RtlOrnicBitmap>(rp);

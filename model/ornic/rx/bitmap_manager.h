@@ -67,7 +67,9 @@ class BitmapManager : public sc_core::sc_module, public BitmapPort {
     Cycle cycle = 0;  // the call's grant
     std::string what;
   };
-  const RtlMismatch* rtl_first_mismatch() const { return rtl_mismatch_.call ? &rtl_mismatch_ : nullptr; }
+  const RtlMismatch* rtl_first_mismatch() const {
+    return rtl_mismatch_.call ? &rtl_mismatch_ : nullptr;
+  }
 
  private:
   std::string scheme_;
