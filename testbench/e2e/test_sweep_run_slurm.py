@@ -138,6 +138,22 @@ class SweepRunSlurm(unittest.TestCase):
         self.assertEqual(job["tasks"], 3)
         self.assertEqual(len(os.listdir(os.path.join(b, "slurm", "logs"))), 3)
 
+        # scripts/plot: lines over a run sweep, and CDFs pooled from the points' fct.csv.
+        plot = os.path.join(SOURCE_DIR, "scripts", "plot")
+        for args, svg, want in (
+                (["sweep", "--x", "routing.mode", "--y", "fct.slowdown.mean", "--by", "nic.ordering"],
+                 "results-fct.slowdown.mean-vs-routing.mode.svg", "gbn"),
+                (["sweep-cdf", "--of", "slowdown", "--by", "nic.ordering"],
+                 "results-cdf-slowdown-by-nic.ordering.svg", "ornic (40 values, 4 points)"),
+                (["sweep-cdf", "--of", "ood", "--by", "routing.mode", "--where", "nic.ordering=gbn"],
+                 "results-cdf-ood-by-routing.mode.svg", "spray (20 values, 2 points)")):
+            p = subprocess.run(["/usr/bin/python3", plot, args[0], os.path.join(b, "results.csv")] + args[1:],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                               timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn(want, text(os.path.join(b, svg)))
+            self.assertTrue(os.path.getsize(os.path.join(b, svg[:-4] + ".png")) > 1000)
+
         # Resume: everything is done, nothing is submitted, the table is unchanged.
         p = self.sweep(self.spec, b, "--backend", "slurm")
         self.assertEqual(p.returncode, 0, p.stderr)
