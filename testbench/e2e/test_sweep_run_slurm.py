@@ -201,6 +201,34 @@ class SweepRunSlurm(unittest.TestCase):
         self.assertIn("CANCELLED", by["64"]["error"])
         self.assertIn("%s_%d" % (job, task), by["64"]["error"])
 
+    def test_experiments_on_slurm_match_local(self):
+        # The experiments run their points through scripts/lib/oonic_batch.py: the same
+        # tables from a Slurm job array as from the local pool.
+        exp = os.path.join(SOURCE_DIR, "scripts", "experiments")
+        cases = [
+            ("mprdma-permutation", ["--seeds", "1", "--bytes", "262144", "--systems", "mprdma,dcqcn"],
+             ["table.md", "goodput.csv"]),
+            ("melo-loss", ["--seeds", "1", "--bytes", "1048576", "--rates", "0.001,0.01",
+                           "--schemes", "gbn,ornic"], ["table.md"]),
+            ("bitmap-compare", ["--quick"], ["results.csv"]),
+        ]
+        for name, args, files in cases:
+            outs = {}
+            for backend in ("local", "slurm"):
+                out = os.path.join(self.tmp, "exp-%s-%s" % (name, backend))
+                extra = ["--backend", backend] + (["--slurm", "poll_seconds=0.5"] if backend == "slurm" else [])
+                p = subprocess.run([os.path.join(exp, name), "--out", out] + args + extra,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                                   timeout=TIMEOUT, env=self.env, cwd=self.tmp)
+                self.assertEqual(p.returncode, 0, "%s %s\n%s" % (name, backend, p.stderr))
+                outs[backend] = out
+            self.assertTrue(os.path.isdir(os.path.join(outs["slurm"], "slurm", "logs"))
+                            or os.path.isdir(os.path.join(outs["slurm"], "runs", "slurm", "logs")), name)
+            for f in files:
+                a = text(os.path.join(outs["local"], f))
+                self.assertEqual(a, text(os.path.join(outs["slurm"], f)), "%s %s" % (name, f))
+                self.assertTrue(a.strip())
+
     def test_spec_checks_for_run(self):
         cases = [
             ("command: run\ntraces: [traces/default.txt]\n", "'traces' belongs to command replay"),

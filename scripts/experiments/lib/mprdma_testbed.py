@@ -13,10 +13,11 @@ import csv
 import json
 import os
 import struct
-import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
+import oonic_batch as B  # noqa: E402
 PATHS = ["spine0", "spine1", "spine2", "spine3"]
 
 TESTBED = ["topology.kind=kpaths", "topology.paths=4", "topology.hosts_per_leaf=5",
@@ -47,12 +48,14 @@ def oonic_bin(prog):
     return b
 
 
-def write_flows(path, flows):
+def flows_text(flows):
     """ns-3 HPCC flow file: (src, dst, bytes) at time 0."""
+    return "%d\n" % len(flows) + "".join("%d %d 3 100 %d 0\n" % (s, d, n) for s, d, n in flows)
+
+
+def write_flows(path, flows):
     with open(path, "w") as f:
-        f.write("%d\n" % len(flows))
-        for s, d, n in flows:
-            f.write("%d %d 3 100 %d 0\n" % (s, d, n))
+        f.write(flows_text(flows))
 
 
 def write_faults(path, lines):
@@ -61,22 +64,72 @@ def write_faults(path, lines):
             f.write(ln + "\n")
 
 
-def run(oonic, d, system, seed, flows, faults=(), extra=()):
-    """One `oonic run -`; returns (result dict, error or None)."""
-    os.makedirs(d, exist_ok=True)
-    fl = os.path.join(d, "flows.in")
-    write_flows(fl, flows)
-    args = [oonic, "run", "-", "--quiet", "--seed", str(seed), "--out", d]
-    for s in TESTBED + SYSTEMS[system][1] + ["flows.file=" + fl] + list(extra):
-        args += ["--set", s]
-    if faults:
-        ff = os.path.join(d, "faults.in")
-        write_faults(ff, faults)
-        args += ["--set", "faults.file=" + ff]
-    p = subprocess.run(args, capture_output=True, text=True)
-    if p.returncode != 0 or not os.path.isfile(os.path.join(d, "fct.csv")):
-        return None, "%s (seed %d) in %s: exit %d: %s" % (system, seed, d, p.returncode,
-                                                         p.stderr.strip()[-400:])
+def add_args(ap):
+    """-j and the batch backend options (scripts/lib/oonic_batch.py) of an experiment."""
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                    help="runs at once on this machine (default: the cores)")
+    B.add_backend_args(ap)
+
+
+class Batch:
+    """The runs of an experiment, run together on the backend its options name
+    (--backend local|slurm, --slurm KEY=VALUE, -j): add() each, run(), then result()."""
+
+    def __init__(self, oonic, args, name):
+        self.oonic, self.name = oonic, name
+        self.backend, self.jobs = args.backend, max(1, args.jobs)
+        try:
+            self.slurm = B.parse_slurm_sets(args.slurm)
+        except ValueError as e:
+            sys.stderr.write("%s: error: %s\n" % (name, e))
+            sys.exit(2)
+        self.points, self.meta = [], {}
+
+    def add(self, d, system, seed, flows, faults=(), extra=()):
+        """Queues one `oonic run -` writing d (with its flow and fault files, flows.in and faults.in)."""
+        fl = os.path.join(d, "flows.in")
+        inputs = {"flows.in": flows_text(flows)}
+        args = [self.oonic, "run", "-", "--quiet", "--seed", str(seed), "--out", d]
+        for s in TESTBED + SYSTEMS[system][1] + ["flows.file=" + fl] + list(extra):
+            args += ["--set", s]
+        if faults:
+            inputs["faults.in"] = "".join(ln + "\n" for ln in faults)
+            args += ["--set", "faults.file=" + os.path.join(d, "faults.in")]
+        self.points.append(B.Point(os.path.basename(d), args, d, {"system": system, "seed": seed},
+                                   inputs=inputs))
+        self.meta[d] = (self.points[-1], system, seed)
+
+    def run(self):
+        try:
+            stopped, _ = B.run_points(self.points, os.path.dirname(self.points[0].pdir), self.backend,
+                                      self.jobs, self.slurm, name=self.name, prog=self.name)
+        except B.SlurmError as e:
+            sys.stderr.write("%s: error: slurm backend: %s\n" % (self.name, e))
+            sys.exit(1)
+        if stopped is not None:
+            sys.stderr.write("%s: interrupted\n" % self.name)
+            sys.exit(130)
+
+    def result(self, d):
+        """(result dict, error or None) of the run that wrote d."""
+        point, system, seed = self.meta[d]
+        return load(point, system, seed)
+
+
+def run(oonic, d, system, seed, flows, faults=(), extra=(), args=None):
+    """One `oonic run -` at once, here; returns (result dict, error or None)."""
+    class Local:
+        backend, jobs, slurm = "local", 1, None
+    b = Batch(oonic, args or Local(), "mprdma")
+    b.add(d, system, seed, flows, faults, extra)
+    b.run()
+    return b.result(d)
+
+
+def load(point, system, seed):
+    d = point.pdir
+    if point.status() != "ok" or not os.path.isfile(os.path.join(d, "fct.csv")):
+        return None, "%s (seed %d) in %s: %s" % (system, seed, d, point.error() or "did not finish")
     res = {"dir": d, "fct": list(csv.DictReader(open(os.path.join(d, "fct.csv")))),
            "qps": list(csv.DictReader(open(os.path.join(d, "qps.csv")))),
            "links": list(csv.DictReader(open(os.path.join(d, "links.csv"))))}
