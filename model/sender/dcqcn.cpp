@@ -33,6 +33,13 @@ void DcqcnParams::describe(ParamTable& t) {
         "reaction point byte counter: every this many bytes a QP sends after a decrease is an "
         "increase event beside the timer's (0: timer only, as ns-3 HPCC and CX4; the paper: 10 MB)",
         0, 1e12);
+  t.add("cc.dcqcn.window_bytes", &window_bytes, "byte",
+        "a sender window on top of the rate: a QP with this many bytes unacknowledged waits for "
+        "an ACK (0: none; ns-3 HPCC's HAS_WIN with its maxBdp, the largest base RTT x host rate)",
+        0, 1e12);
+  t.add("cc.dcqcn.window_scales", &window_scales,
+        "the window is window_bytes x the current rate / line rate (ns-3 HPCC's VAR_WIN), so a "
+        "QP whose rate DCQCN cut keeps fewer bytes in flight");
   t.add("cc.dcqcn.preset", &preset,
         "the defaults of every cc.dcqcn.* key (and cc.cnp_interval_us) not set explicitly: hpcc = "
         "ns-3 HPCC's mix/config.txt (the CX4 behaviour most published results use), paper = the "
@@ -60,8 +67,9 @@ Cycle us_to_cycles(double us, double mhz) {
 }  // namespace
 
 Dcqcn::Dcqcn(const DcqcnParams& p, double clock_mhz, double line_gbps, uint32_t max_qps,
-             const StatGroup& stats, Sram* mem)
+             const StatGroup& stats, Sram* mem, uint32_t pmtu_bytes)
     : p_(p),
+      pmtu_(pmtu_bytes),
       mhz_(clock_mhz),
       line_(line_gbps),
       alpha_cyc_(us_to_cycles(p.alpha_interval_us, clock_mhz)),
@@ -206,6 +214,19 @@ void Dcqcn::sent(uint32_t qi, Cycle start, uint32_t bytes) {
       increase(qi, q, false, start);
     }
   }
+}
+
+Cycle Dcqcn::send_at(uint32_t qi, Cycle now, const SendState& s, bool sync_first) {
+  if (!p_.window_bytes) return now;
+  const int32_t flight = wire::psn_diff(s.send_psn(qi), s.una(qi));
+  if (flight <= 0) return now;
+  double w = static_cast<double>(p_.window_bytes);
+  if (p_.window_scales) w *= rate_gbps(qi, now) / line_;
+  return static_cast<double>(flight) * pmtu_ >= w ? kNever : now;
+}
+
+bool Dcqcn::on_ack(uint32_t qi, Cycle t, uint32_t acked_psns) {
+  return p_.window_bytes != 0;  // a window may have opened
 }
 
 double Dcqcn::rate_gbps(uint32_t qi, Cycle t) {

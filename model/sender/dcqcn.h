@@ -51,6 +51,8 @@ struct DcqcnParams {  // cc.dcqcn.*
   double rate_on_first_cnp = 1.0;
   uint32_t pacing_overhead_bytes = 62;
   uint64_t byte_counter_bytes = 0;  // 0: timer only (ns-3 HPCC, CX4); the paper: 10 MB
+  uint64_t window_bytes = 0;        // 0: no window (ns-3 HPCC's HAS_WIN 0)
+  bool window_scales = true;        // the window x Rc / line rate (ns-3 HPCC's VAR_WIN)
   std::string preset = "hpcc";      // hpcc | paper (cc.dcqcn.preset)
   void describe(ParamTable& t);
 };
@@ -62,12 +64,17 @@ class Dcqcn final : public RateControl {
   // counted; the state is read and written in the cycle the TX path asks, its
   // latency hidden behind the QP Manager's pipeline), or null.
   Dcqcn(const DcqcnParams& p, double clock_mhz, double line_gbps, uint32_t max_qps,
-        const StatGroup& stats, Sram* mem = nullptr);
+        const StatGroup& stats, Sram* mem = nullptr, uint32_t pmtu_bytes = 1024);
   const char* name() const override { return "dcqcn"; }
   Cycle earliest(uint32_t qi, Cycle now, uint32_t bytes) override;
   void sent(uint32_t qi, Cycle start, uint32_t bytes) override;
   void on_cnp(uint32_t qi, Cycle t) override;
   bool ecn_capable() const override { return true; }
+  // cc.dcqcn.window_bytes: a QP with a window's worth of bytes unacknowledged (PSNs sent
+  // past the first unacknowledged one x PMTU) waits for an ACK (kNever); the window is
+  // window_bytes x Rc / line rate with window_scales, as ns-3 HPCC's rate-scaled window.
+  Cycle send_at(uint32_t qi, Cycle now, const SendState& s, bool sync_first) override;
+  bool on_ack(uint32_t qi, Cycle t, uint32_t acked_psns) override;
 
   // For tests and results: the QP's state after its timers up to t.
   double rate_gbps(uint32_t qi, Cycle t);
@@ -94,6 +101,7 @@ class Dcqcn final : public RateControl {
   Cycle tx_cycles(double gbps, uint32_t bytes) const;
 
   DcqcnParams p_;
+  uint32_t pmtu_;  // bytes a PSN counts in the window
   double mhz_, line_;
   Cycle alpha_cyc_, decrease_cyc_, rate_cyc_;
   std::vector<Qp> qps_;

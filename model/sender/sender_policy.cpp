@@ -23,7 +23,7 @@ std::unique_ptr<LossRecovery> eunomia(const StatGroup& st, const PolicyEnv& e) {
 std::unique_ptr<RateControl> dcqcn_rate(const StatGroup& stats, const PolicyEnv& env) {
   static const DcqcnParams kDefaults;
   return std::make_unique<Dcqcn>(env.dcqcn ? *env.dcqcn : kDefaults, env.clock_mhz, env.line_gbps,
-                                 env.max_qps, stats, env.cc_context);
+                                 env.max_qps, stats, env.cc_context, env.pmtu_bytes);
 }
 
 const MpRdmaParams& mprdma_params(const PolicyEnv& env) {

@@ -60,6 +60,26 @@ void SwitchParams::describe(ParamTable& t) {
         1e12);
   t.add("switch.xon_bytes", &xon_bytes, "byte", "PFC: XON is sent when they drain to this", 0,
         1e12);
+  t.add("switch.pfc_threshold", &pfc_threshold,
+        "PFC: static (XOFF at xoff_bytes, XON at xon_bytes) or dynamic (ns-3 HPCC's switch MMU: "
+        "XOFF when an ingress port and priority holds >= T = (buffer - headroom pool - used) >> "
+        "shift, XON when it holds pfc_resume_bytes less than T)",
+        {"static", "dynamic"});
+  t.add("switch.pfc_shift", &pfc_shift, "shift",
+        "PFC dynamic: T is the free buffer >> this at a port of pfc_base_gbps; one less per "
+        "doubling of the port's rate above it, at least 0 (ns-3 HPCC: 3, i.e. 1/8)",
+        0, 30);
+  t.add("switch.pfc_base_gbps", &pfc_base_gbps, "Gbit/s",
+        "PFC dynamic: the port rate pfc_shift applies to (ns-3 HPCC: the host link rate)", 0.001,
+        1e6);
+  t.add("switch.pfc_resume_bytes", &pfc_resume_bytes, "byte",
+        "PFC dynamic: XON when an XOFFed ingress holds this much less than T (ns-3 HPCC: 3 KB)", 0,
+        1e12);
+  t.add("switch.pfc_headroom_pool", &pfc_headroom_pool,
+        "PFC dynamic: reserved (every port's headroom is set aside from the buffer before T is "
+        "taken, as ns-3 HPCC) or shared (it is not; where the headroom exceeds the buffer, as a "
+        "500 us long haul's does, reserved leaves T = 0)",
+        {"reserved", "shared"});
   t.add("switch.headroom_auto", &headroom_auto,
         "PFC: each ingress port's headroom is at least 3 x its rate x its link's delay (ns-3 "
         "HPCC's rule: a long link needs room for what is in flight while the PAUSE travels)");
@@ -106,6 +126,21 @@ SwitchCore::SwitchCore(const SwitchParams& p, std::vector<double> port_gbps, uin
   for (size_t k = 0; k < gbps_.size(); ++k)
     if (!(gbps_[k] > 0))
       throw Error(msg::kConfig, name + ": port " + std::to_string(k) + " has no rate");
+  pfc_dynamic_ = p_.pfc_threshold == "dynamic";
+  if (p_.pfc_headroom_pool == "reserved") hdrm_pool_ = p_.headroom_bytes * gbps_.size();
+  // ns-3 HPCC: shift 3 (1/8) at the host rate, one less per doubling above it.
+  for (double g : gbps_) {
+    uint32_t s = p_.pfc_shift;
+    for (double r = g; r > p_.pfc_base_gbps && s > 0; r /= 2) --s;
+    shift_.push_back(s);
+  }
+}
+
+uint64_t SwitchCore::pfc_xoff(uint32_t port) const {
+  if (!pfc_dynamic_) return p_.xoff_bytes;
+  const uint64_t taken = hdrm_pool_ + used_;
+  const uint64_t free = p_.buffer_bytes > taken ? p_.buffer_bytes - taken : 0;
+  return free >> shift_[port];
 }
 
 double SwitchCore::mark_probability(uint32_t port, uint64_t q) const {
@@ -147,7 +182,7 @@ SwitchCore::Admit SwitchCore::enqueue(uint64_t now_ps, uint32_t out_port, const 
     drop = SwitchDrop::kBufferFull;
   } else if (p_.pfc) {
     const uint64_t room = headroom_.empty() ? p_.headroom_bytes : headroom_[f.in_port];
-    if (in_[ii] + b > p_.xoff_bytes + room) drop = SwitchDrop::kHeadroom;
+    if (in_[ii] + b > pfc_xoff(f.in_port) + room) drop = SwitchDrop::kHeadroom;
   } else if (f.prio != 0) {
     const double limit = p_.admission == "static"
                              ? static_cast<double>(p_.static_limit_bytes)
@@ -166,7 +201,7 @@ SwitchCore::Admit SwitchCore::enqueue(uint64_t now_ps, uint32_t out_port, const 
   used_ += b;
   c_.peak_used_bytes = std::max(c_.peak_used_bytes, used_);
   in_[ii] += b;
-  if (p_.pfc && !xoff_[ii] && in_[ii] >= p_.xoff_bytes) {
+  if (p_.pfc && !xoff_[ii] && in_[ii] >= pfc_xoff(f.in_port)) {
     xoff_[ii] = 1;
     xoff_at_[ii] = now_ps;
     ++c_.xoff_sent;
@@ -207,7 +242,8 @@ std::optional<SwitchCore::Departure> SwitchCore::start_next(uint32_t port, uint6
     if (d.ce) ++c_.marked;
     const size_t ii = idx(it.f.in_port, c);
     in_[ii] -= b;
-    if (xoff_[ii] && in_[ii] <= p_.xon_bytes) {
+    if (xoff_[ii] && (pfc_dynamic_ ? in_[ii] + p_.pfc_resume_bytes <= pfc_xoff(it.f.in_port)
+                                   : in_[ii] <= p_.xon_bytes)) {
       xoff_[ii] = 0;
       ++c_.xon_sent;
       d.pause = Pause{it.f.in_port, c, 0};

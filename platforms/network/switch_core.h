@@ -14,7 +14,9 @@
 //      whenever the buffer has room.
 //   2. admission, lossless (pfc on): dropped (buffer_full) if used + b > buffer;
 //      dropped (headroom) if in(i,c) + b > xoff + headroom. After admission,
-//      in(i,c) >= xoff sends XOFF to port i's upstream (once, until XON); while
+//      in(i,c) >= xoff sends XOFF to port i's upstream (once, until XON); xoff is
+//      switch.xoff_bytes, or with pfc_threshold dynamic T(i) (pfc_xoff: the free
+//      shared buffer >> a per-port shift, as ns-3 HPCC's MMU); while
 //      it holds, refresh() sends it again every half pause time (pause_quanta x
 //      256 bit times at port i's rate), so the upstream never resumes on a
 //      timeout while the bytes are still above xon (as switches do: a PFC
@@ -61,6 +63,15 @@ struct SwitchParams {       // switch.*
   bool pfc = false;
   uint64_t xoff_bytes = 256 * 1024;
   uint64_t xon_bytes = 128 * 1024;
+  // static: XOFF at xoff_bytes, XON at xon_bytes. dynamic (ns-3 HPCC's switch MMU): XOFF
+  // when in(i,c) >= T(i) = (buffer - headroom pool - used) >> shift(i), XON when in(i,c) +
+  // pfc_resume_bytes <= T(i); shift(i) = pfc_shift, one less per doubling of port i's rate
+  // above pfc_base_gbps (at least 0).
+  std::string pfc_threshold = "static";
+  uint32_t pfc_shift = 3;
+  double pfc_base_gbps = 100;
+  uint64_t pfc_resume_bytes = 3 * 1024;
+  std::string pfc_headroom_pool = "reserved";  // reserved: the ports' headroom set aside; shared
   uint64_t headroom_bytes = 64 * 1024;
   bool headroom_auto = false;     // per port: at least 3 x rate x the link's delay (ns-3 HPCC)
   uint32_t pause_quanta = 65535;  // of an XOFF PAUSE frame
@@ -156,8 +167,11 @@ class SwitchCore {
   // PFC headroom of one ingress port (switch.headroom_auto; default switch.headroom_bytes).
   void set_headroom(uint32_t port, uint64_t bytes) {
     if (headroom_.empty()) headroom_.assign(ports(), p_.headroom_bytes);
+    if (p_.pfc_headroom_pool == "reserved") hdrm_pool_ += bytes - headroom_.at(port);
     headroom_.at(port) = bytes;
   }
+  // PFC's XOFF threshold of ingress port i now (switch.pfc_threshold), in bytes.
+  uint64_t pfc_xoff(uint32_t port) const;
   // RED thresholds of one egress port from now on (a fault: ECN misconfigured there).
   void set_ecn(uint32_t port, uint64_t kmin, uint64_t kmax);
   double rate_gbps(uint32_t port) const { return gbps_.at(port); }
@@ -181,6 +195,9 @@ class SwitchCore {
   std::vector<double> gbps_;
   std::vector<std::pair<uint64_t, uint64_t>> ecn_;  // per port (kmin, kmax); empty: switch.*
   std::vector<uint64_t> headroom_;                  // per port; empty: switch.headroom_bytes
+  std::vector<uint32_t> shift_;                     // per port: dynamic PFC's shift
+  bool pfc_dynamic_ = false;                        // switch.pfc_threshold dynamic
+  uint64_t hdrm_pool_ = 0;  // headroom set aside (pfc_headroom_pool reserved): every port's
   Rng rng_;
   uint64_t latency_ps_;
   std::vector<Queue> q_;           // [port][prio]

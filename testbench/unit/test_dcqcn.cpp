@@ -24,6 +24,54 @@ struct Rig {
   Dcqcn make() { return Dcqcn(p, 1000, kLine, 4, StatGroup(stats, "nic0.tx.rate")); }
 };
 
+// A fixed send state: PSNs [una, send) are in flight.
+struct Flight : SendState {
+  uint32_t u = 0, n = 0;
+  uint32_t una(uint32_t) const override { return u; }
+  uint32_t high(uint32_t) const override { return n; }
+  uint32_t send_psn(uint32_t) const override { return n; }
+  bool has_new(uint32_t) const override { return true; }
+  bool in_write_or_send(uint32_t, uint32_t) const override { return true; }
+  bool resend(uint32_t, uint32_t) override { return false; }
+  void go_back(uint32_t, uint32_t) override {}
+};
+
+// cc.dcqcn.window_bytes 10240 with PMTU 1024: 10 PSNs in flight at line rate. After the
+// first decrease (4 us, Rc = 100 (1 - a/2) ~ 50.8 Gbit/s) the scaled window is 10240 x
+// Rc / 100 ~ 5198 bytes: 5 PSNs (5120) still fit, 6 (6144) do not. Unscaled: 10 always.
+TEST(Dcqcn, WindowScalesWithTheRate) {
+  Rig r;
+  r.p.window_bytes = 10240;
+  Dcqcn d(r.p, 1000, kLine, 4, StatGroup(r.stats, "nic0.tx.rate"), nullptr, 1024);
+  Flight f;
+  f.n = 9;
+  EXPECT_EQ(d.send_at(0, 100, f, false), 100u);
+  f.n = 10;
+  EXPECT_EQ(d.send_at(0, 100, f, false), kNever);
+  EXPECT_TRUE(d.on_ack(0, 100, 1));  // an ACK may open it: the QP Manager kicks the QP
+  f.u = 1;
+  EXPECT_EQ(d.send_at(0, 100, f, false), 100u);
+  d.on_cnp(0, 0);
+  const double a = std::pow(1 - 1.0 / 256, 4);
+  ASSERT_DOUBLE_EQ(d.rate_gbps(0, 4 * kUs), kLine * (1 - a / 2));
+  f.u = 0, f.n = 5;
+  EXPECT_EQ(d.send_at(0, 4 * kUs, f, false), 4 * kUs);
+  f.n = 6;
+  EXPECT_EQ(d.send_at(0, 4 * kUs, f, false), kNever);
+  r.p.window_scales = false;
+  Dcqcn fixed(r.p, 1000, kLine, 4, StatGroup(r.stats, "nic1.tx.rate"), nullptr, 1024);
+  fixed.on_cnp(0, 0);
+  EXPECT_LT(fixed.rate_gbps(0, 4 * kUs), 51.0);
+  f.n = 9;
+  EXPECT_EQ(fixed.send_at(0, 4 * kUs, f, false), 4 * kUs);
+  // No window (the default): never blocks, and ACKs kick nothing.
+  r.p.window_bytes = 0;
+  Dcqcn none(r.p, 1000, kLine, 4, StatGroup(r.stats, "nic2.tx.rate"), nullptr, 1024);
+  f.n = 100000;
+  EXPECT_EQ(none.send_at(0, 7, f, false), 7u);
+  EXPECT_FALSE(none.on_ack(0, 7, 1));
+}
+
 TEST(Dcqcn, WithoutCnpTheQpRunsAtLineRateUnpaced) {
   Rig r;
   Dcqcn d = r.make();

@@ -192,6 +192,41 @@ TEST(SwitchCore, PfcSendsXoffAtXoffUsesHeadroomAndSendsXonAtXon) {
   EXPECT_EQ(s.counters().xon_sent, 1u);
 }
 
+// Dynamic PFC (ns-3 HPCC's MMU): buffer 8000, two 100 Gbit/s ports with 1000 B headroom
+// each set aside (pool 2000), shift 3: T = (8000 - 2000 - used) >> 3. 100 B frames from
+// port 0 to port 1: after the k-th, in = used = 100k; XOFF when 100k >= (6000 - 100k) >> 3,
+// k = 7 (700 >= 662; k = 6: 600 < 675). Resume 100 B: XON when in + 100 <= T: after one
+// departure in = 600, T = 675 (700 > 675); after the second in = 500, T = 687 (600 <= 687).
+TEST(SwitchCore, DynamicPfcThresholdIsTheFreeBufferShifted) {
+  SwitchParams p = lossless(1, 0, 1000);
+  p.buffer_bytes = 8000;
+  p.pfc_threshold = "dynamic";
+  p.pfc_shift = 3;
+  p.pfc_resume_bytes = 100;
+  SwitchCore s(p, {100, 100}, 1, "sw");
+  EXPECT_EQ(s.pfc_xoff(0), 750u);  // (8000 - 2000) >> 3
+  std::vector<SwitchCore::Admit> a;
+  for (uint64_t k = 0; k < 7; ++k) a.push_back(s.enqueue(0, 1, {k, 100, 1, false, 0}));
+  for (size_t k = 0; k < 6; ++k) EXPECT_FALSE(a[k].pause) << k;
+  ASSERT_TRUE(a[6].pause);
+  EXPECT_EQ(s.pfc_xoff(0), 662u);
+  auto d = drain(s, 1);
+  ASSERT_EQ(d.size(), 7u);
+  for (size_t k = 0; k < 7; ++k) EXPECT_EQ(d[k].pause.has_value(), k == 1) << k;
+  // Faster ports get a larger share: 400 Gbit/s is two doublings above 100, shift 1;
+  // 1600 Gbit/s is four, shift 0 (at least 0). "shared" sets no headroom aside.
+  p.pfc_headroom_pool = "shared";
+  SwitchCore f(p, {100, 400, 1600}, 1, "sw");
+  EXPECT_EQ(f.pfc_xoff(0), 1000u);  // 8000 >> 3
+  EXPECT_EQ(f.pfc_xoff(1), 4000u);  // 8000 >> 1
+  EXPECT_EQ(f.pfc_xoff(2), 8000u);  // 8000 >> 0
+  // Reserved headroom larger than the buffer (a long haul's) leaves T = 0.
+  p.pfc_headroom_pool = "reserved";
+  SwitchCore g(p, {100, 100}, 1, "sw");
+  g.set_headroom(1, 100000);
+  EXPECT_EQ(g.pfc_xoff(0), 0u);
+}
+
 // Refresh at half the pause time: 100 quanta x 256 bit times at 100 Gbit/s = 256 ns.
 TEST(SwitchCore, XoffIsRefreshedEveryHalfPauseUntilXon) {
   SwitchParams p = lossless(1000, 0, 100000);
