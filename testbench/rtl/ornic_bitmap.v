@@ -33,6 +33,9 @@
 //   NAKNODE  OTD loss: read the header node for the NAK block
 //   NAKBLK   ... and its block, if it holds one
 // open, close and set_otd take one edge (the model does not time them).
+// Style: one step per edge; memories are written with blocking assignments (Verilator
+// 5.006 takes no non-blocking writes to arrays in loops, and no step reads a memory after
+// writing it in the same edge), registers with non-blocking ones.
 `timescale 1ps / 1ps
 module ornic_bitmap #(
     parameter integer MAX_M = 512,         // bits per block, at most
