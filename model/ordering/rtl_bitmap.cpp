@@ -140,7 +140,7 @@ uint32_t RtlOrnicBitmap::blocks_held(uint32_t qp) const {
 Outcome RtlOrnicBitmap::receive(uint32_t qp, uint32_t psn) {
   ++calls_;
   query(qp);
-  const uint32_t held_before = io_.q_blocks_held;
+  uint32_t held_before = io_.q_blocks_held;
   Outcome out;
   io_.in_valid = 1, io_.in_op = 4, io_.in_qp = qp, io_.in_psn = psn & wire::kPsnMask;
   eval_(model_, &io_);
@@ -175,7 +175,11 @@ Outcome RtlOrnicBitmap::receive(uint32_t qp, uint32_t psn) {
   }
   io_.in_valid = 0;
   query(qp);
-  out.epsn = io_.q_epsn;
+  if (out.verdict == Verdict::kQpClosed) {  // the core reports nothing of a closed QP
+    out.epsn = 0, io_.q_blocks_held = held_before = 0;
+  } else {
+    out.epsn = io_.q_epsn;
+  }
   out.blocks_held = io_.q_blocks_held;
   out.blocks_delta = static_cast<int32_t>(out.blocks_held) - static_cast<int32_t>(held_before);
 

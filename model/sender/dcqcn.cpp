@@ -35,7 +35,9 @@ void DcqcnParams::describe(ParamTable& t) {
         0, 1e12);
   t.add("cc.dcqcn.window_bytes", &window_bytes, "byte",
         "a sender window on top of the rate: a QP with this many bytes unacknowledged waits for "
-        "an ACK (0: none; ns-3 HPCC's HAS_WIN with its maxBdp, the largest base RTT x host rate)",
+        "an ACK (0: none; ns-3 HPCC's HAS_WIN with its maxBdp, the largest base RTT x host rate). "
+        "It holds resends too: with a selective recovery a full window waits for an ACK before "
+        "resending",
         0, 1e12);
   t.add("cc.dcqcn.window_scales", &window_scales,
         "the window is window_bytes x the current rate / line rate (ns-3 HPCC's VAR_WIN), so a "

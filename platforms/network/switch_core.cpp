@@ -119,6 +119,7 @@ SwitchCore::SwitchCore(const SwitchParams& p, std::vector<double> port_gbps, uin
       latency_ps_(static_cast<uint64_t>(std::llround(p.latency_ns * 1000.0))),
       q_(gbps_.size() * p.priorities),
       in_(gbps_.size() * p.priorities, 0),
+      hdrm_(gbps_.size() * p.priorities, 0),
       xoff_(gbps_.size() * p.priorities, 0),
       xoff_at_(gbps_.size() * p.priorities, 0),
       free_(gbps_.size(), 0) {
@@ -182,7 +183,13 @@ SwitchCore::Admit SwitchCore::enqueue(uint64_t now_ps, uint32_t out_port, const 
     drop = SwitchDrop::kBufferFull;
   } else if (p_.pfc) {
     const uint64_t room = headroom_.empty() ? p_.headroom_bytes : headroom_[f.in_port];
-    if (in_[ii] + b > pfc_xoff(f.in_port) + room) drop = SwitchDrop::kHeadroom;
+    if (pfc_dynamic_) {
+      // ns-3 HPCC: dropped only when the headroom is full and the shared part past T.
+      if (hdrm_[ii] + b > room && in_[ii] - hdrm_[ii] + b > pfc_xoff(f.in_port))
+        drop = SwitchDrop::kHeadroom;
+    } else if (in_[ii] + b > p_.xoff_bytes + room) {
+      drop = SwitchDrop::kHeadroom;
+    }
   } else if (f.prio != 0) {
     const double limit = p_.admission == "static"
                              ? static_cast<double>(p_.static_limit_bytes)
@@ -195,13 +202,24 @@ SwitchCore::Admit SwitchCore::enqueue(uint64_t now_ps, uint32_t out_port, const 
     return a;
   }
   a.accepted = true;
+  // ns-3 HPCC takes T before the frame counts (where its bytes go), then after (pause).
+  const uint64_t t_before = pfc_dynamic_ ? pfc_xoff(f.in_port) : 0;
   if (p_.ecn && f.ect && p_.mark_at == "enqueue") a.ce = draw(mark_probability(out_port, q.bytes));
   q.items.push_back({f, now_ps + latency_ps_, a.ce});
   q.bytes += b;
   used_ += b;
   c_.peak_used_bytes = std::max(c_.peak_used_bytes, used_);
-  in_[ii] += b;
-  if (p_.pfc && !xoff_[ii] && in_[ii] >= pfc_xoff(f.in_port)) {
+  bool pause = false;
+  if (p_.pfc && pfc_dynamic_) {
+    // The bytes past T go to the port's headroom; any there, or T reached, pauses.
+    if (in_[ii] - hdrm_[ii] + b > t_before) hdrm_[ii] += b;
+    in_[ii] += b;
+    pause = hdrm_[ii] > 0 || in_[ii] - hdrm_[ii] >= pfc_xoff(f.in_port);
+  } else {
+    in_[ii] += b;
+    pause = in_[ii] >= p_.xoff_bytes;
+  }
+  if (p_.pfc && !xoff_[ii] && pause) {
     xoff_[ii] = 1;
     xoff_at_[ii] = now_ps;
     ++c_.xoff_sent;
@@ -242,8 +260,18 @@ std::optional<SwitchCore::Departure> SwitchCore::start_next(uint32_t port, uint6
     if (d.ce) ++c_.marked;
     const size_t ii = idx(it.f.in_port, c);
     in_[ii] -= b;
-    if (xoff_[ii] && (pfc_dynamic_ ? in_[ii] + p_.pfc_resume_bytes <= pfc_xoff(it.f.in_port)
-                                   : in_[ii] <= p_.xon_bytes)) {
+    bool resume;
+    if (pfc_dynamic_) {
+      // ns-3 HPCC: the headroom drains first; XON once it is empty and the shared part is
+      // empty or pfc_resume_bytes below T.
+      hdrm_[ii] -= std::min(hdrm_[ii], b);
+      const uint64_t shared = in_[ii] - std::min(in_[ii], hdrm_[ii]);
+      resume =
+          hdrm_[ii] == 0 && (shared == 0 || shared + p_.pfc_resume_bytes <= pfc_xoff(it.f.in_port));
+    } else {
+      resume = in_[ii] <= p_.xon_bytes;
+    }
+    if (xoff_[ii] && resume) {
       xoff_[ii] = 0;
       ++c_.xon_sent;
       d.pause = Pause{it.f.in_port, c, 0};

@@ -16,7 +16,10 @@
 //      dropped (headroom) if in(i,c) + b > xoff + headroom. After admission,
 //      in(i,c) >= xoff sends XOFF to port i's upstream (once, until XON); xoff is
 //      switch.xoff_bytes, or with pfc_threshold dynamic T(i) (pfc_xoff: the free
-//      shared buffer >> a per-port shift, as ns-3 HPCC's MMU); while
+//      shared buffer >> a per-port shift, as ns-3 HPCC's MMU; there the bytes past T
+//      count as headroom, a frame is dropped only when the headroom is full and the
+//      shared part past T, XOFF holds while any headroom is used, and XON needs the
+//      headroom empty and the shared part empty or pfc_resume_bytes below T); while
 //      it holds, refresh() sends it again every half pause time (pause_quanta x
 //      256 bit times at port i's rate), so the upstream never resumes on a
 //      timeout while the bytes are still above xon (as switches do: a PFC
@@ -202,6 +205,7 @@ class SwitchCore {
   uint64_t latency_ps_;
   std::vector<Queue> q_;           // [port][prio]
   std::vector<uint64_t> in_;       // ingress bytes held [port][prio]
+  std::vector<uint64_t> hdrm_;     // pfc_threshold dynamic: of those, in the headroom
   std::vector<uint8_t> xoff_;      // XOFF sent upstream of [port][prio]
   std::vector<uint64_t> xoff_at_;  // when the last XOFF of [port][prio] was sent
   std::vector<uint64_t> free_;     // egress port free from

@@ -19,7 +19,8 @@ one process, bitmap-compare and eunomia-memory, go to Slurm this way).
 
 Slurm settings (the `slurm:` mapping of a sweep spec, or an experiment's
 --slurm KEY=VALUE): partition, account, qos, time, mem, cpus_per_task (1), chunk
-(points per array task, 1), max_running (array throttle), sbatch_args, python
+(points per array task, 1), max_running (array throttle), max_array_size (1000: the
+array never has more tasks; chunks grow instead), sbatch_args, python
 (/usr/bin/python3), oonic (the binary as the compute nodes see it), poll_seconds (2).
 """
 
@@ -35,9 +36,9 @@ import time
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 BACKENDS = ("local", "slurm")
 SLURM_KEYS = ("partition", "account", "qos", "time", "mem", "cpus_per_task", "chunk", "max_running",
-              "sbatch_args", "python", "oonic", "poll_seconds")
-SLURM_DEFAULTS = {"cpus_per_task": 1, "chunk": 1, "max_running": None, "sbatch_args": [],
-                  "python": "/usr/bin/python3", "oonic": None, "poll_seconds": 2}
+              "max_array_size", "sbatch_args", "python", "oonic", "poll_seconds")
+SLURM_DEFAULTS = {"cpus_per_task": 1, "chunk": 1, "max_running": None, "max_array_size": 1000,
+                  "sbatch_args": [], "python": "/usr/bin/python3", "oonic": None, "poll_seconds": 2}
 
 
 class Point:
@@ -47,6 +48,7 @@ class Point:
 
     def __init__(self, id, argv, pdir, fields=None, sig=None, expect="stats.json", inputs=None):
         self.id = id
+        pdir = os.path.abspath(pdir)
         self.inputs = dict(inputs or {})  # file name in pdir -> text, written before the run
         self.expect = expect  # the JSON file a successful run leaves in pdir ("" for none)
         self.argv = list(argv)
@@ -132,13 +134,27 @@ def run_error(rc, pdir, expect="stats.json"):
     return ""
 
 
-def record_done(pdir, fields, sig, cmd, rc, error, wall, where="local"):
-    """done.json, written last and atomically; the same from every backend."""
+def record_done(pdir, fields, sig, cmd, rc, error, wall, where="local", keep_existing=False):
+    """done.json, written last and atomically; the same from every backend. keep_existing:
+    never replace one already there (returns None then)."""
     rec = dict(fields)
     rec.update({"status": "ok" if not error else "failed", "error": error, "returncode": rc,
                 "signature": sig, "command": cmd, "wall_seconds": round(wall, 3), "backend": where,
                 "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
-    write_json_atomic(os.path.join(pdir, "done.json"), rec)
+    path = os.path.join(pdir, "done.json")
+    if not keep_existing:
+        write_json_atomic(path, rec)
+        return rec["status"]
+    tmp = path + ".tmp%d" % os.getpid()
+    with open(tmp, "w") as f:
+        json.dump(rec, f, indent=2, sort_keys=True)
+        f.write("\n")
+    try:
+        os.link(tmp, path)  # fails if the file exists: no clobbering
+    except FileExistsError:
+        return None
+    finally:
+        os.unlink(tmp)
     return rec["status"]
 
 
@@ -301,10 +317,15 @@ def slurm_cmd(args, check=True):
 
 
 def job_active(job):
-    """Array tasks of `job` squeue still lists: {task index or None: state}."""
-    r = slurm_cmd(["squeue", "-h", "-r", "-j", str(job), "-o", "%i %T"], check=False)
-    if r.returncode != 0:  # an unknown (purged) job id is an error for squeue
-        return {}
+    """Array tasks of `job` squeue still lists: {task index or None: state}; {} when the
+    job is gone (squeue: an invalid job id); None when squeue could not say (a busy or
+    unreachable controller: ask again)."""
+    try:
+        r = slurm_cmd(["squeue", "-h", "-r", "-j", str(job), "-o", "%i %T"], check=False)
+    except SlurmError:
+        return None
+    if r.returncode != 0:
+        return {} if "invalid job id" in (r.stderr + r.stdout).lower() else None
     tasks = {}
     for line in r.stdout.splitlines():
         parts = line.split()
@@ -367,7 +388,8 @@ class SlurmBackend:
         n = 1 + max([int(m.group(1)) for m in (re.match(r"batch-(\d+)\.json$", f) for f in os.listdir(self.sdir))
                      if m] or [0])
         batch = os.path.join(self.sdir, "batch-%d.json" % n)
-        chunk = self.cfg["chunk"]
+        # Slurm refuses arrays longer than its MaxArraySize (1001 by default): larger chunks.
+        chunk = max(self.cfg["chunk"], -(-len(todo) // self.cfg["max_array_size"]))
         recs = []
         for p in todo:
             argv = list(p.argv)
@@ -412,22 +434,29 @@ class SlurmBackend:
         progress = Progress(len(recs), "slurm %s" % job)
         poll = float(self.cfg["poll_seconds"])
         next_poll = 0.0
-        tasks = {}
+        tasks, unanswered = {}, 0
         while True:
             if self.stop is not None:
                 progress.clear()
                 sys.stderr.write("%s: cancelling Slurm job %s\n" % (self.prog, job))
                 slurm_cmd(["scancel", str(job)], check=False)
                 deadline = time.time() + 30
-                while job_active(job) and time.time() < deadline:
+                while job_active(job) != {} and time.time() < deadline:
                     time.sleep(0.5)
                 return
             now = time.time()
             if now >= next_poll:
-                tasks = job_active(job)
+                got = job_active(job)
                 next_poll = now + poll
-                if not tasks:
-                    break
+                if got is None:  # squeue failed: keep the last answer, ask again
+                    unanswered += 1
+                    if unanswered * poll > 600:
+                        raise SlurmError("squeue has not answered for job %s in 10 min; the job may "
+                                         "still run: rerun the same command to wait for it" % job)
+                else:
+                    unanswered, tasks = 0, got
+                    if not tasks:
+                        break
             ok = failed = 0
             for r in recs:
                 d = read_done(r["pdir"])
@@ -443,6 +472,10 @@ class SlurmBackend:
             if d is not None and d.get("signature") == r["signature"] and d.get("status") != "ok":
                 sys.stderr.write("%s: point %s failed: %s\n" % (self.prog, r["fields"]["point"], d.get("error", "")))
         missing = [r for r in recs if not (read_done(r["pdir"]) or {}).get("signature") == r["signature"]]
+        if missing:  # a shared filesystem may show a task's last files late: look again
+            time.sleep(min(5.0, 2 * poll))
+            missing = [r for r in missing
+                       if not (read_done(r["pdir"]) or {}).get("signature") == r["signature"]]
         if missing:
             with open(batch) as f:
                 ntasks = len(json.load(f)["chunks"])
@@ -463,7 +496,9 @@ class SlurmBackend:
                 err = "slurm task %s_%s ended %s (exit %s, from %s) without recording this point; log %s" % (
                     job, t, state, code, how, log)
                 os.makedirs(r["pdir"], exist_ok=True)
-                record_done(r["pdir"], r["fields"], r["signature"], r["command"], None, err, 0.0, "slurm")
+                if not record_done(r["pdir"], r["fields"], r["signature"], r["command"], None, err, 0.0,
+                                   "slurm", keep_existing=True):
+                    continue  # the task's own record arrived meanwhile
                 sys.stderr.write("%s: point %s failed: %s\n" % (self.prog, r["fields"]["point"], err))
 
     def run(self, points, no_wait=False):
@@ -532,6 +567,10 @@ def run_task(batch_path, index):
                 current["proc"] = subprocess.Popen(r["command"], stdin=subprocess.DEVNULL, stdout=so, stderr=se,
                                                    start_new_session=True)
                 rc = current["proc"].wait()
+                if rc is not None and -rc in (signal.SIGTERM, signal.SIGKILL, signal.SIGINT):
+                    # Slurm signals every process of a cancelled or timed-out task: the run
+                    # was interrupted, not failed. Record nothing; the poller says why.
+                    sys.exit(128 + (-rc))
                 error = run_error(rc, pdir, r.get("expect", "stats.json"))
             except OSError as e:
                 rc, error = None, "cannot run %s: %s" % (r["command"][0], e.strerror)
@@ -551,7 +590,7 @@ def parse_slurm_sets(sets):
         k, v = kv.split("=", 1)
         if k not in SLURM_KEYS:
             raise ValueError("--slurm %s: unknown key '%s' (keys: %s)" % (kv, k, ", ".join(SLURM_KEYS)))
-        if k in ("cpus_per_task", "chunk", "max_running"):
+        if k in ("cpus_per_task", "chunk", "max_running", "max_array_size"):
             if not v.isdigit() or int(v) < 1:
                 raise ValueError("--slurm %s: expected a positive integer" % kv)
             v = int(v)
@@ -572,8 +611,17 @@ def run_points(points, out, backend="local", jobs=None, slurm=None, name="batch"
                no_wait=False):
     """Runs the points not yet done. Returns (the signal that stopped it or None, the Slurm
     job id or None). Raises SlurmError when Slurm cannot be used."""
+    out = os.path.abspath(out)
     os.makedirs(out, exist_ok=True)
     if backend == "local":
+        try:
+            with open(os.path.join(out, "slurm", "job.json")) as f:
+                job = json.load(f)["job"]
+        except (OSError, ValueError, KeyError):
+            job = None
+        if job and job_active(job):  # its tasks write these points' directories
+            raise SlurmError("Slurm job %s of these points is still queued or running; wait for it "
+                             "(--backend slurm) or scancel it first" % job)
         todo = [p for p in points if not p.done()]
         return Runner(jobs or os.cpu_count() or 1, prog).run(todo), None
     if backend != "slurm":

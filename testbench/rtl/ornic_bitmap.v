@@ -61,8 +61,8 @@ module ornic_bitmap #(
     output wire             nak,
     output wire [23:0]      nak_base,
     output wire [MAX_M-1:0] nak_bits,
-    output wire [7:0]       node_acc,
-    output wire [7:0]       block_acc,
+    output wire [31:0]      node_acc,
+    output wire [31:0]      block_acc,
     output wire             freed,       // a full block was freed (FREE ran)
     // QP state and node view, read combinationally (registers / array read ports)
     input  wire [31:0]      q_qp,
@@ -130,7 +130,7 @@ module ornic_bitmap #(
   reg [2:0]       verdict_r;
   reg [23:0]      nak_base_r;
   reg [MAX_M-1:0] nak_bits_r;
-  reg [7:0]       nacc_r, bacc_r;
+  reg [31:0]      nacc_r, bacc_r;
   reg [31:0]      w_qp, w_bit, w_addr;
   reg [23:0]      w_d;
   reg             w_nak;
@@ -144,8 +144,8 @@ module ornic_bitmap #(
   assign nak = presenting ? 1'b0 : nak_r;
   assign nak_base = nak_base_r;
   assign nak_bits = nak_bits_r;
-  assign node_acc = presenting ? 8'd0 : nacc_r;
-  assign block_acc = presenting ? 8'd0 : bacc_r;
+  assign node_acc = presenting ? 32'd0 : nacc_r;
+  assign block_acc = presenting ? 32'd0 : bacc_r;
   assign freed = presenting ? 1'b0 : freed_r;
 
   // ---- queries -------------------------------------------------------------------
@@ -233,8 +233,8 @@ module ornic_bitmap #(
       verdict_r <= V_CLOSED;
       nak_base_r <= 24'd0;
       nak_bits_r <= {MAX_M{1'b0}};
-      nacc_r <= 8'd0;
-      bacc_r <= 8'd0;
+      nacc_r <= 32'd0;
+      bacc_r <= 32'd0;
     end else begin
       case (state)
         S_IDLE: begin
@@ -281,9 +281,9 @@ module ornic_bitmap #(
               // Beyond the window, with a NAK: this edge is NAKNODE's.
               verdict_r <= V_BEYOND;
               located_r <= 1'b0;
-              nacc_r <= 8'd0;
-              bacc_r <= 8'd0;
-              nak_node(rq, qp_epsn[rq], 8'd0);
+              nacc_r <= 32'd0;
+              bacc_r <= 32'd0;
+              nak_node(rq, qp_epsn[rq], 32'd0);
             end else begin
               // LOCATE
               t_hp = {16'd0, qp_hp[rq]} + r_k;
@@ -291,8 +291,8 @@ module ornic_bitmap #(
               t_addr = rq * {16'd0, cfg_n} + t_hp;
               w_addr <= t_addr;
               located_r <= 1'b1;
-              nacc_r <= 8'd1;
-              bacc_r <= 8'd0;
+              nacc_r <= 32'd1;
+              bacc_r <= 32'd0;
               if (n_all_1[t_addr]) begin
                 verdict_r <= V_DUP;
                 if (r_nak) state <= S_NAKNODE;
@@ -318,27 +318,27 @@ module ornic_bitmap #(
           n_valid[w_addr] = 1'b1;
           n_all_1[w_addr] = 1'b0;
           qp_held[w_qp] = qp_held[w_qp] + 32'd1;
-          nacc_r <= nacc_r + 8'd1;
-          bacc_r <= bacc_r + 8'd1;
+          nacc_r <= nacc_r + 32'd1;
+          bacc_r <= bacc_r + 32'd1;
           state <= S_SETNEW;
         end
         S_SETNEW: begin
           t_blk = {MAX_M{1'b0}};
           t_blk[w_bit] = 1'b1;
           pool[w_block] = t_blk;
-          bacc_r <= bacc_r + 8'd2;
+          bacc_r <= bacc_r + 32'd2;
           tracked(t_blk);
         end
         S_RMW: begin
           t_blk = pool[w_block];
-          bacc_r <= bacc_r + 8'd1;
+          bacc_r <= bacc_r + 32'd1;
           if (t_blk[w_bit]) begin
             verdict_r <= V_DUP;
             finish_or_nak;
           end else begin
             t_blk[w_bit] = 1'b1;
             pool[w_block] = t_blk;
-            bacc_r <= bacc_r + 8'd2;
+            bacc_r <= bacc_r + 32'd2;
             tracked(t_blk);
           end
         end
@@ -346,8 +346,8 @@ module ornic_bitmap #(
           free_stack[sp] = w_block;
           sp <= sp + 32'd1;
           qp_held[w_qp] = qp_held[w_qp] - 32'd1;
-          nacc_r <= nacc_r + 8'd1;
-          bacc_r <= bacc_r + 8'd1;
+          nacc_r <= nacc_r + 32'd1;
+          bacc_r <= bacc_r + 32'd1;
           freed_r <= 1'b1;
           if (w_d == 24'd0) begin
             n_valid[w_addr] = 1'b0;  // the header node ePSN leaves now: cleared
@@ -365,11 +365,11 @@ module ornic_bitmap #(
           t_addr = w_qp * {16'd0, cfg_n} + t_hp;
           qp_hp[w_qp] = t_hp[15:0];
           qp_base[w_qp] = t_base;
-          nacc_r <= nacc_r + 8'd1;
+          nacc_r <= nacc_r + 32'd1;
           if (n_all_1[t_addr]) begin
             n_valid[t_addr] = 1'b0;
             n_all_1[t_addr] = 1'b0;
-            nacc_r <= nacc_r + 8'd2;
+            nacc_r <= nacc_r + 32'd2;
           end else if (n_valid[t_addr]) begin
             w_block <= n_block[t_addr];
             state <= S_SCANBLK;
@@ -380,7 +380,7 @@ module ornic_bitmap #(
           end
         end
         S_SCANBLK: begin
-          bacc_r <= bacc_r + 8'd1;
+          bacc_r <= bacc_r + 32'd1;
           t_fz = first_zero(pool[w_block], cfg_m);
           qp_epsn[w_qp] = qp_base[w_qp] + t_fz[23:0];
           state <= S_IDLE;
@@ -391,7 +391,7 @@ module ornic_bitmap #(
         end
         S_NAKBLK: begin
           nak_bits_r <= pool[n_block[w_qp * {16'd0, cfg_n} + {16'd0, qp_hp[w_qp]}]] & mask_m(cfg_m);
-          bacc_r <= bacc_r + 8'd1;
+          bacc_r <= bacc_r + 32'd1;
           state <= S_IDLE;
           done_r <= 1'b1;
         end
@@ -416,14 +416,14 @@ module ornic_bitmap #(
   endtask
 
   // One NAKNODE step: the header node read; NAKBLK next if it holds a block.
-  task nak_node(input [31:0] qp, input [23:0] epsn, input [7:0] nacc);
+  task nak_node(input [31:0] qp, input [23:0] epsn, input [31:0] nacc);
     begin
       t_addr = qp * {16'd0, cfg_n} + {16'd0, qp_hp[qp]};
       qp_nak_sent[qp] = 1'b1;
       qp_last_nak[qp] = epsn;
       nak_r <= 1'b1;
       nak_base_r <= qp_base[qp];
-      nacc_r <= nacc + 8'd1;
+      nacc_r <= nacc + 32'd1;
       if (n_valid[t_addr] && !n_all_1[t_addr]) state <= S_NAKBLK;
       else begin
         state <= S_IDLE;

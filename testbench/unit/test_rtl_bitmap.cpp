@@ -99,6 +99,27 @@ TEST(RtlBitmap, RandomOperationsMatchTheCore) {
   }
 }
 
+// A long head scan: M = 1, N = 300. PSNs 1..200 each fill (and free) their node at once,
+// leaving 200 all_1 nodes; PSN 0 then frees the header node and scans them: 1 locate + 1
+// alloc + 1 free (node writes) + 200 all_1 nodes read and cleared + 1 empty node read
+// = 404 node accesses, past any 8-bit counter.
+TEST(RtlBitmap, LongScanCountsEveryAccess) {
+  RtlOrnicBitmap u(Make(1, 300, 8, 2, "liboonic_rtl_ornic_bitmap.so"));
+  u.open(0, 0, 1000);
+  for (uint32_t p = 1; p <= 200; ++p) u.receive(0, p);
+  const auto out = u.receive(0, 0);
+  EXPECT_EQ(out.node_accesses, 404u);
+  // A closed QP: nothing reported, as the core (not its last ePSN, 501).
+  u.open(1, 500, 10);
+  u.receive(1, 500);
+  u.close(1);
+  const auto closed = u.receive(1, 5);
+  EXPECT_EQ(closed.verdict, Verdict::kQpClosed);
+  EXPECT_EQ(closed.epsn, 0u);
+  EXPECT_EQ(out.epsn, 201u);
+  EXPECT_EQ(u.mismatches(), 0u) << (u.first_mismatch() ? u.first_mismatch()->what : "");
+}
+
 TEST(RtlBitmap, PlantedBugDiffersFirstOnAFree) {
   RtlOrnicBitmap u(Make(4, 6, 64, 2, "liboonic_rtl_ornic_bitmap_bug.so"));
   u.open(0, 100, 1000);

@@ -225,6 +225,43 @@ TEST(SwitchCore, DynamicPfcThresholdIsTheFreeBufferShifted) {
   SwitchCore g(p, {100, 100}, 1, "sw");
   g.set_headroom(1, 100000);
   EXPECT_EQ(g.pfc_xoff(0), 0u);
+  // Then every frame goes to the headroom and pauses, and the XON comes when the port's
+  // bytes are gone (ns-3 HPCC: the shared part empty), not never.
+  auto first = g.enqueue(0, 1, {0, 100, 1, false, 0});
+  EXPECT_TRUE(first.accepted);
+  EXPECT_TRUE(first.pause);
+  auto dg = drain(g, 1);
+  ASSERT_EQ(dg.size(), 1u);
+  ASSERT_TRUE(dg[0].pause);
+  EXPECT_EQ(dg[0].pause->quanta, 0u);
+}
+
+// Dynamic PFC's headroom is counted apart, as ns-3 HPCC's: a paused port keeps its
+// headroom when T falls. Buffer 3000, shift 0 (T = the free buffer), no reserve,
+// headroom 150; port 0 sends 100 B frames. The k+1-th frame goes to the headroom when
+// 100k + 100 > 3000 - 100k (T before it counts): the 16th; it pauses when 100(k+1) >=
+// 3000 - 100(k+1) (T after): the 15th. A 1000 B frame from port 2 then fits its own T
+// (1000 <= 3000 - 1600) and leaves T = 400 for port 0. Port 0's next 100 B frame finds
+// its headroom full (100 + 100 > 150) and its shared part past T (1500 + 100 > 400):
+// dropped. A 40 B frame still fits the headroom (140 <= 150); a rule of T + headroom
+// would have dropped it (1640 > 400 + 150).
+TEST(SwitchCore, DynamicPfcKeepsTheHeadroomApartFromT) {
+  SwitchParams p = lossless(1, 0, 150);
+  p.buffer_bytes = 3000;
+  p.pfc_threshold = "dynamic";
+  p.pfc_shift = 0;
+  p.pfc_headroom_pool = "shared";
+  SwitchCore s(p, {100, 100, 100}, 1, "sw");
+  s.pause(1, 1, 65535, 0);  // nothing leaves port 1
+  std::vector<SwitchCore::Admit> a;
+  for (uint64_t k = 0; k < 16; ++k) a.push_back(s.enqueue(0, 1, {k, 100, 1, false, 0}));
+  for (size_t k = 0; k < 16; ++k) EXPECT_TRUE(a[k].accepted) << k;
+  for (size_t k = 0; k < 14; ++k) EXPECT_FALSE(a[k].pause) << k;
+  EXPECT_TRUE(a[14].pause);
+  EXPECT_TRUE(s.enqueue(0, 1, {20, 1000, 1, false, 2}).accepted);  // another ingress
+  EXPECT_EQ(s.pfc_xoff(0), 400u);
+  EXPECT_EQ(s.enqueue(0, 1, {16, 100, 1, false, 0}).drop, SwitchDrop::kHeadroom);
+  EXPECT_TRUE(s.enqueue(0, 1, {17, 40, 1, false, 0}).accepted);
 }
 
 // Refresh at half the pause time: 100 quanta x 256 bit times at 100 Gbit/s = 256 ns.

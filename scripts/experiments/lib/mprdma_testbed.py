@@ -100,6 +100,8 @@ class Batch:
         self.meta[d] = (self.points[-1], system, seed)
 
     def run(self):
+        if not self.points:
+            return
         try:
             stopped, _ = B.run_points(self.points, os.path.dirname(self.points[0].pdir), self.backend,
                                       self.jobs, self.slurm, name=self.name, prog=self.name)
