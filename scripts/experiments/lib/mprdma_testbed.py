@@ -53,17 +53,6 @@ def flows_text(flows):
     return "%d\n" % len(flows) + "".join("%d %d 3 100 %d 0\n" % (s, d, n) for s, d, n in flows)
 
 
-def write_flows(path, flows):
-    with open(path, "w") as f:
-        f.write(flows_text(flows))
-
-
-def write_faults(path, lines):
-    with open(path, "w") as f:
-        for ln in lines:
-            f.write(ln + "\n")
-
-
 def add_args(ap):
     """-j and the batch backend options (scripts/lib/oonic_batch.py) of an experiment."""
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
