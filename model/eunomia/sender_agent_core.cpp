@@ -14,8 +14,10 @@ uint32_t ring_size(uint32_t w) {
 }
 }  // namespace
 
-SenderAgentCore::SenderAgentCore(const StatGroup& st, uint32_t max_qps, uint32_t window_psns)
-    : window_(ring_size(window_psns)),
+SenderAgentCore::SenderAgentCore(const StatGroup& st, uint32_t max_qps, uint32_t window_psns,
+                                 const sender::IrnTimerParams& irn)
+    : irn_(irn),
+      window_(ring_size(window_psns)),
       board_(max_qps),
       held_psn_(max_qps, 0),
       tagged_(
@@ -27,7 +29,14 @@ SenderAgentCore::SenderAgentCore(const StatGroup& st, uint32_t max_qps, uint32_t
       timeout_resends_(
           st.counter("timeout_resends", "packet", "PSNs resent on a timeout (not SACKed)")),
       timeout_skipped_(st.counter("timeout_skipped", "packet",
-                                  "PSNs a timeout did not resend because SACKed")) {}
+                                  "PSNs a timeout did not resend because SACKed")) {
+  if (irn_.sack_loss_threshold) {
+    inferred_to_.assign(max_qps, 0);
+    inferred_ = &st.counter("sack_inferred_resends", "packet",
+                            "PSNs resent because a SACK passed them by more than "
+                            "eunomia.sender.sack_loss_threshold");
+  }
+}
 
 void SenderAgentCore::tag(wire::FrameSpec& f, const sender::PacketTag& t) {
   f.bth.resv7 |= wire::kBthEunomiaMetaBit;
@@ -68,6 +77,7 @@ void SenderAgentCore::on_feedback(sender::SendState& s, uint32_t qi,
     case F::kSack:
     case F::kMpAck:
       on_sack(qi, fb.psn[0], s.una(qi));
+      if (irn_.sack_loss_threshold) infer_losses(s, qi, fb.psn[0]);
       break;
     case F::kNack:
       nacks_.inc();
@@ -91,6 +101,20 @@ void SenderAgentCore::advanced(uint32_t qi, uint32_t from, uint32_t to) {
     const uint32_t i = wire::psn_add(from, k) % window_;
     r[i / 64] &= ~(uint64_t{1} << (i % 64));
   }
+}
+
+void SenderAgentCore::infer_losses(sender::SendState& s, uint32_t qi, uint32_t psn) {
+  if (qi >= inferred_to_.size()) return;
+  const uint32_t una = s.una(qi);
+  const int32_t span = wire::psn_diff(psn, una) - static_cast<int32_t>(irn_.sack_loss_threshold);
+  if (span <= 0) return;
+  // Each PSN is inferred lost once (from una on, or from where the last inference ended).
+  uint32_t from = inferred_to_[qi];
+  if (wire::psn_diff(from, una) < 0 || wire::psn_diff(from, s.high(qi)) > 0) from = una;
+  const uint32_t to = wire::psn_add(una, static_cast<uint32_t>(span));
+  for (uint32_t p = from; wire::psn_diff(p, to) < 0; p = wire::psn_add(p, 1))
+    if (!sacked(qi, p) && s.in_write_or_send(qi, p) && s.resend(qi, p)) inferred_->inc();
+  if (wire::psn_diff(to, from) > 0) inferred_to_[qi] = to;
 }
 
 bool SenderAgentCore::sacked(uint32_t qi, uint32_t psn) const {

@@ -9,6 +9,10 @@
 //  * a SACK is information only: the SACKed PSN is marked in a per-QP SACK scoreboard (a
 //    ring of window_psns bits rounded up to a power of two, indexed by PSN);
 //  * a NACK (the receiver could not track the packet and dropped it) resends that PSN;
+//  * the timeout is IRN's two levels (eunomia.sender.rto_*): RTO_low while at most N
+//    PSNs are outstanding, RTO_high otherwise, measured from the last progress;
+//  * optionally (eunomia.sender.sack_loss_threshold > 0, off by default) a SACK more than
+//    the threshold past an un-SACKed outstanding PSN resends it once (loss inferred);
 //  * a timeout resends only the PSNs in [first unacknowledged, first never sent) that
 //    the scoreboard does not mark (selective repeat, as IRN), when every outstanding PSN
 //    belongs to a WRITE or SEND; outstanding READ spans go back N as ORNIC's do.
@@ -25,7 +29,8 @@ namespace oonic::eunomia {
 
 class SenderAgentCore final : public sender::LossRecovery {
  public:
-  SenderAgentCore(const StatGroup& stats, uint32_t max_qps, uint32_t window_psns);
+  SenderAgentCore(const StatGroup& stats, uint32_t max_qps, uint32_t window_psns,
+                  const sender::IrnTimerParams& irn = sender::IrnTimerParams{});
   const char* name() const override { return "eunomia"; }
 
   void advanced(uint32_t qi, uint32_t from, uint32_t to) override;
@@ -34,6 +39,9 @@ class SenderAgentCore final : public sender::LossRecovery {
   bool holds(uint32_t qi, bool last_of_ooo_write, uint32_t send_psn, uint32_t una) override;
   void tag(wire::FrameSpec& f, const sender::PacketTag& t) override;
   bool rerequest_on_read_sack() const override { return false; }
+  double timeout_ns(uint32_t outstanding) const override {
+    return (outstanding <= irn_.rto_low_packets ? irn_.rto_low_us : irn_.rto_high_us) * 1000.0;
+  }
 
   // SACK of psn (una: the cumulative PSN after the SACK was applied).
   void on_sack(uint32_t qi, uint32_t psn, uint32_t una);
@@ -43,9 +51,14 @@ class SenderAgentCore final : public sender::LossRecovery {
 
  private:
   std::vector<uint64_t>& row(uint32_t qi);
+  // Loss inference from a SACK of psn (sack_loss_threshold > 0).
+  void infer_losses(sender::SendState& s, uint32_t qi, uint32_t psn);
+  sender::IrnTimerParams irn_;
   uint32_t window_;
   std::vector<std::vector<uint64_t>> board_;  // per QP, window_ bits (lazily sized)
   std::vector<uint32_t> held_psn_;            // per QP: last PSN counted as held (+1)
+  std::vector<uint32_t> inferred_to_;         // per QP: PSNs before this were inferred lost
+  Counter* inferred_ = nullptr;
   Counter& tagged_;
   Counter& holds_;
   Counter& sacks_;

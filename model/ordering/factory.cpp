@@ -35,6 +35,7 @@ std::unique_ptr<OrderingUnit> make_ornic(const SchemeGeometry& g) {
   p.nodes_per_qp = g.nodes_per_qp;
   p.pool_blocks = g.pool_blocks;
   p.max_qps = g.max_qps;
+  p.renak_psns = g.renak_psns;
   return std::make_unique<OrnicBitmap>(p);
 }
 std::unique_ptr<OrderingUnit> make_gbn(const SchemeGeometry& g) {
@@ -146,6 +147,7 @@ SchemeTraits traits(const char* recovery) {
 SchemeTraits ornic_traits() {
   SchemeTraits t = traits("ornic");
   t.bitmap_nak = true;
+  t.block_window = true;
   return t;
 }
 SchemeTraits mprdma_traits() {
@@ -158,6 +160,12 @@ SchemeTraits mprdma_traits() {
 SchemeTraits melo_traits() {
   SchemeTraits t = traits("hole-list");
   t.reorder_buffer = true;
+  t.block_window = true;
+  return t;
+}
+SchemeTraits left_traits() {
+  SchemeTraits t = traits("hole-list");
+  t.block_window = true;
   return t;
 }
 SchemeTraits eunomia_traits() {
@@ -178,9 +186,9 @@ const std::vector<Scheme>& schemes() {
       {"melo", melo_traits(), &make_list<Melo>, &layout_list<state_melo>, &state_melo, &unit_block},
       {"melo+", melo_traits(), &make_list<MeloPlus>, &layout_list<state_melo>, &state_melo,
        &unit_block},
-      {"left", traits("hole-list"), &make_list<Left>, &layout_list<state_left>, &state_left,
+      {"left", left_traits(), &make_list<Left>, &layout_list<state_left>, &state_left,
        &unit_block},
-      {"left+", traits("hole-list"), &make_list<LeftPlus>, &layout_list<state_left>, &state_left,
+      {"left+", left_traits(), &make_list<LeftPlus>, &layout_list<state_left>, &state_left,
        &unit_block},
       {"mprdma", mprdma_traits(), &make_mprdma, &layout_mprdma, &state_epsn, &unit_block},
       {"eunomia", eunomia_traits(), &make_eunomia, &layout_none, &state_eunomia,

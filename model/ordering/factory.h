@@ -33,6 +33,7 @@ struct SchemeGeometry {
   uint32_t pool_blocks = 4096;
   uint32_t max_qps = 2048;
   uint32_t left_cache_threshold = 2;
+  uint32_t renak_psns = 64;   // ORNIC: re-declare a persisting hole (bitmap.renak_psns)
   uint32_t mprdma_slots = 0;  // MP-RDMA's L; 0: the QP window W (the same budget as the others)
   uint32_t eunomia_master_blocks = 1024;  // master_array blocks (2 B) per module
   uint32_t eunomia_connections = 256;     // connections per module
@@ -70,6 +71,10 @@ struct SchemeTraits {
   bool receiver_agent = false;      // Eunomia: the Bitmap Manager holds the receiver agent
   bool ooo_send = false;            // a SEND carrying Head metadata is received out of order
   bool ack_every_in_order = false;  // every packet that moves ePSN is ACKed (Eunomia's hold)
+  // The window is counted from the start of the block holding ePSN (ORNIC's header node,
+  // the lists' start block), so only N x M - (M - 1) PSNs from ePSN are sure to fit: the
+  // sender's automatic window (tx.qp_manager.max_inflight_psns 0) is that span.
+  bool block_window = false;
   const char* recovery = "";        // the sender's loss recovery paired with it (tx.recovery auto)
   const char* rate = "none";        // the sender's rate/window core paired with it (tx.rate auto)
 };

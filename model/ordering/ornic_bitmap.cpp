@@ -35,7 +35,9 @@
 //    it costs 1 cycle (1 node read; an all_1 node is also cleared: +1 node write, no
 //    extra cycle; a partial node: +1 cycle / +1 block access to read its block and find
 //    the first zero; an invalid node stops the scan with ePSN = its first PSN).
-//  * NAK (psn - ePSN > OTD, at most one per ePSN value): decided for every packet with
+//  * NAK (psn - ePSN > OTD, once per ePSN value; again for the same ePSN when the packet is
+//    more than renak_psns past the one that triggered the last NAK, renak_psns > 0: the
+//    trigger PSN is a QP register next to the last NAK'd ePSN): decided for every packet with
 //    psn >= ePSN, whatever its verdict (tracked, duplicate, beyond the window, pool
 //    exhausted). The NAK block is read after this packet's own update, so a packet that
 //    lands in the header node is already marked in it. Building it costs 1 cycle to read
@@ -73,7 +75,8 @@ struct OrnicBitmap::Qp {
   uint32_t otd = 0;
   uint32_t blocks_held = 0;
   uint32_t last_nak_epsn = 0;
-  bool nak_sent = false;  // a NAK was sent while ePSN == last_nak_epsn
+  uint32_t last_nak_psn = 0;  // the packet that triggered that NAK
+  bool nak_sent = false;      // a NAK was sent while ePSN == last_nak_epsn
   bool open = false;
 };
 
@@ -112,6 +115,7 @@ void OrnicBitmap::open(uint32_t qp, uint32_t start_psn, uint32_t otd) {
   q.otd = otd;
   q.blocks_held = 0;
   q.last_nak_epsn = 0;
+  q.last_nak_psn = 0;
   q.nak_sent = false;
   q.open = true;
 }
@@ -343,9 +347,13 @@ Outcome OrnicBitmap::receive(uint32_t qp, uint32_t psn) {
     }
 
     // OTD loss detection (after this packet's update; d > 0 here, ePSN unchanged).
-    if (static_cast<uint32_t>(d) > q.otd && !(q.nak_sent && q.last_nak_epsn == q.epsn)) {
+    const bool same_hole = q.nak_sent && q.last_nak_epsn == q.epsn;
+    const bool redeclare = same_hole && p_.renak_psns &&
+                           wire::psn_diff(psn, q.last_nak_psn) > static_cast<int32_t>(p_.renak_psns);
+    if (static_cast<uint32_t>(d) > q.otd && (!same_hole || redeclare)) {
       q.nak_sent = true;
       q.last_nak_epsn = q.epsn;
+      q.last_nak_psn = psn;
       out.nak = true;
       out.nak_block = wire::BitmapBlock{};
       out.nak_block.base_psn = q.base_psn;

@@ -46,6 +46,11 @@ class OrnicBitmap : public OrderingUnit {
     uint32_t nodes_per_qp = 20;   // N, nodes in each QP's cyclic array
     uint32_t pool_blocks = 4096;  // blocks in the shared pool
     uint32_t max_qps = 2048;      // QP slots (qp index 0..max_qps-1)
+    // Re-declaration of a persisting hole (MECHANISMS.md §1, open): with ePSN unchanged
+    // since the last NAK, a packet more than renak_psns past the packet that triggered
+    // that NAK declares the hole lost again (a lost NAK or a lost retransmission), so
+    // recovery stays selective. 0: NAK once per ePSN (the timeout recovers the rest).
+    uint32_t renak_psns = 0;
   };
   explicit OrnicBitmap(const Params& p);
   const char* name() const override { return "ornic"; }

@@ -74,7 +74,7 @@ RtlOrnicBitmap::RtlOrnicBitmap(const Params& p)
                                   std::to_string(32 * OONIC_RTL_BITMAP_MAX_WORDS) + " bits");
   char err[256] = {0};
   model_ = create(p.geometry.block_bits, p.geometry.nodes_per_qp, p.geometry.pool_blocks,
-                  p.geometry.max_qps, err, sizeof err);
+                  p.geometry.max_qps, p.geometry.renak_psns, err, sizeof err);
   if (!model_) {
     ::dlclose(lib_);
     lib_ = nullptr;

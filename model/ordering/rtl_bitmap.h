@@ -61,7 +61,7 @@ class RtlOrnicBitmap : public OrderingUnit {
 
  private:
   using AbiFn = int (*)();
-  using CreateFn = void* (*)(uint32_t, uint32_t, uint32_t, uint32_t, char*, size_t);
+  using CreateFn = void* (*)(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, char*, size_t);
   using DestroyFn = void (*)(void*);
   using StepFn = void (*)(void*, oonic_rtl_bitmap_io*);
 

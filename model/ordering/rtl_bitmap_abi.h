@@ -11,7 +11,7 @@
 
 extern "C" {
 
-#define OONIC_RTL_BITMAP_ABI_VERSION 1
+#define OONIC_RTL_BITMAP_ABI_VERSION 2  // 2: create() takes renak_psns
 #define OONIC_RTL_BITMAP_MAX_WORDS 16  // 512-bit NAK block, 32-bit words
 
 // Inputs (set before eval/tick) and outputs (valid after them) of the model's ports.
@@ -30,8 +30,9 @@ struct oonic_rtl_bitmap_io {
 int oonic_rtl_bitmap_abi(void);
 // A model with this geometry, reset. nullptr with a message in err when the geometry
 // exceeds what the RTL was built for.
+// renak_psns: bitmap.renak_psns (re-declaration of a persisting hole; 0: never).
 void* oonic_rtl_bitmap_create(uint32_t block_bits, uint32_t nodes_per_qp, uint32_t pool_blocks,
-                              uint32_t max_qps, char* err, size_t err_len);
+                              uint32_t max_qps, uint32_t renak_psns, char* err, size_t err_len);
 void oonic_rtl_bitmap_destroy(void* model);
 // Drive the inputs and settle the combinational logic; outputs updated.
 void oonic_rtl_bitmap_eval(void* model, struct oonic_rtl_bitmap_io* io);

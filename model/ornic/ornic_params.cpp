@@ -50,6 +50,13 @@ void OrnicParams::describe(ParamTable& t) {
   t.add("bitmap.left_cache_threshold", &bitmap.left_cache_threshold, "hop",
         "LEFT/LEFT+: a walk of at least this many next_ptr hops moves the cache pointer", 1,
         1u << 20);
+  t.add("bitmap.renak_psns", &bitmap.renak_psns, "PSN",
+        "ORNIC: re-declare a hole that persists (a lost NAK or a lost retransmission): with ePSN "
+        "unchanged since its NAK, a packet more than this many PSNs past the packet that "
+        "triggered that NAK sends the NAK again, keeping recovery selective (MECHANISMS.md "
+        "§1, open; default the default OTD); 0: one NAK per ePSN, the timeout recovers the "
+        "rest",
+        0, 1u << 22);
   t.add("bitmap.mprdma_slots", &bitmap.mprdma_slots, "slot",
         "L: MP-RDMA's two-bit tracking slots per QP (nic.ordering mprdma; a packet at or past "
         "rcv_nxt + L is dropped and NACKed); 0: the QP window N x M, as the other schemes",
@@ -107,8 +114,11 @@ void OrnicParams::describe(ParamTable& t) {
         1024);
   t.add("tx.qp_manager.max_inflight_psns", &qp_manager.max_inflight_psns, "PSN",
         "send window: no new packet at or past first unacknowledged PSN + this (keeps data inside "
-        "the receiver's bitmap, Eq. 5)",
-        1, 1u << 22);
+        "the receiver's bitmap, Eq. 5); 0: the span the receive scheme is sure to track from "
+        "ePSN, bitmap.nodes_per_qp x bitmap.block_bits, less block_bits - 1 for ORNIC, MELO and "
+        "LEFT (their window starts at the block holding ePSN): 305 at the defaults, 320 for "
+        "the others",
+        0, 1u << 22);
   t.add("tx.recovery", &sender.recovery,
         "loss-recovery core of the transmit seam (model/sender/): auto (the one nic.ordering "
         "pairs with), go-back-n, ornic (bitmap NAK), selective-repeat (IRN SACK), hole-list "
@@ -119,6 +129,26 @@ void OrnicParams::describe(ParamTable& t) {
         "with: mprdma for mprdma, else none), none (line rate), dcqcn (DCQCN reaction point, "
         "cc.dcqcn.*), mprdma (MP-RDMA's window and ACK clocking, cc.mprdma.*)",
         sender::rate_choices());
+  t.add("tx.resend_holdoff_ns", &sender.resend_holdoff_ns, "ns",
+        "a PSN resent on feedback (NAK, bitmap NAK, hole NACK, SACK) is not resent again on "
+        "further feedback until this long has passed with the hole still open (its first "
+        "resend is in flight; MELO's rule, applied to every selective core); the timeout's "
+        "resends are never held off. 0: control.rsp_manager.rtt_ns",
+        0, 1e9);
+  t.add("eunomia.sender.rto_low_us", &sender.irn.rto_low_us, "us",
+        "tx.recovery eunomia: the timeout while at most eunomia.sender.rto_low_packets PSNs "
+        "are outstanding (IRN's RTO_low, 100 us)",
+        0.001, 1e6);
+  t.add("eunomia.sender.rto_high_us", &sender.irn.rto_high_us, "us",
+        "tx.recovery eunomia: the timeout otherwise (IRN's RTO_high, 320 us)", 0.001, 1e6);
+  t.add("eunomia.sender.rto_low_packets", &sender.irn.rto_low_packets, "PSN",
+        "tx.recovery eunomia: IRN's N, the outstanding PSNs up to which RTO_low applies", 0,
+        1u << 22);
+  t.add("eunomia.sender.sack_loss_threshold", &sender.irn.sack_loss_threshold, "PSN",
+        "tx.recovery eunomia: a SACK more than this many PSNs past an un-SACKed outstanding PSN "
+        "resends it (loss inferred from SACKs, beyond the paper); 0: off, losses wait for the "
+        "timeout as published",
+        0, 1u << 22);
   sender.dcqcn.describe(t);
   sender.mprdma.describe(t);
   t.add("cc.cnp_interval_us", &np.cnp_interval_us, "us",
@@ -186,6 +216,13 @@ void OrnicParams::validate() const {
 
 std::string OrnicParams::rate() const {
   return sender.rate == "auto" ? ordering::find_scheme(nic.ordering).traits.rate : sender.rate;
+}
+
+uint32_t OrnicParams::window_psns() const {
+  if (qp_manager.max_inflight_psns) return qp_manager.max_inflight_psns;
+  uint64_t w = uint64_t{bitmap.nodes_per_qp} * bitmap.block_bits;
+  if (ordering::find_scheme(nic.ordering).traits.block_window) w -= bitmap.block_bits - 1;
+  return static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(w, 1u << 22)));
 }
 
 std::string OrnicParams::recovery() const {

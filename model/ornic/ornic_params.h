@@ -47,6 +47,7 @@ struct BitmapParams {  // bitmap.*
   uint32_t nodes_per_qp = 20;
   uint32_t pool_blocks = 4096;
   uint32_t left_cache_threshold = 2;
+  uint32_t renak_psns = 64;
   uint32_t mprdma_slots = 64;  // MP-RDMA's L
   uint64_t melo_rob_base = 0x7F0000000000ull;
   std::string impl = "core";  // core | rtl (the Verilated testbench/rtl/ornic_bitmap.v)
@@ -84,14 +85,16 @@ struct QpManagerParams {  // tx.qp_manager.*
   uint32_t fetch_batch = 8;
   uint32_t max_outstanding_wqes = 16;
   uint32_t prefetch_packets = 8;
-  uint32_t max_inflight_psns = 320;
+  uint32_t max_inflight_psns = 0;  // 0: OrnicParams::window_psns() (the receiver's span)
 };
 
 struct SenderPolicyParams {  // tx.* (the transmit seam, model/sender/)
   std::string recovery = "auto";
   std::string rate = "auto";
+  double resend_holdoff_ns = 0;  // tx.resend_holdoff_ns (0: control.rsp_manager.rtt_ns)
   sender::DcqcnParams dcqcn;    // cc.dcqcn.* (tx.rate dcqcn)
   sender::MpRdmaParams mprdma;  // cc.mprdma.* (tx.rate / tx.recovery mprdma)
+  sender::IrnTimerParams irn;   // eunomia.sender.* (tx.recovery eunomia)
 };
 
 struct TxArbiterParams {  // tx.arbiter.*
@@ -150,6 +153,10 @@ struct OrnicParams {
   // tx.recovery with `auto` resolved to the recovery nic.ordering pairs with.
   std::string recovery() const;  // tx.recovery, auto resolved by nic.ordering
   std::string rate() const;      // tx.rate, auto resolved by nic.ordering
+  // The requester's PSN window: tx.qp_manager.max_inflight_psns, or with 0 the span the
+  // receive scheme is sure to track from ePSN (N x M, less M - 1 for block-aligned
+  // windows: ORNIC, MELO, LEFT), so the sender never sends what the receiver must drop.
+  uint32_t window_psns() const;
 };
 
 }  // namespace oonic::ornic

@@ -30,6 +30,19 @@ struct ReadWqe {
   uint64_t last_done = 0;  // cycle the latest placement's DMA is done
 };
 
+// What loss recovery cost one QP, as requester (resends, timeouts) and as the receiver of
+// its data (frames the NIC itself dropped, duplicates that were spurious resends). Not
+// part of the modelled context SRAM: the simulator's accounting (stats, qps.csv, fct.csv).
+struct RecoveryCounts {
+  uint64_t retransmitted = 0;  // PSNs sent again (data packets, READ requests)
+  uint64_t timeouts = 0;       // requester timeouts fired with data outstanding
+  uint64_t go_backs = 0;       // go-back-N restarts (NAK or timeout)
+  uint64_t recoveries = 0;     // loss events acted on: a go-back or >= 1 selective resend
+  uint64_t held_off = 0;       // resends not repeated: the PSN's resend was still in flight
+  uint64_t nic_drops = 0;      // frames to this QP the NIC dropped (any reason but duplicate)
+  uint64_t duplicates = 0;     // data received again (spurious retransmissions)
+};
+
 struct QpContext {
   uint32_t qpn = 0, peer_qpn = 0;
   uint32_t pmtu = 4096, otd = 64;
@@ -66,6 +79,7 @@ struct QpContext {
   uint32_t snd_una = 0;
   bool snd_una_valid = false;
   std::vector<ReadWqe> reads;
+  RecoveryCounts recovery;
 };
 
 class QpContextTable {

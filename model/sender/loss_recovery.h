@@ -13,6 +13,16 @@
 
 namespace oonic::sender {
 
+// IRN's two-level retransmission timeout (IRN §3.1), as Eunomia's sender relies on it
+// (MECHANISMS.md §2), and Eunomia's optional loss inference from SACKs.
+struct IrnTimerParams {     // eunomia.sender.*
+  double rto_low_us = 100;  // with at most rto_low_packets PSNs outstanding (IRN: 100 us)
+  double rto_high_us = 320;         // otherwise (IRN: 320 us)
+  uint32_t rto_low_packets = 3;     // N (IRN: 3)
+  uint32_t sack_loss_threshold = 0;  // PSNs a SACK must pass an un-SACKed PSN by to resend
+                                     // it (0: off, as published: loss is the timeout's)
+};
+
 // One QP's send state as a recovery core sees it (implemented over the QP Manager's
 // send queues): PSNs in [una, high) were sent and are not acknowledged.
 class SendState {
@@ -61,6 +71,9 @@ class LossRecovery {
   }
   // The requester timeout fired while PSNs in [una, high) were outstanding.
   virtual void on_timeout(SendState& s, uint32_t qi) { s.go_back(qi, s.una(qi)); }
+  // The core's own timeout when the timer is armed with `outstanding` PSNs in flight, in
+  // ns; 0: the NIC's (control.rsp_manager: RTT + OTD x PMTU / rate, or TIMEOUT_CYCLES).
+  virtual double timeout_ns(uint32_t outstanding) const { return 0; }
 
   // Transmit hooks, asked by the QP Manager. Hold the packet at send_psn (the last
   // packet of an OOO WRITE when last_of_ooo_write) while una != send_psn?

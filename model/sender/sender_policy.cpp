@@ -17,8 +17,13 @@ std::unique_ptr<LossRecovery> plain(const StatGroup&, const PolicyEnv&) {
 std::unique_ptr<LossRecovery> selective(const StatGroup&, const PolicyEnv& e) {
   return std::make_unique<SelectiveRepeat>(e.max_qps);
 }
+std::unique_ptr<LossRecovery> hole_list(const StatGroup&, const PolicyEnv& e) {
+  return std::make_unique<HoleList>(e.max_qps);
+}
 std::unique_ptr<LossRecovery> eunomia(const StatGroup& st, const PolicyEnv& e) {
-  return std::make_unique<eunomia::SenderAgentCore>(st, e.max_qps, e.window_psns);
+  static const IrnTimerParams kDefaults;
+  return std::make_unique<eunomia::SenderAgentCore>(st, e.max_qps, e.window_psns,
+                                                    e.irn ? *e.irn : kDefaults);
 }
 std::unique_ptr<RateControl> dcqcn_rate(const StatGroup& stats, const PolicyEnv& env) {
   static const DcqcnParams kDefaults;
@@ -50,9 +55,12 @@ const std::vector<RecoveryKind>& recovery_kinds() {
       {"ornic", "recovery", "ORNIC: go-back-N, and the OOO NAK's bitmap block resends its 0 bits",
        &plain<OrnicRecovery>},
       {"selective-repeat", "recovery",
-       "IRN: a SACK resends the first hole once per first unacknowledged PSN; NACK resends",
+       "IRN: a SACK resends the first hole (repeated after tx.resend_holdoff_ns); NACK resends",
        &selective},
-      {"hole-list", "recovery", "MELO/LEFT: the NACK's holes are resent exactly", &plain<HoleList>},
+      {"hole-list", "recovery",
+       "MELO/LEFT: the NACK's holes are resent exactly; a timeout resends the first "
+       "unacknowledged PSN and the holes learnt, not a window",
+       &hole_list},
       {"eunomia", "sender_agent",
        "Eunomia's sender agent: metadata, last-packet hold, SACK scoreboard, selective timeout",
        &eunomia},

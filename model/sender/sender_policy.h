@@ -27,6 +27,7 @@ struct PolicyEnv {
   Sram* cc_context = nullptr;            // the rate core's per-QP state (none: not counted)
   const MpRdmaParams* mprdma = nullptr;  // cc.mprdma.* (defaults when null)
   uint32_t pmtu_bytes = 1024;            // nic.pmtu_bytes (MP-RDMA's BDP in packets)
+  const IrnTimerParams* irn = nullptr;   // eunomia.sender.* (defaults when null)
 };
 
 struct RecoveryKind {

@@ -1,5 +1,7 @@
 #include "model/sender/standard_recovery.h"
 
+#include <algorithm>
+
 namespace oonic::sender {
 
 void OrnicRecovery::on_bitmap_nak(SendState& s, uint32_t qi, const wire::BitmapBlock& block) {
@@ -10,11 +12,7 @@ void OrnicRecovery::on_bitmap_nak(SendState& s, uint32_t qi, const wire::BitmapB
 void SelectiveRepeat::on_feedback(SendState& s, uint32_t qi, const wire::SchemeFeedback& fb) {
   using F = wire::SchemeFeedback;
   if (fb.type == F::kSack || fb.type == F::kMpAck) {
-    const uint32_t una = s.una(qi);
-    if (qi < resent_.size() && resent_[qi] != una) {
-      resent_[qi] = una;
-      s.resend(qi, una);
-    }
+    s.resend(qi, s.una(qi));  // queued once; repeated after the NIC's holdoff
     return;
   }
   GoBackN::on_feedback(s, qi, fb);
@@ -23,10 +21,38 @@ void SelectiveRepeat::on_feedback(SendState& s, uint32_t qi, const wire::SchemeF
 void HoleList::on_feedback(SendState& s, uint32_t qi, const wire::SchemeFeedback& fb) {
   if (fb.type == wire::SchemeFeedback::kHoleNack) {
     for (uint8_t h = 0; h < fb.info && h < 3; ++h)
-      for (uint32_t k = 0; k < fb.len[h]; ++k) s.resend(qi, wire::psn_add(fb.psn[h], k));
+      for (uint32_t k = 0; k < fb.len[h]; ++k) {
+        const uint32_t psn = wire::psn_add(fb.psn[h], k);
+        if (qi < known_.size()) {
+          auto& v = known_[qi];
+          if (std::find(v.begin(), v.end(), psn) == v.end()) v.push_back(psn);
+        }
+        s.resend(qi, psn);
+      }
     return;
   }
   GoBackN::on_feedback(s, qi, fb);
+}
+
+void HoleList::advanced(uint32_t qi, uint32_t, uint32_t to) {
+  if (qi >= known_.size() || known_[qi].empty()) return;
+  auto& v = known_[qi];
+  v.erase(std::remove_if(v.begin(), v.end(),
+                         [to](uint32_t p) { return wire::psn_diff(p, to) < 0; }),
+          v.end());
+}
+
+void HoleList::on_timeout(SendState& s, uint32_t qi) {
+  // Without a rebuilt bitmap (or when the outstanding span is not data the receiver's
+  // list tracks), as RoCE: go back N.
+  if (qi >= known_.size()) return GoBackN::on_timeout(s, qi);
+  const uint32_t una = s.una(qi);
+  if (!s.in_write_or_send(qi, una)) return GoBackN::on_timeout(s, qi);
+  s.resend(qi, una);
+  std::sort(known_[qi].begin(), known_[qi].end(),
+            [una](uint32_t a, uint32_t b) { return wire::psn_diff(a, una) < wire::psn_diff(b, una); });
+  for (uint32_t psn : known_[qi])
+    if (psn != una) s.resend(qi, psn);
 }
 
 }  // namespace oonic::sender

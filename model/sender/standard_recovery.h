@@ -4,9 +4,14 @@
 //   OrnicRecovery   ORNIC: as GoBackN, plus the OOO NAK's bitmap block resends exactly
 //                   the PSNs whose bit is 0 (and were sent, and are not queued).
 //   SelectiveRepeat IRN (and MP-RDMA's receiver as oonic pairs it): a SACK (or MP-RDMA
-//                   ACK) resends the first hole, once per first-unacknowledged PSN.
-//   HoleList        MELO / LEFT: the NACK's up-to-3 holes are resent exactly (the
-//                   sender's rebuilt view of the receiver's bitmap).
+//                   ACK) resends the first hole; the NIC holds off a repeat until an RTT
+//                   has passed without it being filled (tx.resend_holdoff_ns), so a lost
+//                   retransmission is resent again on a later SACK, not by the timeout.
+//   HoleList        MELO / LEFT: the NACK's up-to-3 holes are resent exactly. The sender
+//                   keeps every hole the NACKs told it of (its rebuilt view of the
+//                   receiver's bitmap) until the first unacknowledged PSN passes it; a
+//                   timeout resends the first unacknowledged PSN and those holes, not a
+//                   whole window (MELO's selective retransmission; MECHANISMS.md §3).
 // Every core also takes a NACK (resend that PSN) and the timeout (go back N). A frame a
 // core does not expect (another scheme's feedback) is left to the timeout. Plain C++.
 #pragma once
@@ -31,19 +36,21 @@ class OrnicRecovery final : public GoBackN {
 
 class SelectiveRepeat final : public GoBackN {
  public:
-  explicit SelectiveRepeat(uint32_t max_qps) : resent_(max_qps, kNone) {}
+  explicit SelectiveRepeat(uint32_t max_qps) { (void)max_qps; }
   const char* name() const override { return "selective-repeat"; }
   void on_feedback(SendState& s, uint32_t qi, const wire::SchemeFeedback& fb) override;
-
- private:
-  static constexpr uint32_t kNone = ~0u;
-  std::vector<uint32_t> resent_;  // per QP: the una whose hole a SACK already resent
 };
 
 class HoleList final : public GoBackN {
  public:
+  explicit HoleList(uint32_t max_qps = 0) : known_(max_qps) {}
   const char* name() const override { return "hole-list"; }
   void on_feedback(SendState& s, uint32_t qi, const wire::SchemeFeedback& fb) override;
+  void on_timeout(SendState& s, uint32_t qi) override;
+  void advanced(uint32_t qi, uint32_t from, uint32_t to) override;
+
+ private:
+  std::vector<std::vector<uint32_t>> known_;  // per QP: hole PSNs learnt, not yet passed
 };
 
 }  // namespace oonic::sender

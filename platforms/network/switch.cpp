@@ -117,6 +117,9 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchParams& sp, const Routi
       lost_(stats.counter(std::string(this->name()) + ".lost", "frame",
                           "frames lost on an egress wire (switch.loss_rate, the link's error "
                           "rate)")),
+      lost_data_(stats.counter(std::string(this->name()) + ".lost_data", "frame",
+                               "of .lost, frames of the data class (PFC class 1: data, READ "
+                               "requests and responses); the rest are ACK/NAK/CNP/feedback")),
       loss_rng_(make_rng(seed, std::string(this->name()) + ".loss")),
       down_(t.ports[node].size(), 0),
       refresh_at_(t.ports[node].size() * 8, kNone),
@@ -499,6 +502,7 @@ void Switch::run_due(uint64_t now) {
                    static_cast<double>(loss_rng_() >> 11) * (1.0 / 9007199254740992.0) <
                        loss_[e.port]) {
           lost_.inc();  // on the wire: the port was busy, the far end gets nothing
+          if (d->frame.prio == 1) lost_data_.inc();
           slots_.release(slot);
         } else {
           wire_[e.port].push_back({d->end_ps + prop_ps_[e.port], slot});

@@ -172,6 +172,7 @@ class Switch : public sc_core::sc_module {
   FrameDonation donation_;
   Counter& unroutable_;
   Counter& lost_;
+  Counter& lost_data_;
   std::vector<double> loss_;  // per port: switch.loss_rate with the link's error rate
   Rng loss_rng_;
   std::vector<uint8_t> down_;         // per port: the link is down (fault)

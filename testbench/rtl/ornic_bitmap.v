@@ -49,6 +49,7 @@ module ornic_bitmap #(
     input  wire [15:0]      cfg_n,
     input  wire [31:0]      cfg_pool,
     input  wire [31:0]      cfg_qps,
+    input  wire [31:0]      cfg_renak,   // re-declare a persisting hole past this many PSNs (0: never)
     input  wire             in_valid,
     input  wire [2:0]       in_op,       // 1 open, 2 close, 3 set_otd, 4 receive
     input  wire [31:0]      in_qp,
@@ -108,6 +109,7 @@ module ornic_bitmap #(
   reg [31:0]      qp_otd [0:MAX_QPS-1];
   reg [31:0]      qp_held [0:MAX_QPS-1];
   reg [23:0]      qp_last_nak [0:MAX_QPS-1];
+  reg [23:0]      qp_nak_psn [0:MAX_QPS-1];  // the packet that triggered that NAK
   reg             qp_nak_sent [0:MAX_QPS-1];
 
   // ---- the request, decided from QP state (combinational) ------------------------
@@ -119,8 +121,10 @@ module ornic_bitmap #(
   wire [31:0] r_k = {8'd0, r_off} / {16'd0, cfg_m};
   wire [31:0] r_bit = {8'd0, r_off} % {16'd0, cfg_m};
   wire        r_beyond = r_k >= {16'd0, cfg_n};
-  wire        r_nak = !r_below && {8'd0, r_d} > qp_otd[rq] &&
-                      !(qp_nak_sent[rq] && qp_last_nak[rq] == qp_epsn[rq]);
+  wire        r_same = qp_nak_sent[rq] && qp_last_nak[rq] == qp_epsn[rq];
+  wire [23:0] r_rd = in_psn - qp_nak_psn[rq];  // past the last NAK's trigger, mod 2^24
+  wire        r_redecl = r_same && cfg_renak != 32'd0 && !r_rd[23] && {8'd0, r_rd} > cfg_renak;
+  wire        r_nak = !r_below && {8'd0, r_d} > qp_otd[rq] && (!r_same || r_redecl);
   wire        r_zero = in_op == OP_RECV && (!r_open || r_below || (r_beyond && !r_nak));
   wire [2:0]  r_verdict = !r_open ? V_CLOSED : r_below ? V_DUP : V_BEYOND;
 
@@ -219,6 +223,7 @@ module ornic_bitmap #(
         qp_otd[i] = 32'd0;
         qp_held[i] = 32'd0;
         qp_last_nak[i] = 24'd0;
+        qp_nak_psn[i] = 24'd0;
         qp_nak_sent[i] = 1'b0;
       end
       for (i = 0; i < MAX_POOL; i = i + 1)
@@ -255,6 +260,7 @@ module ornic_bitmap #(
             qp_otd[in_qp] = in_otd;
             qp_held[in_qp] = 32'd0;
             qp_last_nak[in_qp] = 24'd0;
+            qp_nak_psn[in_qp] = 24'd0;
             qp_nak_sent[in_qp] = 1'b0;
             done_r <= 1'b1;
           end else if (in_valid && in_op == OP_CLOSE) begin
@@ -283,7 +289,7 @@ module ornic_bitmap #(
               located_r <= 1'b0;
               nacc_r <= 32'd0;
               bacc_r <= 32'd0;
-              nak_node(rq, qp_epsn[rq], 32'd0);
+              nak_node(rq, qp_epsn[rq], in_psn, 32'd0);
             end else begin
               // LOCATE
               t_hp = {16'd0, qp_hp[rq]} + r_k;
@@ -387,7 +393,7 @@ module ornic_bitmap #(
           done_r <= 1'b1;
         end
         S_NAKNODE: begin
-          nak_node(w_qp, qp_epsn[w_qp], nacc_r);
+          nak_node(w_qp, qp_epsn[w_qp], qp_epsn[w_qp] + w_d, nacc_r);
         end
         S_NAKBLK: begin
           nak_bits_r <= pool[n_block[w_qp * {16'd0, cfg_n} + {16'd0, qp_hp[w_qp]}]] & mask_m(cfg_m);
@@ -416,11 +422,13 @@ module ornic_bitmap #(
   endtask
 
   // One NAKNODE step: the header node read; NAKBLK next if it holds a block.
-  task nak_node(input [31:0] qp, input [23:0] epsn, input [31:0] nacc);
+  // psn: the packet that triggers it (ePSN + d: a NAK never moves ePSN).
+  task nak_node(input [31:0] qp, input [23:0] epsn, input [23:0] psn, input [31:0] nacc);
     begin
       t_addr = qp * {16'd0, cfg_n} + {16'd0, qp_hp[qp]};
       qp_nak_sent[qp] = 1'b1;
       qp_last_nak[qp] = epsn;
+      qp_nak_psn[qp] = psn;
       nak_r <= 1'b1;
       nak_base_r <= qp_base[qp];
       nacc_r <= nacc + 32'd1;

@@ -55,7 +55,7 @@ __attribute__((visibility("default"))) int oonic_rtl_bitmap_abi(void) {
 __attribute__((visibility("default"))) void* oonic_rtl_bitmap_create(uint32_t block_bits,
                                                                      uint32_t nodes_per_qp,
                                                                      uint32_t pool_blocks,
-                                                                     uint32_t max_qps, char* err,
+                                                                     uint32_t max_qps, uint32_t renak_psns, char* err,
                                                                      size_t err_len) {
   auto m = std::make_unique<Model>();
   m->ctx = std::make_unique<VerilatedContext>();
@@ -88,6 +88,7 @@ __attribute__((visibility("default"))) void* oonic_rtl_bitmap_create(uint32_t bl
   m->top->cfg_n = nodes_per_qp;
   m->top->cfg_pool = pool_blocks;
   m->top->cfg_qps = max_qps;
+  m->top->cfg_renak = renak_psns;
   m->top->in_valid = 0;
   m->top->rst = 1;
   edge(*m);

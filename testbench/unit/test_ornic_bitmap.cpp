@@ -295,6 +295,41 @@ TEST(OrnicBitmapNak, OtdViolationOneNakPerEpsn) {
   ASSERT_TRUE(Invariants(bm));
 }
 
+// bitmap.renak_psns: a hole that persists (its NAK or its retransmission lost) is declared
+// again once a packet lands more than renak_psns past the one that triggered the last NAK.
+TEST(OrnicBitmapNak, PersistingHoleIsRedeclaredAfterRenakPsns) {
+  OrnicBitmap::Params p = MakeParams(4, 8, 16, 1);
+  p.renak_psns = 5;
+  OrnicBitmap bm(p);
+  bm.open(0, 0, 6);
+  Feed(bm, 0, {0, 2});       // ePSN 1
+  Outcome o = bm.receive(0, 8);  // d = 7 > OTD 6: the first NAK, triggered by 8
+  ASSERT_TRUE(o.nak);
+  // 9..13 are at most 5 past 8: no NAK (the retransmission may be on its way).
+  for (uint32_t q = 9; q <= 13; ++q) {
+    o = bm.receive(0, q);
+    EXPECT_FALSE(o.nak) << "psn " << q;
+  }
+  // 14 is 6 past 8, ePSN still 1: declared again, the header block as before
+  // (base 0, bits 0b0101), the trigger is now 14.
+  o = bm.receive(0, 14);
+  ASSERT_TRUE(o.nak);
+  EXPECT_EQ(o.nak_block.base_psn, 0u);
+  EXPECT_EQ(o.nak_block.words[0], 0b0101u);
+  o = bm.receive(0, 20);  // 6 past 14 -> again
+  EXPECT_TRUE(o.nak);
+  o = bm.receive(0, 12);  // below the trigger (a late packet): no NAK
+  EXPECT_FALSE(o.nak);
+  // With renak_psns 0 the same arrivals give one NAK only.
+  OrnicBitmap once(MakeParams(4, 8, 16, 1));
+  once.open(0, 0, 6);
+  Feed(once, 0, {0, 2});
+  int naks = 0;
+  for (uint32_t q : {8u, 9u, 10u, 11u, 12u, 13u, 14u, 20u}) naks += once.receive(0, q).nak;
+  EXPECT_EQ(naks, 1);
+  ASSERT_TRUE(Invariants(bm));
+}
+
 TEST(OrnicBitmapNak, UnallocatedHeaderNodeGivesZeros) {
   OrnicBitmap bm(MakeParams(4, 8, 16, 1));
   bm.open(0, 0, 6);

@@ -65,6 +65,7 @@ class FakeDma final : public DmaPort {
     return t + latency_;
   }
   Cycle read(Cycle t, uint64_t addr, uint8_t* dst, uint32_t len) override {
+    reads.push_back({t, addr, len});
     for (uint32_t i = 0; i < len; ++i) {
       auto it = mem.find(addr + i);
       dst[i] = it == mem.end() ? 0 : it->second;
@@ -82,6 +83,7 @@ class FakeDma final : public DmaPort {
   }
   std::map<uint64_t, uint8_t> mem;
   std::vector<Write> writes;
+  std::vector<Write> reads;
 
  private:
   Cycle latency_;
@@ -603,11 +605,14 @@ struct ResponderRig {
   UnitBitmap bitmap;
   FakeDma dma;
   WorkRecorder work;
+  WakeRecorder wake;
+  Agenda agenda;
   ReqProcessorCore rp{CoreEnv{p, StatGroup(stats, "nic0.rx.req_processor")}, qps,
-                      ReqProcessorCore::Links{bitmap, dma, work, hdr_buf, pkt_buf}};
+                      ReqProcessorCore::Links{bitmap, dma, work, hdr_buf, pkt_buf, agenda}};
   std::vector<uint8_t> frame;
   Cycle t = 0;
   void init() {
+    agenda.wake_port.bind(wake);
     QpContext c;
     c.qpn = 0x33, c.pmtu = 256;
     c.regions.push_back(MemoryRegion{0x10000, 0x10000, 7});
@@ -665,6 +670,43 @@ TEST(ReqProcessorCore, FSpotCachesStartAddrByEq2ThenSpotsArePlacedByEq1) {
   EXPECT_EQ(cached, 1);
   EXPECT_EQ(r.work.acks.back().psn, 2u);
   EXPECT_EQ(r.stats.counter_value("nic0.rx.req_processor.start_addr_cached"), 1u);
+}
+
+// MELO's second pass (MECHANISMS.md §3) is pipelined: when the head moves past two
+// packets parked in the re-order buffer, both reads are issued in the same cycle, and
+// each copy's write is booked on the agenda for the cycle its read's data is back
+// (FakeDma: 10 cycles), not chained read -> write -> read.
+TEST(ReqProcessorCore, MeloSecondPassIssuesEveryReadThenEachWriteWhenItsDataIsBack) {
+  ResponderRig r("melo");
+  r.receive(wire::kOooWriteFSpot, 2);  // ahead of ePSN 0: into the re-order buffer
+  r.receive(wire::kOooWriteFSpot, 1);
+  ASSERT_EQ(r.dma.writes.size(), 2u);
+  const uint64_t rob = r.p.bitmap.melo_rob_base;
+  EXPECT_EQ(r.dma.writes[0].addr, rob + 2 * 256);  // slot = PSN mod window, x PMTU
+  EXPECT_EQ(r.dma.writes[1].addr, rob + 1 * 256);
+  PacketRecord in = r.receive(wire::kOooWriteFSpot, 0);  // fills the head: ePSN 3
+  EXPECT_EQ(r.qps.at(0).epsn, 3u);
+  ASSERT_EQ(r.dma.writes.size(), 3u);  // PSN 0 placed directly; the copies wait
+  EXPECT_EQ(r.dma.writes[2].addr, 0x10000u);
+  ASSERT_EQ(r.dma.reads.size(), 2u);
+  const Cycle t5 = in.processed;
+  EXPECT_EQ(r.dma.reads[0].t, t5);  // both reads at once
+  EXPECT_EQ(r.dma.reads[1].t, t5);
+  EXPECT_EQ(r.dma.reads[0].addr, rob + 2 * 256);  // in the order they were parked
+  EXPECT_EQ(r.dma.reads[1].addr, rob + 1 * 256);
+  r.agenda.run_due(t5 + 9);
+  EXPECT_EQ(r.dma.writes.size(), 3u);  // data not back yet
+  r.agenda.run_due(t5 + 10);
+  ASSERT_EQ(r.dma.writes.size(), 5u);
+  EXPECT_EQ(r.dma.writes[3].t, t5 + 10);
+  EXPECT_EQ(r.dma.writes[4].t, t5 + 10);
+  for (uint32_t psn = 0; psn < 3; ++psn) {
+    uint8_t b[256];
+    r.dma.get(0x10000 + psn * 256, b, 256);
+    EXPECT_EQ(b[0], psn + 1);
+    EXPECT_EQ(b[255], psn + 1);
+  }
+  EXPECT_EQ(r.stats.counter_value("nic0.rx.req_processor.rob_copies"), 2u);
 }
 
 // MP-RDMA's receiver (nic.ordering mprdma): every data packet gets an MP-RDMA ACK
@@ -776,13 +818,14 @@ struct RequesterRig {
   FakeControl no_control;
   TxArbiterCore arb;
 
-  static OrnicParams params(uint32_t window) {
+  static OrnicParams params(uint32_t window, double holdoff_ns) {
     OrnicParams p = small_params();
     p.qp_manager.max_inflight_psns = window;
+    p.sender.resend_holdoff_ns = holdoff_ns;
     return p;
   }
-  explicit RequesterRig(uint32_t window = 320)
-      : p(params(window)),
+  explicit RequesterRig(uint32_t window = 320, double holdoff_ns = 0)
+      : p(params(window, holdoff_ns)),
         ctx_sram("qp.context", p.sram.qp_context, stats, "nic0.sram.qp.context"),
         qps(&ctx_sram, p.nic.max_qps),
         regs(p.nic.max_qps),
@@ -957,6 +1000,69 @@ TEST(RequesterCores, OooWriteSwitchesFromFSpotToSpotOnceStartAddrIsCached) {
     EXPECT_EQ(r.out.frames[2].v.bth.opcode,
               cached ? wire::kOooWriteLast : wire::kOooWriteLastFSpot);
   }
+}
+
+// The timeout measures silence since the last response (MECHANISMS.md §1): a send does
+// not push it back. TIMEOUT_CYCLES 500; WQE A's packet leaves at s0, WQE B's at 400+:
+// the timer still fires at s0 + 500 (re-armed by every send it would be at 900+).
+TEST(RequesterCores, TimeoutCountsFromTheFirstUnansweredSendNotTheLast) {
+  RequesterRig r;
+  r.regs.poke(0, QpReg::kTimeoutCycles, 500);
+  r.post(0, {write_wqe(0xF1, 256, 0x8000)});  // PSN 100
+  r.run(399);
+  ASSERT_EQ(r.out.frames.size(), 1u);
+  const Cycle s0 = r.out.frames[0].start;
+  r.post(400, {write_wqe(0xF2, 256, 0x8100)});  // PSN 101
+  r.run(899);
+  ASSERT_GE(r.out.frames.size(), 3u);
+  EXPECT_GE(r.out.frames[1].start, 400u);
+  EXPECT_EQ(r.out.frames[2].v.bth.psn, 100u);  // the go-back after the timeout
+  EXPECT_GE(r.out.frames[2].start, s0 + 500);
+  EXPECT_LT(r.out.frames[2].start, 900u);
+  EXPECT_EQ(r.qps.at(0).recovery.timeouts, 1u);
+  // Progress moves it: an ACK of 100 at 950 arms it for 1450 (101 outstanding).
+  const size_t n = r.out.frames.size();
+  r.rsp.on_ack(950, 0, 100, false);
+  r.run(1449);
+  EXPECT_EQ(r.out.frames.size(), n);  // nothing until 1450
+  r.run(1900);
+  ASSERT_GT(r.out.frames.size(), n);
+  EXPECT_EQ(r.out.frames[n].v.bth.psn, 101u);
+  EXPECT_GE(r.out.frames[n].start, 1450u);
+  EXPECT_EQ(r.qps.at(0).recovery.timeouts, 2u);
+}
+
+// A hole resent on a bitmap NAK is not resent again on a second NAK within the holdoff
+// (1 us = 250 cycles at 250 MHz): that resend is in flight. The second NAK is kept: at
+// the holdoff's end, the PSN still unacknowledged, it goes again (a lost retransmission
+// recovered without the timeout).
+TEST(RequesterCores, AResendInFlightIsHeldOffThenRetriedAtTheHoldoffsEnd) {
+  RequesterRig r(320, /*holdoff_ns=*/1000);
+  r.post(0, {write_wqe(0xB1, 8 * 256, 0x8000)});  // PSNs 100..107
+  r.run(2000);
+  ASSERT_EQ(r.out.frames.size(), 8u);
+  wire::BitmapBlock b;  // ePSN 102, 102 missing, 103..105 held
+  b.base_psn = 102, b.nbits = 4;
+  b.set(1), b.set(2), b.set(3);
+  r.rsp.on_bitmap_nak(2100, 0, 102, b);
+  r.run(2200);
+  EXPECT_EQ(r.psns_sent(8), (std::vector<uint32_t>{102}));
+  r.rsp.on_bitmap_nak(2300, 0, 102, b);  // 200 cycles later: held off
+  r.run(2349);
+  EXPECT_EQ(r.psns_sent(8), (std::vector<uint32_t>{102}));
+  EXPECT_EQ(r.stats.counter_value("nic0.control.rsp_manager.resends_held_off"), 1u);
+  EXPECT_EQ(r.qps.at(0).recovery.held_off, 1u);
+  r.run(2399);  // 2100 + 250: retried, still unacknowledged
+  ASSERT_EQ(r.psns_sent(8), (std::vector<uint32_t>{102, 102}));
+  EXPECT_GE(r.out.frames[9].start, 2350u);
+  EXPECT_EQ(r.qps.at(0).recovery.retransmitted, 2u);
+  // Once 102 is acknowledged, a retry due for it does nothing: a NAK at 2400 is held off
+  // (resent at 2350), its retry due at 2600 finds 102 acknowledged at 2450.
+  r.rsp.on_bitmap_nak(2400, 0, 102, b);
+  r.rsp.on_ack(2450, 0, 107, false);
+  r.run(5000);
+  EXPECT_EQ(r.psns_sent(8).size(), 2u);
+  EXPECT_EQ(r.stats.counter_value("nic0.control.rsp_manager.recoveries"), 1u);
 }
 
 TEST(RequesterCores, ReadCompletesAfterItsDataAndBeforeTheWriteBehindIt) {

@@ -24,9 +24,10 @@ std::string lib(const char* name) {
   return std::string(OONIC_BINARY_DIR) + "/" + name;
 }
 
-RtlOrnicBitmap::Params Make(uint32_t m, uint32_t n, uint32_t pool, uint32_t qps, const char* l) {
+RtlOrnicBitmap::Params Make(uint32_t m, uint32_t n, uint32_t pool, uint32_t qps, const char* l,
+                            uint32_t renak = 0) {
   RtlOrnicBitmap::Params p;
-  p.geometry = OrnicBitmap::Params{m, n, pool, qps};
+  p.geometry = OrnicBitmap::Params{m, n, pool, qps, renak};
   p.library = lib(l);
   p.check = true;
   return p;
@@ -78,11 +79,12 @@ std::array<int, 8> Drive(RtlOrnicBitmap& u, uint32_t m, uint32_t n, uint32_t qps
 
 TEST(RtlBitmap, RandomOperationsMatchTheCore) {
   struct G {
-    uint32_t m, n, pool, qps;
+    uint32_t m, n, pool, qps, renak;  // renak: bitmap.renak_psns (0: NAK once per ePSN)
   };
-  for (const G& g : {G{16, 20, 4096, 8}, G{4, 6, 10, 4}, G{1, 40, 24, 3}, G{33, 5, 12, 4},
-                     G{512, 3, 6, 2}, G{64, 2, 3, 5}}) {
-    RtlOrnicBitmap u(Make(g.m, g.n, g.pool, g.qps, "liboonic_rtl_ornic_bitmap.so"));
+  for (const G& g : {G{16, 20, 4096, 8, 64}, G{4, 6, 10, 4, 0}, G{1, 40, 24, 3, 5},
+                     G{33, 5, 12, 4, 0}, G{512, 3, 6, 2, 100}, G{64, 2, 3, 5, 1},
+                     G{16, 20, 4096, 8, 0}}) {
+    RtlOrnicBitmap u(Make(g.m, g.n, g.pool, g.qps, "liboonic_rtl_ornic_bitmap.so", g.renak));
     auto seen = Drive(u, g.m, g.n, g.qps, 7 + g.m, 20000, true);
     SCOPED_TRACE("M " + std::to_string(g.m) + " N " + std::to_string(g.n));
     EXPECT_EQ(u.mismatches(), 0u);

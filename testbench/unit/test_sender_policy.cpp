@@ -106,12 +106,14 @@ TEST(OrnicRecovery, BitmapBlockAcrossThePsnWrap) {
   EXPECT_EQ(s.resent, (std::vector<uint32_t>{0xFFFFFF, 1}));
 }
 
-TEST(SelectiveRepeat, OneSackResendsTheFirstHoleOncePerUna) {
+// Every SACK asks for the first hole; what keeps it from going twice is the send state
+// (queued once here; the NIC's resend holdoff, tested in test_ornic_cores).
+TEST(SelectiveRepeat, OneSackResendsTheFirstHole) {
   sender::SelectiveRepeat r(4);
   ScriptedState s;
   s.set(50, 60);
   r.on_feedback(s, 0, fb(wire::SchemeFeedback::kSack, 53));
-  r.on_feedback(s, 0, fb(wire::SchemeFeedback::kSack, 54));  // same una: nothing more
+  r.on_feedback(s, 0, fb(wire::SchemeFeedback::kSack, 54));  // same una: already queued
   EXPECT_EQ(s.resent, (std::vector<uint32_t>{50}));
   s.set(51, 60);  // 50 arrived; a SACK now resends 51
   r.on_feedback(s, 0, fb(wire::SchemeFeedback::kMpAck, 51, 55));
@@ -182,6 +184,44 @@ TEST(SenderAgentCore, SacksAreMarkedAndATimeoutResendsOnlyWhatNoSackCovers) {
   t.set(14, 16);
   a.on_feedback(t, 0, fb(wire::SchemeFeedback::kNack, 15));
   EXPECT_EQ(t.resent, (std::vector<uint32_t>{15}));
+}
+
+// IRN's two timeout levels (eunomia.sender.rto_*): RTO_low with at most N outstanding.
+TEST(SenderAgentCore, TimeoutIsIrnsTwoLevels) {
+  Stats stats;
+  oonic::sender::IrnTimerParams irn;  // 100 us, 320 us, N = 3
+  oonic::eunomia::SenderAgentCore a(StatGroup(stats, "tx.sender_agent"), 4, 320, irn);
+  EXPECT_DOUBLE_EQ(a.timeout_ns(1), 100000.0);
+  EXPECT_DOUBLE_EQ(a.timeout_ns(3), 100000.0);
+  EXPECT_DOUBLE_EQ(a.timeout_ns(4), 320000.0);
+  // The other cores leave the timeout to the NIC (0).
+  sender::GoBackN g;
+  EXPECT_DOUBLE_EQ(g.timeout_ns(10), 0.0);
+}
+
+// The option beyond the paper: a SACK more than the threshold past an un-SACKed PSN
+// resends it, once.
+TEST(SenderAgentCore, SackLossInferenceIsOffByDefaultAndResendsOncePastTheThreshold) {
+  Stats stats;
+  oonic::eunomia::SenderAgentCore off(StatGroup(stats, "a"), 4, 320);
+  ScriptedState s;
+  s.set(10, 30);
+  off.on_feedback(s, 0, fb(wire::SchemeFeedback::kSack, 25));
+  EXPECT_TRUE(s.resent.empty());
+  oonic::sender::IrnTimerParams irn;
+  irn.sack_loss_threshold = 3;
+  oonic::eunomia::SenderAgentCore on(StatGroup(stats, "b"), 4, 320, irn);
+  ScriptedState t;
+  t.set(10, 30);
+  on.on_feedback(t, 0, fb(wire::SchemeFeedback::kSack, 12));  // 12 - 10 = 2 <= 3: nothing
+  EXPECT_TRUE(t.resent.empty());
+  on.on_feedback(t, 0, fb(wire::SchemeFeedback::kSack, 15));  // passes 10, 11 by more than 3
+  EXPECT_EQ(t.resent, (std::vector<uint32_t>{10, 11}));       // 12 was SACKed
+  on.on_feedback(t, 0, fb(wire::SchemeFeedback::kSack, 16));  // reaches 12 only (SACKed);
+  EXPECT_EQ(t.resent, (std::vector<uint32_t>{10, 11}));       // 10, 11 are not resent again
+  on.on_feedback(t, 0, fb(wire::SchemeFeedback::kSack, 18));  // 13, 14 (15, 16 SACKed)
+  EXPECT_EQ(t.resent, (std::vector<uint32_t>{10, 11, 13, 14}));
+  EXPECT_EQ(stats.counter_value("b.sack_inferred_resends"), 4u);
 }
 
 TEST(SenderAgentCore, TimeoutOverAReadSpanGoesBackN) {

@@ -7,14 +7,64 @@
 namespace oonic::ornic {
 
 bool RspManagerCore::CountingState::resend(uint32_t qi, uint32_t psn) {
+  std::vector<Resent>& r = resent_[qi];
+  auto it = std::find_if(r.begin(), r.end(), [psn](const Resent& e) { return e.psn == psn; });
+  if (holdoff_ && it != r.end() && now_ < it->at + holdoff_) {
+    // Resent less than an RTT ago and still a hole: that resend is in flight. Asked
+    // again at the holdoff's end (once).
+    held_off_.inc();
+    ++qps_.at(qi).recovery.held_off;
+    if (!it->retry) {
+      it->retry = true;
+      const Cycle due = it->at + holdoff_;
+      agenda_.at(due, [this, qi, psn](Cycle x) { retry(x, qi, psn); });
+    }
+    return false;
+  }
   if (!sq_->resend(qi, psn)) return false;
+  if (it != r.end())
+    it->at = now_, it->retry = false;
+  else
+    r.push_back(Resent{psn, now_});
   selective_.inc();
   return true;
 }
 
+void RspManagerCore::CountingState::retry(Cycle t, uint32_t qi, uint32_t psn) {
+  std::vector<Resent>& r = resent_[qi];
+  auto it = std::find_if(r.begin(), r.end(), [psn](const Resent& e) { return e.psn == psn; });
+  if (it == r.end() || !it->retry) return;  // acknowledged, or a go-back resent it
+  it->retry = false;
+  if (wire::psn_diff(psn, sq_->una(qi)) < 0 || !sq_->resend(qi, psn)) return;
+  it->at = t;
+  selective_.inc();
+  sq_->kick_qp(t, qi);
+}
+
 void RspManagerCore::CountingState::go_back(uint32_t qi, uint32_t psn) {
   go_backs_.inc();
+  ++qps_.at(qi).recovery.go_backs;
+  resent_[qi].clear();  // everything from psn goes again
   sq_->go_back(qi, psn);
+}
+
+void RspManagerCore::CountingState::acked(uint32_t qi, uint32_t una) {
+  std::vector<Resent>& r = resent_[qi];
+  if (r.empty()) return;
+  r.erase(std::remove_if(r.begin(), r.end(),
+                         [una](const Resent& e) { return wire::psn_diff(e.psn, una) < 0; }),
+          r.end());
+}
+
+template <class F>
+void RspManagerCore::recover(Cycle x, uint32_t qi, bool holdoff, F&& f) {
+  state_.begin(x, holdoff ? holdoff_cycles_ : 0);
+  const uint64_t before = selective_psns_.value + go_backs_.value;
+  f();
+  if (selective_psns_.value + go_backs_.value != before) {
+    recoveries_.inc();
+    ++qps_.at(qi).recovery.recoveries;
+  }
 }
 
 RspManagerCore::RspManagerCore(const CoreEnv& env, QpContextTable& qps, const RegisterFile& regs,
@@ -44,7 +94,19 @@ RspManagerCore::RspManagerCore(const CoreEnv& env, QpContextTable& qps, const Re
       feedback_(env.stats.counter("scheme_feedback", "frame",
                                   "Scheme Feedback frames taken (MELO NACK, SACK, NACK, MP-RDMA "
                                   "ACK)")),
-      state_(send_queues_port, go_backs_, selective_psns_) {}
+      held_off_(env.stats.counter("resends_held_off", "PSN",
+                                  "selective resends not repeated: the PSN was resent less than "
+                                  "tx.resend_holdoff_ns ago (that resend is in flight)")),
+      recoveries_(env.stats.counter("recoveries", "event",
+                                    "loss events acted on: a go-back-N or a response that queued "
+                                    "at least one selective resend")),
+      state_(send_queues_port, qps, agenda, go_backs_, selective_psns_, held_off_,
+             env.p.nic.max_qps) {
+  CycleClock clk(p_.nic.clock_mhz);
+  const double ns = p_.sender.resend_holdoff_ns > 0 ? p_.sender.resend_holdoff_ns
+                                                    : p_.rsp_manager.rtt_ns;
+  holdoff_cycles_ = clk.ceil_cycles(static_cast<uint64_t>(ns * 1000.0));
+}
 
 Cycle RspManagerCore::timeout_cycles(uint32_t qi) const {
   uint32_t r = regs_.peek(qi, QpReg::kTimeoutCycles);
@@ -57,6 +119,14 @@ Cycle RspManagerCore::timeout_cycles(uint32_t qi) const {
 
 Cycle RspManagerCore::period(uint32_t qi) {
   Timer& tm = timers_[qi];
+  if (!regs_.peek(qi, QpReg::kTimeoutCycles)) {
+    const int32_t out = wire::psn_diff(send_queues_port->high(qi), send_queues_port->una(qi));
+    const double ns = l_.recovery.timeout_ns(out > 0 ? static_cast<uint32_t>(out) : 0);
+    if (ns > 0) {
+      CycleClock clk(p_.nic.clock_mhz);
+      return std::max<Cycle>(1, clk.ceil_cycles(static_cast<uint64_t>(ns * 1000.0)));
+    }
+  }
   if (!tm.cycles) tm.cycles = timeout_cycles(qi);
   return tm.cycles;
 }
@@ -65,9 +135,12 @@ void RspManagerCore::advance(Cycle t, uint32_t qi, uint32_t una) {
   uint32_t from = 0;
   if (!send_queues_port->acknowledge(qi, una, &from)) return;
   l_.recovery.advanced(qi, from, una);
+  state_.acked(qi, una);
   if (l_.rate.on_ack(qi, t, static_cast<uint32_t>(wire::psn_diff(una, from))))
     send_queues_port->kick_qp(t, qi);
-  timers_[qi].deadline = t + period(qi);
+  // Progress moves the timer; with nothing left outstanding it stops (the next send
+  // arms it).
+  timers_[qi].deadline = send_queues_port->inflight(qi) ? t + period(qi) : kNever;
 }
 
 void RspManagerCore::ack(Cycle t, uint32_t qi, uint32_t psn, bool cached) {
@@ -95,7 +168,7 @@ void RspManagerCore::on_nak(Cycle t, uint32_t qi, uint8_t syndrome, uint32_t psn
       // Every PSN before the one the responder expects arrived.
       advance(x, qi, psn);
       naks_.inc();
-      l_.recovery.on_sequence_nak(state_, qi, psn);
+      recover(x, qi, true, [&] { l_.recovery.on_sequence_nak(state_, qi, psn); });
       l_.completions.poll(x, qi);
     } else if (kind == 0x60) {
       // Remote access / invalid request: the WQE holding psn completes in error.
@@ -112,7 +185,7 @@ void RspManagerCore::on_bitmap_nak(Cycle t, uint32_t qi, uint32_t epsn,
     if (!send_queues_port->configured(qi)) return;
     bitmap_naks_.inc();
     advance(x, qi, epsn);
-    l_.recovery.on_bitmap_nak(state_, qi, block);
+    recover(x, qi, true, [&] { l_.recovery.on_bitmap_nak(state_, qi, block); });
     l_.completions.poll(x, qi);
   });
 }
@@ -123,7 +196,7 @@ void RspManagerCore::on_feedback(Cycle t, uint32_t qi, uint32_t epsn,
     if (!send_queues_port->configured(qi)) return;
     feedback_.inc();
     advance(x, qi, fb.type == wire::SchemeFeedback::kMpAck ? fb.psn[0] : epsn);
-    l_.recovery.on_feedback(state_, qi, fb);
+    recover(x, qi, true, [&] { l_.recovery.on_feedback(state_, qi, fb); });
     // A window core (MP-RDMA) clocks the QP's next packets with this frame.
     if (l_.rate.on_feedback(qi, x, fb, state_)) send_queues_port->kick_qp(x, qi);
     l_.completions.poll(x, qi);
@@ -190,7 +263,10 @@ void RspManagerCore::on_read_loss(Cycle t, uint32_t qi, uint32_t read_psn,
 }
 
 void RspManagerCore::sent(Cycle t, uint32_t qi) {
+  // Armed by a send only when it is not running: the timeout measures silence since
+  // the last response, not since the last send (MECHANISMS.md §1).
   Timer& tm = timers_[qi];
+  if (tm.deadline != kNever && tm.booked) return;
   tm.deadline = t + period(qi);
   if (tm.booked) return;
   tm.booked = true;
@@ -199,8 +275,9 @@ void RspManagerCore::sent(Cycle t, uint32_t qi) {
 
 void RspManagerCore::timeout(Cycle t, uint32_t qi) {
   Timer& tm = timers_[qi];
-  if (!send_queues_port->has_active(qi)) {
+  if (!send_queues_port->has_active(qi) || tm.deadline == kNever) {
     tm.booked = false;  // nothing outstanding: the timer stops
+    tm.deadline = kNever;
     return;
   }
   if (tm.deadline > t) {  // progress since it was booked: move it
@@ -209,12 +286,14 @@ void RspManagerCore::timeout(Cycle t, uint32_t qi) {
   }
   if (!send_queues_port->inflight(qi)) {
     tm.booked = false;
+    tm.deadline = kNever;
     return;
   }
   timeouts_.inc();
+  ++qps_.at(qi).recovery.timeouts;
   l_.rate.on_timeout(qi, t);
   if (wire::psn_diff(send_queues_port->high(qi), send_queues_port->una(qi)) > 0)
-    l_.recovery.on_timeout(state_, qi);
+    recover(t, qi, false, [&] { l_.recovery.on_timeout(state_, qi); });
   // READs whose request arrived but whose data did not all come back.
   const QpContext& c = qps_.at(qi);
   send_queues_port->unfinished_reads(qi, reads_scratch_);

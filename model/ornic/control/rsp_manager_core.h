@@ -13,11 +13,20 @@
 //                  READ response past the expected PSN re-requests from it (once per
 //                  expected PSN); an OOO READ loss re-requests each missing run of the
 //                  block (unless the recovery core takes a SACK as information only).
-//   timeout        per QP, RTT + OTD/B after the last send or progress: the recovery
-//                  core decides (go back N; Eunomia: selective), and incomplete READs are
+//   timeout        per QP, RTT + OTD/B (or the recovery core's own, e.g. Eunomia's
+//                  IRN-style two levels) of silence: armed by a send when nothing was
+//                  outstanding, moved by progress (the first unacknowledged PSN advancing,
+//                  READ data), never by another send (MECHANISMS.md §1). The recovery core
+//                  decides (go back N; Eunomia: selective), and incomplete READs are
 //                  re-requested from their first missing PSN. The timer is one agenda
 //                  entry per busy QP, moved lazily: idle QPs cost nothing and progress
 //                  costs no heap operation.
+//   resend holdoff a PSN resent on feedback is not resent again on further feedback
+//                  until tx.resend_holdoff_ns (an RTT) has passed without the hole being
+//                  filled: a retransmission still in flight is not sent twice (§3). Feedback
+//                  naming it during the holdoff is not forgotten: at the holdoff's end the
+//                  PSN is resent if still unacknowledged (a lost retransmission recovered
+//                  without the timeout). The timeout's own resends are never held off.
 // Plain C++.
 #pragma once
 
@@ -68,8 +77,15 @@ class RspManagerCore final : public RequesterEvents, public SendTimer {
   // Loss recovery acts on the send queues through this, which counts what it does.
   class CountingState final : public sender::SendState {
    public:
-    CountingState(const Link<RequesterState>& sq, Counter& go_backs, Counter& selective)
-        : sq_(sq), go_backs_(go_backs), selective_(selective) {}
+    CountingState(const Link<RequesterState>& sq, QpContextTable& qps, Agenda& agenda,
+                  Counter& go_backs, Counter& selective, Counter& held_off, uint32_t max_qps)
+        : sq_(sq),
+          qps_(qps),
+          agenda_(agenda),
+          go_backs_(go_backs),
+          selective_(selective),
+          held_off_(held_off),
+          resent_(max_qps) {}
     uint32_t una(uint32_t qi) const override { return sq_->una(qi); }
     uint32_t high(uint32_t qi) const override { return sq_->high(qi); }
     uint32_t send_psn(uint32_t qi) const override { return sq_->send_psn(qi); }
@@ -79,11 +95,29 @@ class RspManagerCore final : public RequesterEvents, public SendTimer {
     }
     bool resend(uint32_t qi, uint32_t psn) override;
     void go_back(uint32_t qi, uint32_t psn) override;
+    // The event being handled: its cycle, and whether resends of a PSN resent within
+    // holdoff cycles are held off (feedback: yes; the timeout: no).
+    void begin(Cycle now, Cycle holdoff) { now_ = now, holdoff_ = holdoff; }
+    // The first unacknowledged PSN is una: forget resends of PSNs below it.
+    void acked(uint32_t qi, uint32_t una);
 
    private:
+    // A held-off resend asked again when its holdoff ends: resent then if the PSN is still
+    // unacknowledged (the feedback said it was still missing an RTT after its resend).
+    void retry(Cycle t, uint32_t qi, uint32_t psn);
     const Link<RequesterState>& sq_;
+    QpContextTable& qps_;
+    Agenda& agenda_;
     Counter& go_backs_;
     Counter& selective_;
+    Counter& held_off_;
+    Cycle now_ = 0, holdoff_ = 0;
+    struct Resent {
+      uint32_t psn;
+      Cycle at;
+      bool retry = false;  // feedback named it during the holdoff: ask again at its end
+    };
+    std::vector<std::vector<Resent>> resent_;  // per QP: PSNs resent on feedback, and when
   };
   struct Timer {
     Cycle deadline = kNever;
@@ -95,6 +129,10 @@ class RspManagerCore final : public RequesterEvents, public SendTimer {
   void timeout(Cycle t, uint32_t qi);
   void reread(uint32_t qi, uint32_t psn, uint32_t count);
   Cycle period(uint32_t qi);
+  // Loss recovery for one event at x: held off (feedback) or not (timeout); counts a
+  // recovery when it resent or went back.
+  template <class F>
+  void recover(Cycle x, uint32_t qi, bool holdoff, F&& f);
 
   const OrnicParams& p_;
   QpContextTable& qps_;
@@ -114,6 +152,9 @@ class RspManagerCore final : public RequesterEvents, public SendTimer {
   Counter& timeouts_;
   Counter& error_naks_;
   Counter& feedback_;
+  Counter& held_off_;
+  Counter& recoveries_;
+  Cycle holdoff_cycles_ = 0;
   CountingState state_;
 };
 

@@ -17,6 +17,7 @@ ordering::SchemeGeometry geometry(const OrnicParams& p) {
   g.pool_blocks = p.bitmap.pool_blocks;
   g.max_qps = p.nic.max_qps;
   g.left_cache_threshold = p.bitmap.left_cache_threshold;
+  g.renak_psns = p.bitmap.renak_psns;
   g.mprdma_slots = p.bitmap.mprdma_slots;
   g.eunomia_master_blocks = p.eunomia.master_array_blocks;
   g.eunomia_connections = p.eunomia.connections_per_module;
@@ -42,7 +43,8 @@ std::unique_ptr<ordering::OrderingUnit> make_unit(const ordering::Scheme& s, con
   ordering::RtlOrnicBitmap::Params rp;
   const ordering::SchemeGeometry g = geometry(p);
   rp.geometry =
-      ordering::OrnicBitmap::Params{g.block_bits, g.nodes_per_qp, g.pool_blocks, g.max_qps};
+      ordering::OrnicBitmap::Params{g.block_bits, g.nodes_per_qp, g.pool_blocks, g.max_qps,
+                                    g.renak_psns};
   rp.library = p.bitmap.rtl_library;
   rp.check = p.bitmap.rtl_check;
   return std::make_unique<ordering::RtlOrnicBitmap>(rp);

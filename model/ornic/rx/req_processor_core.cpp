@@ -136,15 +136,27 @@ void ReqProcessorCore::rob_flush(Cycle t, uint32_t qi, uint32_t epsn) {
       continue;
     }
     if (it->len) {
-      rob_buf_.resize(it->len);
-      Cycle rd = l_.dma.read(t, it->rob_addr, rob_buf_.data(), it->len);
-      Cycle wr = l_.dma.write(rd, it->final_addr, rob_buf_.data(), it->len, nullptr);
-      last_dma_done_ = std::max(last_dma_done_, wr);
+      RobCopy c{rob_seq_++, it->final_addr, std::vector<uint8_t>(it->len)};
+      const Cycle rd = l_.dma.read(t, it->rob_addr, c.data.data(), it->len);
+      const uint64_t seq = c.seq;
+      rob_copies_pending_.push_back(std::move(c));
+      l_.agenda.at(std::max(rd, t), [this, seq](Cycle x) { rob_write(x, seq); });
       rob_bytes_->inc(it->len);
     }
     rob_copies_->inc();
     it = q.erase(it);
   }
+}
+
+void ReqProcessorCore::rob_write(Cycle t, uint64_t seq) {
+  // Reads return in issue order, so this is the front; look further only if not.
+  auto it = rob_copies_pending_.begin();
+  while (it != rob_copies_pending_.end() && it->seq != seq) ++it;
+  if (it == rob_copies_pending_.end()) return;
+  const Cycle wr = l_.dma.write(t, it->final_addr, it->data.data(),
+                                static_cast<uint32_t>(it->data.size()), nullptr);
+  last_dma_done_ = std::max(last_dma_done_, wr);
+  rob_copies_pending_.erase(it);
 }
 
 void ReqProcessorCore::reack(QpContext& c, const wire::PacketView& v) {

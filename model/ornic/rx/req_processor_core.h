@@ -29,6 +29,7 @@
 #include "model/core/stats.h"
 #include "model/core/vcd.h"
 #include "model/ornic/block_env.h"
+#include "model/ornic/agenda.h"
 #include "model/ornic/block_interfaces.h"
 #include "model/ornic/packet_log.h"
 #include "model/ornic/qp_context.h"
@@ -45,6 +46,7 @@ class ReqProcessorCore {
     ResponderWork& work;  // the Req Manager
     PktBuffer& hdr_buf;   // Req Hdr Buffer
     PktBuffer& pkt_buf;   // Req Pkt Buffer
+    Agenda& agenda;       // MELO's second pass: each copy's write when its read returns
   };
   ReqProcessorCore(const CoreEnv& env, QpContextTable& qps, Links links);
 
@@ -79,7 +81,16 @@ class ReqProcessorCore {
     uint64_t final_addr, rob_addr;
     uint32_t len;
   };
+  // The second pass, pipelined as a DMA copy is (MECHANISMS.md §3): every read is issued
+  // at t back to back; each write is booked on the agenda at the cycle its read's data is
+  // back, so packets arriving meanwhile are placed in time order, not behind the copy.
   void rob_flush(Cycle t, uint32_t qi, uint32_t epsn);
+  void rob_write(Cycle t, uint64_t seq);
+  struct RobCopy {
+    uint64_t seq;
+    uint64_t final_addr;
+    std::vector<uint8_t> data;
+  };
   void standard(Cycle t3, uint32_t qi, QpContext& c, const wire::PacketView& v, PacketRecord& rec);
   // Out-of-order SEND (Eunomia): a SEND packet with Head metadata, placed at
   // (psn - Head) x PMTU into the message's receive buffer in any order; the message
@@ -110,7 +121,8 @@ class ReqProcessorCore {
   Resource pipe_;
   Cycle last_dma_done_ = 0;
   std::vector<std::deque<RobEntry>> rob_;  // empty unless the scheme has a reorder buffer
-  std::vector<uint8_t> rob_buf_;
+  std::deque<RobCopy> rob_copies_pending_;  // read issued, write not yet booked
+  uint64_t rob_seq_ = 0;
   Counter* rob_copies_ = nullptr;
   Counter* rob_bytes_ = nullptr;
   Counter& packets_;

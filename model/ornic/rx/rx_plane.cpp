@@ -10,7 +10,7 @@ namespace oonic::ornic {
 
 RxPlane::RxPlane(sc_core::sc_module_name n, const BlockEnv& env, QpContextTable& qps, DmaPort& dma,
                  ResponderWork& req_manager, RequesterEvents& rsp_manager,
-                 sender::RateControl& rate)
+                 sender::RateControl& rate, Agenda& agenda)
     : sc_module(n),
       req_pkt_sram("rx.req_pkt_buffer", env.p.sram.req_pkt_buffer, env.stats,
                    env.sram_stat("rx.req_pkt_buffer")),
@@ -29,7 +29,7 @@ RxPlane::RxPlane(sc_core::sc_module_name n, const BlockEnv& env, QpContextTable&
       bitmap_manager("bitmap_manager", env),
       req_processor("req_processor", env, qps,
                     ReqProcessorCore::Links{bitmap_manager, dma, req_manager, req_hdr_buffer,
-                                            req_pkt_buffer}),
+                                            req_pkt_buffer, agenda}),
       rsp_processor("rsp_processor", env, qps,
                     RspProcessorCore::Links{bitmap_manager, dma, rsp_manager, rsp_hdr_buffer,
                                             rsp_pkt_buffer}),
@@ -107,6 +107,17 @@ void RxPlane::frame_in(Cycle arrival, const uint8_t* frame, uint32_t len, uint32
       notify_congestion(r.ready, false);
   }
   drops_[static_cast<size_t>(rec.drop)]->inc();
+  if (rec.drop != Drop::kNone && cnp_qi < 0) {
+    // Recovery accounting per QP (what the NIC itself dropped; duplicates).
+    const int64_t qi = qps_.find(view_.bth.dest_qp);
+    if (qi >= 0) {
+      RecoveryCounts& rc = qps_.at(static_cast<uint32_t>(qi)).recovery;
+      if (rec.drop == Drop::kDuplicate)
+        ++rc.duplicates;
+      else if (rec.drop != Drop::kUdOrCnp && rec.drop != Drop::kBadIcrc)
+        ++rc.nic_drops;
+    }
+  }
   last_rx_ = std::max({last_rx_, rec.parsed, rec.processed, rec.dma_done});
   if (log_) log_->write(rec);
   if (observer_) observer_(rec);

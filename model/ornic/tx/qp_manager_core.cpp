@@ -39,7 +39,8 @@ QpManagerCore::QpManagerCore(const CoreEnv& env, QpContextTable& qps, const Regi
       payload_bytes_(env.stats.counter("payload_bytes", "byte",
                                        "request payload bytes sent (retransmissions included)")),
       window_stalls_(env.stats.counter("window_stalls", "event",
-                                       "times a QP had data but its PSN window was full")) {}
+                                       "times a QP had data but its PSN window was full")),
+      window_(env.p.window_psns()) {}
 
 void QpManagerCore::doorbell(Cycle t, uint32_t qi, uint32_t pi) {
   doorbells_.inc();
@@ -349,7 +350,7 @@ bool QpManagerCore::sendable(uint32_t qi) const {
   if (l_.recovery.has_resend(*this, qi)) return true;
   if (wire::psn_diff(s.send_psn, s.next_psn) >= 0) return false;
   if (const_cast<QpManagerCore*>(this)->holds_last(qi)) return false;
-  return wire::psn_diff(s.send_psn, s.una) < static_cast<int32_t>(p_.qp_manager.max_inflight_psns);
+  return wire::psn_diff(s.send_psn, s.una) < static_cast<int32_t>(window_);
 }
 
 bool QpManagerCore::pick(Cycle now, TxPacket& out) {
@@ -408,8 +409,7 @@ bool QpManagerCore::pick(Cycle now, TxPacket& out) {
     }
     if (!got) {
       if (wire::psn_diff(s.send_psn, s.next_psn) >= 0) continue;
-      if (wire::psn_diff(s.send_psn, s.una) >=
-          static_cast<int32_t>(p_.qp_manager.max_inflight_psns)) {
+      if (wire::psn_diff(s.send_psn, s.una) >= static_cast<int32_t>(window_)) {
         window_stalls_.inc();
         continue;
       }
@@ -540,7 +540,7 @@ bool QpManagerCore::send_head(Cycle now) {
   Cycle start = l_.hdr.send_data(r, c, f, /*in_place=*/f.payload_len > 0);
   packets_.inc();
   payload_bytes_.inc(f.payload_len);
-  if (k.retx) retx_packets_.inc();
+  if (k.retx) retx_packets_.inc(), ++qps_.at(k.qi).recovery.retransmitted;
   last_activity_ = std::max(last_activity_, start);
   l_.rate.sent(k.qi, start, f.payload_len);
   l_.timer.sent(start, k.qi);

@@ -187,6 +187,7 @@ class QpManagerCore final : public TxSource, public RequesterState, public Compl
   Counter& stale_;
   Counter& payload_bytes_;
   Counter& window_stalls_;
+  const uint32_t window_;  // OrnicParams::window_psns(), read once
 };
 
 }  // namespace oonic::ornic
