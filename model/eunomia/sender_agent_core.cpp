@@ -28,8 +28,8 @@ SenderAgentCore::SenderAgentCore(const StatGroup& st, uint32_t max_qps, uint32_t
       nacks_(st.counter("nacks", "frame", "NACKs received (that PSN resent)")),
       timeout_resends_(
           st.counter("timeout_resends", "packet", "PSNs resent on a timeout (not SACKed)")),
-      timeout_skipped_(st.counter("timeout_skipped", "packet",
-                                  "PSNs a timeout did not resend because SACKed")) {
+      timeout_skipped_(
+          st.counter("timeout_skipped", "packet", "PSNs a timeout did not resend because SACKed")) {
   if (irn_.sack_loss_threshold) {
     inferred_to_.assign(max_qps, 0);
     inferred_ = &st.counter("sack_inferred_resends", "packet",

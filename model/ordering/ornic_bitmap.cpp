@@ -348,8 +348,9 @@ Outcome OrnicBitmap::receive(uint32_t qp, uint32_t psn) {
 
     // OTD loss detection (after this packet's update; d > 0 here, ePSN unchanged).
     const bool same_hole = q.nak_sent && q.last_nak_epsn == q.epsn;
-    const bool redeclare = same_hole && p_.renak_psns &&
-                           wire::psn_diff(psn, q.last_nak_psn) > static_cast<int32_t>(p_.renak_psns);
+    const bool redeclare =
+        same_hole && p_.renak_psns &&
+        wire::psn_diff(psn, q.last_nak_psn) > static_cast<int32_t>(p_.renak_psns);
     if (static_cast<uint32_t>(d) > q.otd && (!same_hole || redeclare)) {
       q.nak_sent = true;
       q.last_nak_epsn = q.epsn;

@@ -39,7 +39,7 @@ OrnicNic::OrnicNic(sc_core::sc_module_name name, const OrnicParams& p, Stats& st
       control_("control", env_, qps_, register_manager_.registers(), dma_.core, agenda_,
                *policy_.recovery, *policy_.rate),
       rx_("rx", env_, qps_, dma_.core, control_.req_manager.core, control_.rsp_manager.core,
-          *policy_.rate, agenda_),
+          *policy_.rate),
       tx_("tx", env_, qps_, register_manager_.registers(), dma_.core, agenda_, mac_.core,
           control_.cqe_manager.core, control_.rsp_manager.core, control_.req_manager.core,
           *policy_.recovery, *policy_.rate) {

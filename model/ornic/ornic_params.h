@@ -92,9 +92,9 @@ struct SenderPolicyParams {  // tx.* (the transmit seam, model/sender/)
   std::string recovery = "auto";
   std::string rate = "auto";
   double resend_holdoff_ns = 0;  // tx.resend_holdoff_ns (0: control.rsp_manager.rtt_ns)
-  sender::DcqcnParams dcqcn;    // cc.dcqcn.* (tx.rate dcqcn)
-  sender::MpRdmaParams mprdma;  // cc.mprdma.* (tx.rate / tx.recovery mprdma)
-  sender::IrnTimerParams irn;   // eunomia.sender.* (tx.recovery eunomia)
+  sender::DcqcnParams dcqcn;     // cc.dcqcn.* (tx.rate dcqcn)
+  sender::MpRdmaParams mprdma;   // cc.mprdma.* (tx.rate / tx.recovery mprdma)
+  sender::IrnTimerParams irn;    // eunomia.sender.* (tx.recovery eunomia)
 };
 
 struct TxArbiterParams {  // tx.arbiter.*

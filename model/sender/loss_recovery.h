@@ -15,10 +15,10 @@ namespace oonic::sender {
 
 // IRN's two-level retransmission timeout (IRN §3.1), as Eunomia's sender relies on it
 // (MECHANISMS.md §2), and Eunomia's optional loss inference from SACKs.
-struct IrnTimerParams {     // eunomia.sender.*
-  double rto_low_us = 100;  // with at most rto_low_packets PSNs outstanding (IRN: 100 us)
-  double rto_high_us = 320;         // otherwise (IRN: 320 us)
-  uint32_t rto_low_packets = 3;     // N (IRN: 3)
+struct IrnTimerParams {              // eunomia.sender.*
+  double rto_low_us = 100;           // with at most rto_low_packets PSNs outstanding (IRN: 100 us)
+  double rto_high_us = 320;          // otherwise (IRN: 320 us)
+  uint32_t rto_low_packets = 3;      // N (IRN: 3)
   uint32_t sack_loss_threshold = 0;  // PSNs a SACK must pass an un-SACKed PSN by to resend
                                      // it (0: off, as published: loss is the timeout's)
 };

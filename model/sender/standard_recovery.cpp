@@ -37,9 +37,9 @@ void HoleList::on_feedback(SendState& s, uint32_t qi, const wire::SchemeFeedback
 void HoleList::advanced(uint32_t qi, uint32_t, uint32_t to) {
   if (qi >= known_.size() || known_[qi].empty()) return;
   auto& v = known_[qi];
-  v.erase(std::remove_if(v.begin(), v.end(),
-                         [to](uint32_t p) { return wire::psn_diff(p, to) < 0; }),
-          v.end());
+  v.erase(
+      std::remove_if(v.begin(), v.end(), [to](uint32_t p) { return wire::psn_diff(p, to) < 0; }),
+      v.end());
 }
 
 void HoleList::on_timeout(SendState& s, uint32_t qi) {
@@ -49,8 +49,9 @@ void HoleList::on_timeout(SendState& s, uint32_t qi) {
   const uint32_t una = s.una(qi);
   if (!s.in_write_or_send(qi, una)) return GoBackN::on_timeout(s, qi);
   s.resend(qi, una);
-  std::sort(known_[qi].begin(), known_[qi].end(),
-            [una](uint32_t a, uint32_t b) { return wire::psn_diff(a, una) < wire::psn_diff(b, una); });
+  std::sort(known_[qi].begin(), known_[qi].end(), [una](uint32_t a, uint32_t b) {
+    return wire::psn_diff(a, una) < wire::psn_diff(b, una);
+  });
   for (uint32_t psn : known_[qi])
     if (psn != una) s.resend(qi, psn);
 }

@@ -52,11 +52,9 @@ __attribute__((visibility("default"))) int oonic_rtl_bitmap_abi(void) {
   return OONIC_RTL_BITMAP_ABI_VERSION;
 }
 
-__attribute__((visibility("default"))) void* oonic_rtl_bitmap_create(uint32_t block_bits,
-                                                                     uint32_t nodes_per_qp,
-                                                                     uint32_t pool_blocks,
-                                                                     uint32_t max_qps, uint32_t renak_psns, char* err,
-                                                                     size_t err_len) {
+__attribute__((visibility("default"))) void* oonic_rtl_bitmap_create(
+    uint32_t block_bits, uint32_t nodes_per_qp, uint32_t pool_blocks, uint32_t max_qps,
+    uint32_t renak_psns, char* err, size_t err_len) {
   auto m = std::make_unique<Model>();
   m->ctx = std::make_unique<VerilatedContext>();
   m->top = std::make_unique<Vrtl_bitmap>(m->ctx.get(), "rtl_bitmap");

@@ -605,14 +605,11 @@ struct ResponderRig {
   UnitBitmap bitmap;
   FakeDma dma;
   WorkRecorder work;
-  WakeRecorder wake;
-  Agenda agenda;
   ReqProcessorCore rp{CoreEnv{p, StatGroup(stats, "nic0.rx.req_processor")}, qps,
-                      ReqProcessorCore::Links{bitmap, dma, work, hdr_buf, pkt_buf, agenda}};
+                      ReqProcessorCore::Links{bitmap, dma, work, hdr_buf, pkt_buf}};
   std::vector<uint8_t> frame;
   Cycle t = 0;
   void init() {
-    agenda.wake_port.bind(wake);
     QpContext c;
     c.qpn = 0x33, c.pmtu = 256;
     c.regions.push_back(MemoryRegion{0x10000, 0x10000, 7});
@@ -674,8 +671,8 @@ TEST(ReqProcessorCore, FSpotCachesStartAddrByEq2ThenSpotsArePlacedByEq1) {
 
 // MELO's second pass (MECHANISMS.md §3) is pipelined: when the head moves past two
 // packets parked in the re-order buffer, both reads are issued in the same cycle, and
-// each copy's write is booked on the agenda for the cycle its read's data is back
-// (FakeDma: 10 cycles), not chained read -> write -> read.
+// each copy's write is booked for the cycle its read's data is back (FakeDma: 10
+// cycles), not chained read -> write -> read.
 TEST(ReqProcessorCore, MeloSecondPassIssuesEveryReadThenEachWriteWhenItsDataIsBack) {
   ResponderRig r("melo");
   r.receive(wire::kOooWriteFSpot, 2);  // ahead of ePSN 0: into the re-order buffer
@@ -686,18 +683,16 @@ TEST(ReqProcessorCore, MeloSecondPassIssuesEveryReadThenEachWriteWhenItsDataIsBa
   EXPECT_EQ(r.dma.writes[1].addr, rob + 1 * 256);
   PacketRecord in = r.receive(wire::kOooWriteFSpot, 0);  // fills the head: ePSN 3
   EXPECT_EQ(r.qps.at(0).epsn, 3u);
-  ASSERT_EQ(r.dma.writes.size(), 3u);  // PSN 0 placed directly; the copies wait
+  ASSERT_EQ(r.dma.writes.size(), 5u);  // PSN 0 placed directly, then the two copies
   EXPECT_EQ(r.dma.writes[2].addr, 0x10000u);
+  EXPECT_EQ(r.dma.writes[3].addr, 0x10200u);
+  EXPECT_EQ(r.dma.writes[4].addr, 0x10100u);
   ASSERT_EQ(r.dma.reads.size(), 2u);
   const Cycle t5 = in.processed;
   EXPECT_EQ(r.dma.reads[0].t, t5);  // both reads at once
   EXPECT_EQ(r.dma.reads[1].t, t5);
   EXPECT_EQ(r.dma.reads[0].addr, rob + 2 * 256);  // in the order they were parked
   EXPECT_EQ(r.dma.reads[1].addr, rob + 1 * 256);
-  r.agenda.run_due(t5 + 9);
-  EXPECT_EQ(r.dma.writes.size(), 3u);  // data not back yet
-  r.agenda.run_due(t5 + 10);
-  ASSERT_EQ(r.dma.writes.size(), 5u);
   EXPECT_EQ(r.dma.writes[3].t, t5 + 10);
   EXPECT_EQ(r.dma.writes[4].t, t5 + 10);
   for (uint32_t psn = 0; psn < 3; ++psn) {

@@ -103,8 +103,8 @@ RspManagerCore::RspManagerCore(const CoreEnv& env, QpContextTable& qps, const Re
       state_(send_queues_port, qps, agenda, go_backs_, selective_psns_, held_off_,
              env.p.nic.max_qps) {
   CycleClock clk(p_.nic.clock_mhz);
-  const double ns = p_.sender.resend_holdoff_ns > 0 ? p_.sender.resend_holdoff_ns
-                                                    : p_.rsp_manager.rtt_ns;
+  const double ns =
+      p_.sender.resend_holdoff_ns > 0 ? p_.sender.resend_holdoff_ns : p_.rsp_manager.rtt_ns;
   holdoff_cycles_ = clk.ceil_cycles(static_cast<uint64_t>(ns * 1000.0));
 }
 

@@ -127,36 +127,33 @@ void ReqProcessorCore::place(Cycle t, uint64_t addr, const wire::PacketView& v, 
 }
 
 void ReqProcessorCore::rob_flush(Cycle t, uint32_t qi, uint32_t epsn) {
-  // The second pass MELO pays: every buffered packet now behind ePSN is read back
-  // from the re-order buffer and written to the application's buffer.
+  // The second pass MELO pays: every buffered packet now behind ePSN is read back from
+  // the re-order buffer and written to the application's buffer, pipelined as a DMA copy
+  // is: every read is issued first (back to back from t), then each write is booked for
+  // the cycle its read's data is back. Chaining read -> write -> next read made every
+  // packet wait a PCIe read round trip while the forward-booked write channel and link
+  // held every later placement back.
   auto& q = rob_[qi];
+  rob_copies_pending_.clear();
   for (auto it = q.begin(); it != q.end();) {
     if (wire::psn_diff(it->psn, epsn) >= 0) {
       ++it;
       continue;
     }
     if (it->len) {
-      RobCopy c{rob_seq_++, it->final_addr, std::vector<uint8_t>(it->len)};
-      const Cycle rd = l_.dma.read(t, it->rob_addr, c.data.data(), it->len);
-      const uint64_t seq = c.seq;
+      RobCopy c{0, it->final_addr, std::vector<uint8_t>(it->len)};
+      c.ready = l_.dma.read(t, it->rob_addr, c.data.data(), it->len);
       rob_copies_pending_.push_back(std::move(c));
-      l_.agenda.at(std::max(rd, t), [this, seq](Cycle x) { rob_write(x, seq); });
       rob_bytes_->inc(it->len);
     }
     rob_copies_->inc();
     it = q.erase(it);
   }
-}
-
-void ReqProcessorCore::rob_write(Cycle t, uint64_t seq) {
-  // Reads return in issue order, so this is the front; look further only if not.
-  auto it = rob_copies_pending_.begin();
-  while (it != rob_copies_pending_.end() && it->seq != seq) ++it;
-  if (it == rob_copies_pending_.end()) return;
-  const Cycle wr = l_.dma.write(t, it->final_addr, it->data.data(),
-                                static_cast<uint32_t>(it->data.size()), nullptr);
-  last_dma_done_ = std::max(last_dma_done_, wr);
-  rob_copies_pending_.erase(it);
+  for (const RobCopy& c : rob_copies_pending_) {
+    const Cycle wr = l_.dma.write(std::max(c.ready, t), c.final_addr, c.data.data(),
+                                  static_cast<uint32_t>(c.data.size()), nullptr);
+    last_dma_done_ = std::max(last_dma_done_, wr);
+  }
 }
 
 void ReqProcessorCore::reack(QpContext& c, const wire::PacketView& v) {

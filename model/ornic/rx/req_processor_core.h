@@ -29,7 +29,6 @@
 #include "model/core/stats.h"
 #include "model/core/vcd.h"
 #include "model/ornic/block_env.h"
-#include "model/ornic/agenda.h"
 #include "model/ornic/block_interfaces.h"
 #include "model/ornic/packet_log.h"
 #include "model/ornic/qp_context.h"
@@ -46,7 +45,6 @@ class ReqProcessorCore {
     ResponderWork& work;  // the Req Manager
     PktBuffer& hdr_buf;   // Req Hdr Buffer
     PktBuffer& pkt_buf;   // Req Pkt Buffer
-    Agenda& agenda;       // MELO's second pass: each copy's write when its read returns
   };
   ReqProcessorCore(const CoreEnv& env, QpContextTable& qps, Links links);
 
@@ -82,12 +80,10 @@ class ReqProcessorCore {
     uint32_t len;
   };
   // The second pass, pipelined as a DMA copy is (MECHANISMS.md §3): every read is issued
-  // at t back to back; each write is booked on the agenda at the cycle its read's data is
-  // back, so packets arriving meanwhile are placed in time order, not behind the copy.
+  // from t back to back, then each write is booked for the cycle its read's data is back.
   void rob_flush(Cycle t, uint32_t qi, uint32_t epsn);
-  void rob_write(Cycle t, uint64_t seq);
   struct RobCopy {
-    uint64_t seq;
+    Cycle ready;  // the read's data is back
     uint64_t final_addr;
     std::vector<uint8_t> data;
   };
@@ -120,9 +116,8 @@ class ReqProcessorCore {
   Actions act_;  // this packet's decisions
   Resource pipe_;
   Cycle last_dma_done_ = 0;
-  std::vector<std::deque<RobEntry>> rob_;  // empty unless the scheme has a reorder buffer
-  std::deque<RobCopy> rob_copies_pending_;  // read issued, write not yet booked
-  uint64_t rob_seq_ = 0;
+  std::vector<std::deque<RobEntry>> rob_;    // empty unless the scheme has a reorder buffer
+  std::vector<RobCopy> rob_copies_pending_;  // this flush: reads issued, writes to book
   Counter* rob_copies_ = nullptr;
   Counter* rob_bytes_ = nullptr;
   Counter& packets_;
