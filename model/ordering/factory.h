@@ -75,8 +75,8 @@ struct SchemeTraits {
   // the lists' start block), so only N x M - (M - 1) PSNs from ePSN are sure to fit: the
   // sender's automatic window (tx.qp_manager.max_inflight_psns 0) is that span.
   bool block_window = false;
-  const char* recovery = "";        // the sender's loss recovery paired with it (tx.recovery auto)
-  const char* rate = "none";        // the sender's rate/window core paired with it (tx.rate auto)
+  const char* recovery = "";  // the sender's loss recovery paired with it (tx.recovery auto)
+  const char* rate = "none";  // the sender's rate/window core paired with it (tx.rate auto)
 };
 
 struct Scheme {

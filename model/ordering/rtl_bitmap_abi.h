@@ -12,7 +12,7 @@
 extern "C" {
 
 #define OONIC_RTL_BITMAP_ABI_VERSION 2  // 2: create() takes renak_psns
-#define OONIC_RTL_BITMAP_MAX_WORDS 16  // 512-bit NAK block, 32-bit words
+#define OONIC_RTL_BITMAP_MAX_WORDS 16   // 512-bit NAK block, 32-bit words
 
 // Inputs (set before eval/tick) and outputs (valid after them) of the model's ports.
 struct oonic_rtl_bitmap_io {

@@ -302,7 +302,7 @@ TEST(OrnicBitmapNak, PersistingHoleIsRedeclaredAfterRenakPsns) {
   p.renak_psns = 5;
   OrnicBitmap bm(p);
   bm.open(0, 0, 6);
-  Feed(bm, 0, {0, 2});       // ePSN 1
+  Feed(bm, 0, {0, 2});           // ePSN 1
   Outcome o = bm.receive(0, 8);  // d = 7 > OTD 6: the first NAK, triggered by 8
   ASSERT_TRUE(o.nak);
   // 9..13 are at most 5 past 8: no NAK (the retransmission may be on its way).

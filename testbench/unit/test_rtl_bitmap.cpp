@@ -81,9 +81,9 @@ TEST(RtlBitmap, RandomOperationsMatchTheCore) {
   struct G {
     uint32_t m, n, pool, qps, renak;  // renak: bitmap.renak_psns (0: NAK once per ePSN)
   };
-  for (const G& g : {G{16, 20, 4096, 8, 64}, G{4, 6, 10, 4, 0}, G{1, 40, 24, 3, 5},
-                     G{33, 5, 12, 4, 0}, G{512, 3, 6, 2, 100}, G{64, 2, 3, 5, 1},
-                     G{16, 20, 4096, 8, 0}}) {
+  for (const G& g :
+       {G{16, 20, 4096, 8, 64}, G{4, 6, 10, 4, 0}, G{1, 40, 24, 3, 5}, G{33, 5, 12, 4, 0},
+        G{512, 3, 6, 2, 100}, G{64, 2, 3, 5, 1}, G{16, 20, 4096, 8, 0}}) {
     RtlOrnicBitmap u(Make(g.m, g.n, g.pool, g.qps, "liboonic_rtl_ornic_bitmap.so", g.renak));
     auto seen = Drive(u, g.m, g.n, g.qps, 7 + g.m, 20000, true);
     SCOPED_TRACE("M " + std::to_string(g.m) + " N " + std::to_string(g.n));

@@ -42,9 +42,8 @@ std::unique_ptr<ordering::OrderingUnit> make_unit(const ordering::Scheme& s, con
                     std::string(s.name) + "'");
   ordering::RtlOrnicBitmap::Params rp;
   const ordering::SchemeGeometry g = geometry(p);
-  rp.geometry =
-      ordering::OrnicBitmap::Params{g.block_bits, g.nodes_per_qp, g.pool_blocks, g.max_qps,
-                                    g.renak_psns};
+  rp.geometry = ordering::OrnicBitmap::Params{g.block_bits, g.nodes_per_qp, g.pool_blocks,
+                                              g.max_qps, g.renak_psns};
   rp.library = p.bitmap.rtl_library;
   rp.check = p.bitmap.rtl_check;
   return std::make_unique<ordering::RtlOrnicBitmap>(rp);
