@@ -39,6 +39,12 @@ class DmaPort {
   virtual Cycle write(Cycle t, uint64_t addr, const uint8_t* src, uint32_t len,
                       PktBuffer* buffer) = 0;
   virtual Cycle read(Cycle t, uint64_t addr, uint8_t* dst, uint32_t len) = 0;
+  // The cycle the write channel is next free (a copy that must not delay placement waits
+  // for it).
+  virtual Cycle write_free_at() const { return 0; }
+  // Make `len` bytes visible at addr at once, untimed (TLM debug transport): MELO's copy
+  // lands in memory when decided, and its timed write follows when the channel is idle.
+  virtual void poke(uint64_t addr, const uint8_t* src, uint32_t len) {}
 };
 
 // The MAC, as the Hdr Generator sees it: it holds each frame for its wire time.

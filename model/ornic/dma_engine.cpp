@@ -31,4 +31,16 @@ Cycle DmaEngine::transfer(Cycle start, bool write, uint64_t addr, uint8_t* data,
   return clk_.ceil_cycles(done_ps);
 }
 
+bool DmaEngine::poke(uint64_t addr, const uint8_t* data, uint32_t len) {
+  tlm::tlm_generic_payload gp;
+  gp.set_command(tlm::TLM_WRITE_COMMAND);
+  gp.set_address(addr);
+  gp.set_data_ptr(const_cast<uint8_t*>(data));
+  gp.set_data_length(len);
+  gp.set_streaming_width(len);
+  gp.set_byte_enable_ptr(nullptr);
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  return dma_initiator_socket->transport_dbg(gp) == len;
+}
+
 }  // namespace oonic::ornic

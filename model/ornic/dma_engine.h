@@ -24,6 +24,7 @@ class DmaEngine : public sc_core::sc_module, private HostBus {
  private:
   Cycle transfer(Cycle start, bool write, uint64_t addr, uint8_t* data, uint32_t len,
                  bool* ok) override;
+  bool poke(uint64_t addr, const uint8_t* data, uint32_t len) override;
   ClockDomain clk_;
   tlm::tlm_generic_payload gp_;
 };

@@ -40,6 +40,10 @@ Cycle DmaEngineCore::write(Cycle t, uint64_t addr, const uint8_t* src, uint32_t 
   return transfer(start, true, addr, const_cast<uint8_t*>(src), len);
 }
 
+void DmaEngineCore::poke(uint64_t addr, const uint8_t* src, uint32_t len) {
+  if (!bus_.poke(addr, src, len)) errors_.inc();
+}
+
 Cycle DmaEngineCore::read(Cycle t, uint64_t addr, uint8_t* dst, uint32_t len) {
   Cycle g = rd_.acquire(t, p_.dma.setup_cycles + 1);
   reads_.inc();

@@ -22,6 +22,8 @@ class HostBus {
   virtual ~HostBus() = default;
   virtual Cycle transfer(Cycle start, bool write, uint64_t addr, uint8_t* data, uint32_t len,
                          bool* ok) = 0;
+  // Untimed write (debug transport): false on an error response.
+  virtual bool poke(uint64_t addr, const uint8_t* data, uint32_t len) { return false; }
 };
 
 class DmaEngineCore final : public DmaPort {
@@ -29,6 +31,8 @@ class DmaEngineCore final : public DmaPort {
   DmaEngineCore(const CoreEnv& env, HostBus& bus);
   Cycle write(Cycle t, uint64_t addr, const uint8_t* src, uint32_t len, PktBuffer* buffer) override;
   Cycle read(Cycle t, uint64_t addr, uint8_t* dst, uint32_t len) override;
+  Cycle write_free_at() const override { return wr_.free_at(); }
+  void poke(uint64_t addr, const uint8_t* src, uint32_t len) override;
   uint64_t errors() const { return errors_.value; }
 
  private:

@@ -37,6 +37,10 @@ void OrnicParams::describe(ParamTable& t) {
         "when the Req Processor registers ACK work: every packet that advances the ACKed PSN "
         "(ORNIC Figure 8), or only AckReq/last packets and the Start_Addr-cached announcement",
         {"every", "ackreq"});
+  t.add("rx.req_processor.seq_nak", &req_processor.seq_nak,
+        "in-order receivers (standard WQEs, nic.ordering gbn): a packet past ePSN is dropped and "
+        "a PSN-sequence NAK sent, once per ePSN (RoCE); false: dropped silently and only the "
+        "requester timeout recovers (a NIC that does not NAK)");
   t.add("rx.rsp_processor.ii_cycles", &rsp_processor.ii_cycles, "cycle",
         "initiation interval: a new response header every ii cycles", 1, 1000);
   t.add("rx.rsp_processor.check_cycles", &rsp_processor.check_cycles, "cycle",
@@ -135,6 +139,11 @@ void OrnicParams::describe(ParamTable& t) {
         "resend is in flight; MELO's rule, applied to every selective core); the timeout's "
         "resends are never held off. 0: control.rsp_manager.rtt_ns",
         0, 1e9);
+  t.add("tx.gbn.go_back", &sender.gbn_go_back,
+        "tx.recovery go-back-n: where a PSN-sequence NAK or a timeout restarts: n, the PSN the "
+        "responder expects (go-back-N, ConnectX-4 and later); zero, the first PSN of the WQE "
+        "holding it (go-back-0, ConnectX-3 and older, IRN §2)",
+        {"n", "zero"});
   t.add("eunomia.sender.rto_low_us", &sender.irn.rto_low_us, "us",
         "tx.recovery eunomia: the timeout while at most eunomia.sender.rto_low_packets PSNs "
         "are outstanding (IRN's RTO_low, 100 us)",
@@ -169,6 +178,11 @@ void OrnicParams::describe(ParamTable& t) {
         "RTT in the requester timeout RTT + OTD/B (OTD x PMTU x 8 / mac.rate_gbps); default: "
         "ORNIC's reference RTT (Eq. 6); a QP's TIMEOUT_CYCLES register overrides",
         1, 1e9);
+  t.add("control.rsp_manager.min_timeout_us", &rsp_manager.min_timeout_us, "us",
+        "the requester timeout is at least this (a recovery core's own timeout too; "
+        "TIMEOUT_CYCLES aside): commodity NICs time out in milliseconds (ConnectX's "
+        "local_ack_timeout: 4.096 us x 2^k); 0: no minimum",
+        0, 1e9);
   t.add("control.cqe_manager.schedule_cycles", &cqe_manager.schedule_cycles, "cycle",
         "CQE Manager register-scheduler cycles per CQE (then WQE cache read, DMA write)", 0, 1000);
   t.add("reg.access_cycles", &reg.access_cycles, "cycle",

@@ -35,6 +35,7 @@ struct ReqProcessorParams {  // rx.req_processor.*
   uint32_t ii_cycles = 4;
   uint32_t check_cycles = 1;
   std::string ack_policy = "every";
+  bool seq_nak = true;  // send the PSN-sequence NAK (false: silent drop, the timeout recovers)
 };
 
 struct RspProcessorParams {  // rx.rsp_processor.*
@@ -92,6 +93,7 @@ struct SenderPolicyParams {  // tx.* (the transmit seam, model/sender/)
   std::string recovery = "auto";
   std::string rate = "auto";
   double resend_holdoff_ns = 0;  // tx.resend_holdoff_ns (0: control.rsp_manager.rtt_ns)
+  std::string gbn_go_back = "n";  // tx.gbn.go_back: n | zero
   sender::DcqcnParams dcqcn;     // cc.dcqcn.* (tx.rate dcqcn)
   sender::MpRdmaParams mprdma;   // cc.mprdma.* (tx.rate / tx.recovery mprdma)
   sender::IrnTimerParams irn;    // eunomia.sender.* (tx.recovery eunomia)
@@ -104,6 +106,7 @@ struct TxArbiterParams {  // tx.arbiter.*
 
 struct RspManagerParams {  // control.rsp_manager.*
   double rtt_ns = 90000;
+  double min_timeout_us = 0;  // the timeout is at least this (commodity NICs: ms)
 };
 
 struct CqeManagerParams {  // control.cqe_manager.*

@@ -17,6 +17,9 @@ std::unique_ptr<LossRecovery> plain(const StatGroup&, const PolicyEnv&) {
 std::unique_ptr<LossRecovery> selective(const StatGroup&, const PolicyEnv& e) {
   return std::make_unique<SelectiveRepeat>(e.max_qps);
 }
+std::unique_ptr<LossRecovery> go_back_n(const StatGroup&, const PolicyEnv& e) {
+  return std::make_unique<GoBackN>(e.gbn_go_back_zero);
+}
 std::unique_ptr<LossRecovery> hole_list(const StatGroup&, const PolicyEnv& e) {
   return std::make_unique<HoleList>(e.max_qps);
 }
@@ -50,8 +53,10 @@ std::unique_ptr<RateControl> no_rate(const StatGroup&, const PolicyEnv&) {
 
 const std::vector<RecoveryKind>& recovery_kinds() {
   static const std::vector<RecoveryKind> k = {
-      {"go-back-n", "recovery", "RoCE: a PSN-sequence NAK or a timeout goes back N",
-       &plain<GoBackN>},
+      {"go-back-n", "recovery",
+       "RoCE: a PSN-sequence NAK or a timeout goes back N (tx.gbn.go_back zero: restarts the "
+       "WQE, go-back-0)",
+       &go_back_n},
       {"ornic", "recovery", "ORNIC: go-back-N, and the OOO NAK's bitmap block resends its 0 bits",
        &plain<OrnicRecovery>},
       {"selective-repeat", "recovery",

@@ -335,7 +335,9 @@ int run_b2b(const RunOptions& o) {
       << cnt("a.nic.control.rsp_manager.go_backs") << ", selective PSNs "
       << cnt("a.nic.control.rsp_manager.selective_psns") << ", READ re-requests "
       << cnt("a.nic.control.rsp_manager.read_rerequests") << ", timeouts "
-      << cnt("a.nic.control.rsp_manager.timeouts") << "; CQEs "
+      << cnt("a.nic.control.rsp_manager.timeouts") << ", recoveries "
+      << cnt("a.nic.control.rsp_manager.recoveries") << ", resends held off "
+      << cnt("a.nic.control.rsp_manager.resends_held_off") << "; CQEs "
       << cnt("a.nic.control.cqe_manager.cqes") << "\n";
     s << "  b sent      ACK " << cnt("b.nic.tx.hdr_generator.acks") << ", NAK "
       << cnt("b.nic.tx.hdr_generator.naks") << ", NAK+bitmap "

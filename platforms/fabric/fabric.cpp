@@ -1039,6 +1039,12 @@ int run_fabric(const b2b::RunOptions& o) {
 
   // ---- fct.csv, fct.txt ----
   uint64_t last_cqe = 0, first_start = ~uint64_t{0}, payload = 0;
+  static const ornic::RecoveryCounts kNoCounts;
+  auto recovery_of = [&](uint32_t host, uint32_t qpn) -> const ornic::RecoveryCounts& {
+    ornic::QpContextTable& q = fb->hosts[host]->nic.qps();
+    const int64_t i = q.find(qpn);
+    return i < 0 ? kNoCounts : q.at(static_cast<uint32_t>(i)).recovery;
+  };
   struct Bucket {
     std::vector<double> sd;
   };
@@ -1047,7 +1053,7 @@ int run_fabric(const b2b::RunOptions& o) {
     std::ofstream f(dir + "/fct.csv");
     std::ofstream h(dir + "/fct.txt");
     f << "flow,src,dst,sip,dip,sport,dport,opcode,bytes,start_ns,post_ns,fct_ns,ideal_fct_ns,"
-         "slowdown,completed\n";
+         "slowdown,completed,retransmitted,timeouts,recoveries,spurious,nic_drops\n";
     char ipa[16], ipb[16];
     for (const FlowRun& fr : runs) {
       const host::WqeRecord& r = fb->hosts[fr.requester]->driver.records()[fr.record];
@@ -1071,7 +1077,14 @@ int run_fabric(const b2b::RunOptions& o) {
         << "," << wire::kRoceUdpPort << "," << ornic::to_string(fr.op) << "," << fr.f.bytes << ","
         << fmt(fr.f.start_ps / 1000.0, 3) << "," << fmt(r.posted ? r.post_ps / 1000.0 : 0, 3) << ","
         << fmt(fct, 3) << "," << fmt(ideal, 3) << "," << fmt(r.cqes ? fct / ideal : 0, 4) << ","
-        << (r.cqes ? 1 : 0) << "\n";
+        << (r.cqes ? 1 : 0);
+      // What recovery cost the flow: the requester QP's resends, timeouts and recoveries;
+      // at the QP its data arrives on, spurious resends (duplicates) and NIC drops.
+      const ornic::RecoveryCounts& rq = recovery_of(fr.requester, fr.req_qpn);
+      const ornic::RecoveryCounts& rd = recovery_of(
+          fr.data_host, fr.op == ornic::WqeOp::kRead ? fr.req_qpn : fr.rsp_qpn);
+      f << "," << rq.retransmitted << "," << rq.timeouts << "," << rq.recoveries << ","
+        << rd.duplicates << "," << rd.nic_drops << "\n";
       if (r.cqes)
         h << ipa << " " << ipb << " " << fr.sport << " " << wire::kRoceUdpPort << " " << fr.f.bytes
           << " " << fr.f.start_ps / 1000 << " " << (r.cqe_ps - fr.f.start_ps) / 1000 << " "
@@ -1098,13 +1111,17 @@ int run_fabric(const b2b::RunOptions& o) {
   uint64_t ooo_pkts = 0, pkts = 0;
   if (all.run.qps_csv) {
     std::ofstream f(dir + "/qps.csv");
-    f << "flow,host,qpn,packets,ooo_packets,duplicates,max_ood,mean_ood,p999_ood,peak_blocks\n";
+    f << "flow,host,qpn,packets,ooo_packets,duplicates,max_ood,mean_ood,p999_ood,peak_blocks,"
+         "nic_drops\n";
     for (const FlowRun& fr : runs) {
       f << fr.id << "," << fb->hosts[fr.data_host]->name() << ",0x" << std::hex
         << (fr.op == ornic::WqeOp::kRead ? fr.req_qpn : fr.rsp_qpn) << std::dec << "," << fr.packets
         << "," << fr.ooo_packets << "," << fr.duplicates << "," << fr.max_ood << ","
         << fmt(fr.packets ? static_cast<double>(fr.ood_sum) / fr.packets : 0, 3) << ","
-        << p999(fr.ood_hist, fr.packets) << "," << fr.peak_blocks << "\n";
+        << p999(fr.ood_hist, fr.packets) << "," << fr.peak_blocks << ","
+        << recovery_of(fr.data_host, fr.op == ornic::WqeOp::kRead ? fr.req_qpn : fr.rsp_qpn)
+               .nic_drops
+        << "\n";
     }
   }
   for (const FlowRun& fr : runs) {
@@ -1154,9 +1171,14 @@ int run_fabric(const b2b::RunOptions& o) {
   }
   for (auto& h : fb->hosts)
     cnps += stats.counter_value(std::string(h->name()) + ".nic.tx.hdr_generator.cnps");
-  uint64_t retx = 0;
-  for (auto& h : fb->hosts)
-    retx += stats.counter_value(std::string(h->name()) + ".nic.tx.qp_manager.retransmitted");
+  uint64_t retx = 0, timeouts = 0, spurious = 0, nic_drops = 0;
+  for (auto& h : fb->hosts) {
+    const std::string n = h->name();
+    retx += stats.counter_value(n + ".nic.tx.qp_manager.retransmitted");
+    timeouts += stats.counter_value(n + ".nic.control.rsp_manager.timeouts");
+    spurious += h->nic.rx().drops(ornic::Drop::kDuplicate).value;
+    nic_drops += h->nic.rx().drops_total();
+  }
   std::ostringstream s;
   s << "oonic run " << (o.config.empty() ? "(defaults)" : o.config) << ": fabric "
     << all.topology.kind << ", " << nh << " hosts, " << fb->switches.size() << " switches, "
@@ -1180,8 +1202,9 @@ int run_fabric(const b2b::RunOptions& o) {
     s << line;
   }
   s << "  network     " << hops << " packet-hops; ECN marked " << marked << ", switch drops "
-    << drops << ", lost on wires " << lost << "; CNPs " << cnps << "; retransmitted " << retx
-    << "\n";
+    << drops << ", lost on wires " << lost << "; CNPs " << cnps << "\n";
+  s << "  recovery    retransmitted " << retx << " PSNs, spurious " << spurious << ", timeouts "
+    << timeouts << "; NICs dropped " << nic_drops << " frames (not duplicates)\n";
   s << "  arrival     " << ooo_pkts << " of " << pkts
     << " data packets out of order at their QP; max OOD " << max_ood
     << " PSNs; peak bitmap blocks of a QP " << peak_blocks << "\n";

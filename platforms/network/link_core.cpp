@@ -57,7 +57,10 @@ bool LinkCore::listed_drop(uint32_t psn, uint32_t qpn) {
     if (psn < r.first || psn > r.last) continue;
     if (r.qpn >= 0 && static_cast<uint32_t>(r.qpn) != qpn) continue;
     uint64_t key = r.qpn >= 0 ? (uint64_t{1} << 63) | uint64_t{qpn} << 24 | psn : psn;
-    return used_.insert(key).second;
+    uint32_t& n = used_[key];
+    if (n >= r.times) return false;
+    ++n;
+    return true;
   }
   return false;
 }

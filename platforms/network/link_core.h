@@ -26,6 +26,7 @@
 #include <deque>
 #include <queue>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -121,7 +122,7 @@ class LinkCore {
   Rng rng_;
   uint64_t prop_ps_, jitter_ps_;
   std::vector<DropRule> rules_;        // this direction's only
-  std::unordered_set<uint64_t> used_;  // listed PSNs already dropped
+  std::unordered_map<uint64_t, uint32_t> used_;  // listed PSNs: frames dropped so far
   uint64_t input_free_ps_ = 0;
   // Distance bound: arrivals of the last d ordered-class frames (ring) and the
   // max arrival of all older ones.

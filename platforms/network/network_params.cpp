@@ -22,7 +22,8 @@ std::string trim(const std::string& s) {
 [[noreturn]] void bad_rule(const std::string& rule, const std::string& why) {
   throw Error(msg::kConfig, std::string(kDropKey) + ": bad rule '" + rule + "': " + why +
                                 " (expected comma-separated ab:PSN, ab:PSN-PSN, ba:PSN or "
-                                "ba:PSN-PSN; PSN 0..16777215)");
+                                "ba:PSN-PSN, each optionally *K (the first K frames) and @QPN; "
+                                "PSN 0..16777215)");
 }
 
 uint32_t parse_psn(const std::string& tok, const std::string& rule) {
@@ -68,6 +69,17 @@ std::vector<DropRule> parse_drop_psns(const std::string& text) {
         bad_rule(rule, "'" + q + "' is not a 24-bit QPN");
       }
     }
+    size_t star = range.find('*');
+    if (star != std::string::npos) {
+      // Optional count: the first K frames carrying each PSN (K >= 1).
+      std::string k = trim(range.substr(star + 1));
+      range = range.substr(0, star);
+      uint64_t v = 0;
+      auto [e, ec] = std::from_chars(k.data(), k.data() + k.size(), v, 10);
+      if (k.empty() || ec != std::errc() || e != k.data() + k.size() || v < 1 || v > 1000000)
+        bad_rule(rule, "'" + k + "' after '*' is not a count 1..1000000");
+      r.times = static_cast<uint32_t>(v);
+    }
     size_t dash = range.find('-');
     if (dash == std::string::npos) {
       r.first = r.last = parse_psn(range, rule);
@@ -103,7 +115,8 @@ void NetworkParams::describe(ParamTable& t) {
         "probability that a frame is dropped (independently, from the run seed)", 0, 1);
   t.add("network.drop_psns", &drop_psns,
         "frames dropped by PSN, first transmission only: comma-separated ab:PSN or ab:PSN-PSN "
-        "(optionally @QPN: only frames to that destination QP) "
+        "(optionally *K: the first K frames carrying each PSN, e.g. ab:20*2 loses a packet and "
+        "its first retransmission; optionally @QPN: only frames to that destination QP) "
         "(ba: the other direction); each PSN is dropped the first time a RoCE frame carrying it "
         "passes in that direction, on any QP",
         {});

@@ -16,14 +16,16 @@ namespace oonic::network {
 // RoCE frame, 4096 + 58 + 4 bytes (4182 B on the wire).
 constexpr size_t kReferenceFrameBytes = 4096 + 58 + 4;
 
-// One rule of network.drop_psns: drop PSNs [first, last] once in direction dir.
+// One rule of network.drop_psns: drop PSNs [first, last] in direction dir, the first
+// `times` frames carrying each (1: the first transmission; 2: it and its first resend).
 struct DropRule {
   std::string dir;  // "ab" (NIC a -> NIC b) or "ba"
   uint32_t first = 0, last = 0;
-  int64_t qpn = -1;  // destination QP the rule is limited to (-1: any)
+  int64_t qpn = -1;    // destination QP the rule is limited to (-1: any)
+  uint32_t times = 1;  // ab:PSN*K
 };
 
-// Parse "ab:5,ab:10-12,ba:7" (whitespace around rules and tokens allowed; ""
+// Parse "ab:5,ab:10-12*2,ba:7" (whitespace around rules and tokens allowed; ""
 // = no rules). Throws oonic::Error (msg::kConfig) naming network.drop_psns and
 // the bad rule.
 std::vector<DropRule> parse_drop_psns(const std::string& text);

@@ -149,6 +149,30 @@ TEST(NetworkParams, DropRuleSyntax) {
   EXPECT_EQ(r[1].first, 10u);
   EXPECT_EQ(r[1].last, 12u);
   EXPECT_EQ(r[2].first, 0xFFFFFFu);
+  EXPECT_EQ(r[0].times, 1u);
+  auto k = oonic::network::parse_drop_psns("ab:20*2, ba:3-4 * 3 @0x11");
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0].first, 20u);
+  EXPECT_EQ(k[0].times, 2u);
+  EXPECT_EQ(k[1].last, 4u);
+  EXPECT_EQ(k[1].times, 3u);
+  EXPECT_EQ(k[1].qpn, 0x11);
+}
+
+// ab:5*2: the first two frames carrying PSN 5 (a packet and its first resend) are lost,
+// the third passes.
+TEST(NetworkCore, DropPsnsTimesLosesTheFirstKFrames) {
+  NetworkParams p;
+  p.drop_psns = "ab:5*2";
+  LinkCore core(p, "ab", 1);
+  uint64_t t = 0;
+  std::vector<bool> dropped;
+  for (int i = 0; i < 4; ++i) {
+    auto f = roce_frame(w::kWriteMiddle, 5, 64);
+    dropped.push_back(core.on_frame(t += 100000, f.data(), f.size()).drop);
+  }
+  EXPECT_EQ(dropped, (std::vector<bool>{true, true, false, false}));
+  EXPECT_EQ(core.counters().dropped_listed, 2u);
 }
 
 TEST(NetworkParams, BadDropRulesThrowNamingKeyAndRule) {
@@ -165,7 +189,10 @@ TEST(NetworkParams, BadDropRulesThrowNamingKeyAndRule) {
                                                                 {"ab:5,,ba:3", "ab:5,,ba:3"},
                                                                 {"ab:5,", "ab:5,"},
                                                                 {"AB:5", "AB:5"},
-                                                                {"ab:1-2-3", "ab:1-2-3"}};
+                                                                {"ab:1-2-3", "ab:1-2-3"},
+                                                                {"ab:5*0", "ab:5*0"},
+                                                                {"ab:5*", "ab:5*"},
+                                                                {"ab:5*x", "ab:5*x"}};
   for (const auto& [text, named] : bad) {
     SCOPED_TRACE(text);
     NetworkParams p;

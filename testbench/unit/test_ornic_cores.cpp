@@ -75,6 +75,13 @@ class FakeDma final : public DmaPort {
   void put(uint64_t addr, const uint8_t* src, size_t len) {
     for (size_t i = 0; i < len; ++i) mem[addr + i] = src[i];
   }
+  Cycle write_free_at() const override { return busy_until; }
+  void poke(uint64_t addr, const uint8_t* src, uint32_t len) override {
+    put(addr, src, len);
+    pokes.push_back({0, addr, len});
+  }
+  Cycle busy_until = 0;  // what write_free_at() says (the tests set it)
+  std::vector<struct Write> pokes;
   void get(uint64_t addr, uint8_t* dst, size_t len) const {
     for (size_t i = 0; i < len; ++i) {
       auto it = mem.find(addr + i);
@@ -605,11 +612,14 @@ struct ResponderRig {
   UnitBitmap bitmap;
   FakeDma dma;
   WorkRecorder work;
+  WakeRecorder wake;
+  Agenda agenda;
   ReqProcessorCore rp{CoreEnv{p, StatGroup(stats, "nic0.rx.req_processor")}, qps,
-                      ReqProcessorCore::Links{bitmap, dma, work, hdr_buf, pkt_buf}};
+                      ReqProcessorCore::Links{bitmap, dma, work, hdr_buf, pkt_buf, agenda}};
   std::vector<uint8_t> frame;
   Cycle t = 0;
   void init() {
+    agenda.wake_port.bind(wake);
     QpContext c;
     c.qpn = 0x33, c.pmtu = 256;
     c.regions.push_back(MemoryRegion{0x10000, 0x10000, 7});
@@ -669,10 +679,11 @@ TEST(ReqProcessorCore, FSpotCachesStartAddrByEq2ThenSpotsArePlacedByEq1) {
   EXPECT_EQ(r.stats.counter_value("nic0.rx.req_processor.start_addr_cached"), 1u);
 }
 
-// MELO's second pass (MECHANISMS.md §3) is pipelined: when the head moves past two
-// packets parked in the re-order buffer, both reads are issued in the same cycle, and
-// each copy's write is booked for the cycle its read's data is back (FakeDma: 10
-// cycles), not chained read -> write -> read.
+// MELO's second pass (MECHANISMS.md §3) is pipelined and never ahead of placement: when
+// the head moves past two packets parked in the re-order buffer, both reads are issued
+// in the same cycle and the bytes are in place at once (untimed poke); each copy's timed
+// write is booked, in order, at the first cycle at or after its read's data is back
+// (FakeDma: 10 cycles) at which the write channel is idle.
 TEST(ReqProcessorCore, MeloSecondPassIssuesEveryReadThenEachWriteWhenItsDataIsBack) {
   ResponderRig r("melo");
   r.receive(wire::kOooWriteFSpot, 2);  // ahead of ePSN 0: into the re-order buffer
@@ -683,18 +694,30 @@ TEST(ReqProcessorCore, MeloSecondPassIssuesEveryReadThenEachWriteWhenItsDataIsBa
   EXPECT_EQ(r.dma.writes[1].addr, rob + 1 * 256);
   PacketRecord in = r.receive(wire::kOooWriteFSpot, 0);  // fills the head: ePSN 3
   EXPECT_EQ(r.qps.at(0).epsn, 3u);
-  ASSERT_EQ(r.dma.writes.size(), 5u);  // PSN 0 placed directly, then the two copies
+  ASSERT_EQ(r.dma.writes.size(), 3u);  // PSN 0 placed directly; the copies' writes wait
   EXPECT_EQ(r.dma.writes[2].addr, 0x10000u);
-  EXPECT_EQ(r.dma.writes[3].addr, 0x10200u);
-  EXPECT_EQ(r.dma.writes[4].addr, 0x10100u);
+  ASSERT_EQ(r.dma.pokes.size(), 2u);  // but their bytes are in place already
+  EXPECT_EQ(r.dma.pokes[0].addr, 0x10200u);
+  EXPECT_EQ(r.dma.pokes[1].addr, 0x10100u);
   ASSERT_EQ(r.dma.reads.size(), 2u);
   const Cycle t5 = in.processed;
   EXPECT_EQ(r.dma.reads[0].t, t5);  // both reads at once
   EXPECT_EQ(r.dma.reads[1].t, t5);
   EXPECT_EQ(r.dma.reads[0].addr, rob + 2 * 256);  // in the order they were parked
   EXPECT_EQ(r.dma.reads[1].addr, rob + 1 * 256);
-  EXPECT_EQ(r.dma.writes[3].t, t5 + 10);
-  EXPECT_EQ(r.dma.writes[4].t, t5 + 10);
+  // Placements hold the write channel until t5 + 15: the first copy's data is back at
+  // t5 + 10, its write goes at t5 + 15, the second's the cycle after.
+  r.dma.busy_until = t5 + 15;
+  r.agenda.run_due(t5 + 14);
+  EXPECT_EQ(r.dma.writes.size(), 3u);
+  r.agenda.run_due(t5 + 15);
+  ASSERT_EQ(r.dma.writes.size(), 4u);
+  EXPECT_EQ(r.dma.writes[3].t, t5 + 15);
+  EXPECT_EQ(r.dma.writes[3].addr, 0x10200u);
+  r.agenda.run_due(t5 + 16);
+  ASSERT_EQ(r.dma.writes.size(), 5u);
+  EXPECT_EQ(r.dma.writes[4].t, t5 + 16);
+  EXPECT_EQ(r.dma.writes[4].addr, 0x10100u);
   for (uint32_t psn = 0; psn < 3; ++psn) {
     uint8_t b[256];
     r.dma.get(0x10000 + psn * 256, b, 256);

@@ -114,6 +114,7 @@ Cycle RspManagerCore::timeout_cycles(uint32_t qi) const {
   const QpContext& c = qps_.at(qi);
   CycleClock clk(p_.nic.clock_mhz);
   double ns = p_.rsp_manager.rtt_ns + double(c.otd) * c.pmtu * 8.0 / p_.mac.rate_gbps;
+  ns = std::max(ns, p_.rsp_manager.min_timeout_us * 1000.0);
   return std::max<Cycle>(1, clk.ceil_cycles(static_cast<uint64_t>(ns * 1000.0)));
 }
 
@@ -121,8 +122,9 @@ Cycle RspManagerCore::period(uint32_t qi) {
   Timer& tm = timers_[qi];
   if (!regs_.peek(qi, QpReg::kTimeoutCycles)) {
     const int32_t out = wire::psn_diff(send_queues_port->high(qi), send_queues_port->una(qi));
-    const double ns = l_.recovery.timeout_ns(out > 0 ? static_cast<uint32_t>(out) : 0);
-    if (ns > 0) {
+    const double own = l_.recovery.timeout_ns(out > 0 ? static_cast<uint32_t>(out) : 0);
+    if (own > 0) {  // the recovery core's own (Eunomia: IRN's two levels)
+      const double ns = std::max(own, p_.rsp_manager.min_timeout_us * 1000.0);
       CycleClock clk(p_.nic.clock_mhz);
       return std::max<Cycle>(1, clk.ceil_cycles(static_cast<uint64_t>(ns * 1000.0)));
     }

@@ -19,6 +19,7 @@ bool is_ooo_write(uint8_t op) {
 ReqProcessorCore::ReqProcessorCore(const CoreEnv& env, QpContextTable& qps, Links links)
     : p_(env.p),
       ack_every_(env.p.req_processor.ack_policy == "every"),
+      in_order_scheme_(std::string(links.bitmap.traits().recovery) == "go-back-n"),
       traits_(links.bitmap.traits()),
       qps_(qps),
       l_(links),
@@ -128,13 +129,10 @@ void ReqProcessorCore::place(Cycle t, uint64_t addr, const wire::PacketView& v, 
 
 void ReqProcessorCore::rob_flush(Cycle t, uint32_t qi, uint32_t epsn) {
   // The second pass MELO pays: every buffered packet now behind ePSN is read back from
-  // the re-order buffer and written to the application's buffer, pipelined as a DMA copy
-  // is: every read is issued first (back to back from t), then each write is booked for
-  // the cycle its read's data is back. Chaining read -> write -> next read made every
-  // packet wait a PCIe read round trip while the forward-booked write channel and link
-  // held every later placement back.
+  // the re-order buffer and written to the application's buffer. Chaining read, write,
+  // next read cost a PCIe read round trip per packet, and writes booked ahead of later
+  // placements filled the Req Pkt Buffer: the NIC dropped what the network delivered.
   auto& q = rob_[qi];
-  rob_copies_pending_.clear();
   for (auto it = q.begin(); it != q.end();) {
     if (wire::psn_diff(it->psn, epsn) >= 0) {
       ++it;
@@ -142,17 +140,39 @@ void ReqProcessorCore::rob_flush(Cycle t, uint32_t qi, uint32_t epsn) {
     }
     if (it->len) {
       RobCopy c{0, it->final_addr, std::vector<uint8_t>(it->len)};
-      c.ready = l_.dma.read(t, it->rob_addr, c.data.data(), it->len);
+      c.ready = std::max(t, l_.dma.read(t, it->rob_addr, c.data.data(), it->len));
+      l_.dma.poke(c.final_addr, c.data.data(), it->len);
       rob_copies_pending_.push_back(std::move(c));
       rob_bytes_->inc(it->len);
     }
     rob_copies_->inc();
     it = q.erase(it);
   }
-  for (const RobCopy& c : rob_copies_pending_) {
-    const Cycle wr = l_.dma.write(std::max(c.ready, t), c.final_addr, c.data.data(),
-                                  static_cast<uint32_t>(c.data.size()), nullptr);
-    last_dma_done_ = std::max(last_dma_done_, wr);
+  if (!rob_copies_pending_.empty() && !rob_turn_booked_) {
+    rob_turn_booked_ = true;
+    l_.agenda.at(rob_copies_pending_.front().ready, [this](Cycle x) { rob_write(x); });
+  }
+}
+
+void ReqProcessorCore::rob_write(Cycle t) {
+  rob_turn_booked_ = false;
+  if (rob_copies_pending_.empty()) return;
+  const Cycle idle = l_.dma.write_free_at();
+  if (idle > t) {  // placements hold the channel: after them
+    rob_turn_booked_ = true;
+    l_.agenda.at(idle, [this](Cycle x) { rob_write(x); });
+    return;
+  }
+  // One copy's timed write (the bytes are in place already: the same bytes again).
+  const RobCopy c = std::move(rob_copies_pending_.front());
+  rob_copies_pending_.pop_front();
+  const Cycle wr = l_.dma.write(t, c.final_addr, c.data.data(),
+                                static_cast<uint32_t>(c.data.size()), nullptr);
+  last_dma_done_ = std::max(last_dma_done_, wr);
+  if (!rob_copies_pending_.empty()) {
+    rob_turn_booked_ = true;
+    l_.agenda.at(std::max(rob_copies_pending_.front().ready, t + 1),
+                 [this](Cycle x) { rob_write(x); });
   }
 }
 
@@ -199,7 +219,7 @@ void ReqProcessorCore::standard(Cycle t3, uint32_t qi, QpContext& c, const wire:
     return;
   }
   if (d > 0) {
-    if (!c.nak_sent) {
+    if (!c.nak_sent && p_.req_processor.seq_nak) {
       a.nak = true, a.syndrome = wire::kAethNakPsnSeqErr, a.nak_psn = c.epsn;
       c.nak_sent = true;
     }
@@ -379,7 +399,8 @@ void ReqProcessorCore::ordered(Cycle t3, uint32_t qi, QpContext& c, const wire::
   } else if (scheme_feedback(r.out, v, traits_, &a.fb)) {
     a.feedback = true;
   }
-  if (r.out.feedback == ordering::Feedback::kNak)  // go-back-N schemes: NAK ePSN
+  if (r.out.feedback == ordering::Feedback::kNak &&
+      (p_.req_processor.seq_nak || !in_order_scheme_))  // go-back-N schemes: NAK ePSN
     a.nak = true, a.syndrome = wire::kAethNakPsnSeqErr, a.nak_psn = r.out.epsn;
   switch (r.out.verdict) {
     case ordering::Verdict::kInOrder:
@@ -455,7 +476,7 @@ void ReqProcessorCore::read_request(Cycle t3, uint32_t qi, QpContext& c, const w
     return;
   }
   if (d > 0) {
-    if (!c.nak_sent) {
+    if (!c.nak_sent && p_.req_processor.seq_nak) {
       a.nak = true, a.syndrome = wire::kAethNakPsnSeqErr, a.nak_psn = c.epsn;
       c.nak_sent = true;
     }

@@ -29,6 +29,7 @@
 #include "model/core/stats.h"
 #include "model/core/vcd.h"
 #include "model/ornic/block_env.h"
+#include "model/ornic/agenda.h"
 #include "model/ornic/block_interfaces.h"
 #include "model/ornic/packet_log.h"
 #include "model/ornic/qp_context.h"
@@ -45,6 +46,7 @@ class ReqProcessorCore {
     ResponderWork& work;  // the Req Manager
     PktBuffer& hdr_buf;   // Req Hdr Buffer
     PktBuffer& pkt_buf;   // Req Pkt Buffer
+    Agenda& agenda;       // MELO's second pass: its writes wait for idle write-channel cycles
   };
   ReqProcessorCore(const CoreEnv& env, QpContextTable& qps, Links links);
 
@@ -79,9 +81,13 @@ class ReqProcessorCore {
     uint64_t final_addr, rob_addr;
     uint32_t len;
   };
-  // The second pass, pipelined as a DMA copy is (MECHANISMS.md §3): every read is issued
-  // from t back to back, then each write is booked for the cycle its read's data is back.
+  // The second pass, pipelined as a DMA copy is and never ahead of placement
+  // (MECHANISMS.md §3): every read is issued from t back to back; the bytes are in the
+  // application's buffer at once (untimed, DmaPort::poke), and each copy's timed write is
+  // booked, in order, at the first cycle at or after its read's data is back at which the
+  // write channel is idle (placements of arriving packets keep the channel first).
   void rob_flush(Cycle t, uint32_t qi, uint32_t epsn);
+  void rob_write(Cycle t);  // the copy engine's turn (an agenda entry)
   struct RobCopy {
     Cycle ready;  // the read's data is back
     uint64_t final_addr;
@@ -110,6 +116,8 @@ class ReqProcessorCore {
 
   const OrnicParams& p_;
   const bool ack_every_;  // rx.req_processor.ack_policy == every (read once, not per packet)
+  // The receive scheme is an in-order one (gbn): rx.req_processor.seq_nak applies to its NAK.
+  const bool in_order_scheme_;
   const ordering::SchemeTraits& traits_;
   QpContextTable& qps_;
   Links l_;
@@ -117,7 +125,8 @@ class ReqProcessorCore {
   Resource pipe_;
   Cycle last_dma_done_ = 0;
   std::vector<std::deque<RobEntry>> rob_;    // empty unless the scheme has a reorder buffer
-  std::vector<RobCopy> rob_copies_pending_;  // this flush: reads issued, writes to book
+  std::deque<RobCopy> rob_copies_pending_;  // reads issued, writes not yet booked, in order
+  bool rob_turn_booked_ = false;            // an agenda entry for rob_write is pending
   Counter* rob_copies_ = nullptr;
   Counter* rob_bytes_ = nullptr;
   Counter& packets_;

@@ -10,7 +10,7 @@ namespace oonic::ornic {
 
 RxPlane::RxPlane(sc_core::sc_module_name n, const BlockEnv& env, QpContextTable& qps, DmaPort& dma,
                  ResponderWork& req_manager, RequesterEvents& rsp_manager,
-                 sender::RateControl& rate)
+                 sender::RateControl& rate, Agenda& agenda)
     : sc_module(n),
       req_pkt_sram("rx.req_pkt_buffer", env.p.sram.req_pkt_buffer, env.stats,
                    env.sram_stat("rx.req_pkt_buffer")),
@@ -29,7 +29,7 @@ RxPlane::RxPlane(sc_core::sc_module_name n, const BlockEnv& env, QpContextTable&
       bitmap_manager("bitmap_manager", env),
       req_processor("req_processor", env, qps,
                     ReqProcessorCore::Links{bitmap_manager, dma, req_manager, req_hdr_buffer,
-                                            req_pkt_buffer}),
+                                            req_pkt_buffer, agenda}),
       rsp_processor("rsp_processor", env, qps,
                     RspProcessorCore::Links{bitmap_manager, dma, rsp_manager, rsp_hdr_buffer,
                                             rsp_pkt_buffer}),

@@ -31,7 +31,8 @@ class RxPlane : public sc_core::sc_module, public FrameIn {
  public:
   // rate: the transmit seam's rate core, told of every CNP to one of our QPs.
   RxPlane(sc_core::sc_module_name n, const BlockEnv& env, QpContextTable& qps, DmaPort& dma,
-          ResponderWork& req_manager, RequesterEvents& rsp_manager, sender::RateControl& rate);
+          ResponderWork& req_manager, RequesterEvents& rsp_manager, sender::RateControl& rate,
+          Agenda& agenda);
 
   void frame_in(Cycle arrival, const uint8_t* frame, uint32_t len, uint32_t record) override;
   void set_packet_log(PacketLog* log) { log_ = log; }
