@@ -139,11 +139,6 @@ void OrnicParams::describe(ParamTable& t) {
         "resend is in flight; MELO's rule, applied to every selective core); the timeout's "
         "resends are never held off. 0: control.rsp_manager.rtt_ns",
         0, 1e9);
-  t.add("tx.gbn.go_back", &sender.gbn_go_back,
-        "tx.recovery go-back-n: where a PSN-sequence NAK or a timeout restarts: n, the PSN the "
-        "responder expects (go-back-N, ConnectX-4 and later); zero, the first PSN of the WQE "
-        "holding it (go-back-0, ConnectX-3 and older, IRN §2)",
-        {"n", "zero"});
   t.add("eunomia.sender.rto_low_us", &sender.irn.rto_low_us, "us",
         "tx.recovery eunomia: the timeout while at most eunomia.sender.rto_low_packets PSNs "
         "are outstanding (IRN's RTO_low, 100 us)",

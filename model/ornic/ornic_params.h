@@ -93,7 +93,6 @@ struct SenderPolicyParams {  // tx.* (the transmit seam, model/sender/)
   std::string recovery = "auto";
   std::string rate = "auto";
   double resend_holdoff_ns = 0;  // tx.resend_holdoff_ns (0: control.rsp_manager.rtt_ns)
-  std::string gbn_go_back = "n";  // tx.gbn.go_back: n | zero
   sender::DcqcnParams dcqcn;     // cc.dcqcn.* (tx.rate dcqcn)
   sender::MpRdmaParams mprdma;   // cc.mprdma.* (tx.rate / tx.recovery mprdma)
   sender::IrnTimerParams irn;    // eunomia.sender.* (tx.recovery eunomia)

@@ -37,9 +37,6 @@ class SendState {
   // psn lies in the span of an active WRITE or SEND WQE (not a READ's, whose recovery is
   // the requester's own re-request, nor a retired WQE's).
   virtual bool in_write_or_send(uint32_t qi, uint32_t psn) const = 0;
-  // The first PSN of the active WQE holding psn (psn itself when none does): where a
-  // go-back-0 sender restarts.
-  virtual uint32_t wqe_start(uint32_t qi, uint32_t psn) const { return psn; }
   // Queue psn for selective retransmission; false when outside [una, high) or queued.
   virtual bool resend(uint32_t qi, uint32_t psn) = 0;
   // Go back N: send again from psn (the send pointer moves back, queued resends drop).

@@ -17,9 +17,6 @@ std::unique_ptr<LossRecovery> plain(const StatGroup&, const PolicyEnv&) {
 std::unique_ptr<LossRecovery> selective(const StatGroup&, const PolicyEnv& e) {
   return std::make_unique<SelectiveRepeat>(e.max_qps);
 }
-std::unique_ptr<LossRecovery> go_back_n(const StatGroup&, const PolicyEnv& e) {
-  return std::make_unique<GoBackN>(e.gbn_go_back_zero);
-}
 std::unique_ptr<LossRecovery> hole_list(const StatGroup&, const PolicyEnv& e) {
   return std::make_unique<HoleList>(e.max_qps);
 }
@@ -54,9 +51,9 @@ std::unique_ptr<RateControl> no_rate(const StatGroup&, const PolicyEnv&) {
 const std::vector<RecoveryKind>& recovery_kinds() {
   static const std::vector<RecoveryKind> k = {
       {"go-back-n", "recovery",
-       "RoCE: a PSN-sequence NAK or a timeout goes back N (tx.gbn.go_back zero: restarts the "
-       "WQE, go-back-0)",
-       &go_back_n},
+       "RoCE: a PSN-sequence NAK or a timeout goes back N (rx.req_processor.seq_nak, "
+       "control.rsp_manager.min_timeout_us: a commodity NIC's costs)",
+       &plain<GoBackN>},
       {"ornic", "recovery", "ORNIC: go-back-N, and the OOO NAK's bitmap block resends its 0 bits",
        &plain<OrnicRecovery>},
       {"selective-repeat", "recovery",

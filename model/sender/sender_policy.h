@@ -28,7 +28,6 @@ struct PolicyEnv {
   const MpRdmaParams* mprdma = nullptr;  // cc.mprdma.* (defaults when null)
   uint32_t pmtu_bytes = 1024;            // nic.pmtu_bytes (MP-RDMA's BDP in packets)
   const IrnTimerParams* irn = nullptr;   // eunomia.sender.* (defaults when null)
-  bool gbn_go_back_zero = false;         // tx.gbn.go_back zero (go-back-n only)
 };
 
 struct RecoveryKind {

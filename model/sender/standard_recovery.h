@@ -23,22 +23,9 @@
 
 namespace oonic::sender {
 
-// go_back_zero (tx.gbn.go_back zero): a NAK or a timeout restarts the whole WQE holding
-// the PSN (go-back-0, as ConnectX-3 and older did, IRN §2) instead of going back to it.
 class GoBackN : public LossRecovery {
  public:
-  explicit GoBackN(bool go_back_zero = false) : zero_(go_back_zero) {}
   const char* name() const override { return "go-back-n"; }
-  void on_sequence_nak(SendState& s, uint32_t qi, uint32_t psn) override {
-    s.go_back(qi, zero_ ? s.wqe_start(qi, psn) : psn);
-  }
-  void on_timeout(SendState& s, uint32_t qi) override {
-    const uint32_t una = s.una(qi);
-    s.go_back(qi, zero_ ? s.wqe_start(qi, una) : una);
-  }
-
- private:
-  bool zero_;
 };
 
 class OrnicRecovery final : public GoBackN {

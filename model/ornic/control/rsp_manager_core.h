@@ -93,9 +93,6 @@ class RspManagerCore final : public RequesterEvents, public SendTimer {
     bool in_write_or_send(uint32_t qi, uint32_t psn) const override {
       return sq_->in_write_or_send(qi, psn);
     }
-    uint32_t wqe_start(uint32_t qi, uint32_t psn) const override {
-      return sq_->wqe_start(qi, psn);
-    }
     bool resend(uint32_t qi, uint32_t psn) override;
     void go_back(uint32_t qi, uint32_t psn) override;
     // The event being handled: its cycle, and whether resends of a PSN resent within

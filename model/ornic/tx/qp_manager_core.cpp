@@ -209,11 +209,6 @@ const TxWqe* QpManagerCore::wqe_of(const SqState& s, uint32_t psn) const {
   return nullptr;
 }
 
-uint32_t QpManagerCore::wqe_start(uint32_t qi, uint32_t psn) const {
-  const TxWqe* w = wqe_of(sq_[qi], psn);
-  return w ? w->start_psn : psn;
-}
-
 bool QpManagerCore::in_write_or_send(uint32_t qi, uint32_t psn) const {
   const TxWqe* w = wqe_of(sq_[qi], psn);
   return w && w->w.op != WqeOp::kRead;
