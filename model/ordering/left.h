@@ -13,9 +13,9 @@
 //                       cached block, or no valid cache: walk from the head as LEFT
 //
 // Cache update (open in the spec; parameter cache_threshold, default 2). "Blocks traversed"
-// = the next_ptr hops of the walk (from the head, or from the cache pointer for LEFT+); the
-// walk reaches hops + 1 blocks, so "the blocks traversed exceed the threshold" is read as
-// hops + 1 > cache_threshold, i.e. the cache pointer moves to the walk's target when
+// is read as the blocks the walk reaches: hops + 1 (from the head, or from the cache pointer
+// for LEFT+), and "exceed the threshold" as hops + 1 > cache_threshold, i.e. the cache
+// pointer moves to the walk's target when
 //     hops >= cache_threshold        (hops == threshold - 1: no update; >= threshold: update)
 // A hit, and the front/end accesses, leave it alone. Why 2: a block 1 hop from the head
 // costs 2 cycles to reach, so a hit there saves 1 cycle; the front and end are 1 cycle
@@ -24,6 +24,9 @@
 // middle blocks where late reordered packets land, which is the case the cache is for
 // (ORNIC §4.3: packets shuffled within 64 PSNs behind RCV.HIGH while a loss holds the head).
 // With 0 every walk moves it (pure last-walked), with 1 every walk but the 1-hop ones.
+// The argument counts walks from the head; for LEFT+ a 2-hop walk from the pointer also
+// moves it, past blocks still receiving packets, which then walk from the head: after a
+// head loss that is most of LEFT+'s cost (docs/experiments/bitmap-compare.md).
 //
 // The cache is invalidated when its block is released (RCV.NXT passes it at the front, the
 // list empties, or the QP closes/reopens). Cache bookkeeping costs no cycle.

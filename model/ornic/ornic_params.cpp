@@ -197,7 +197,7 @@ void OrnicParams::describe(ParamTable& t) {
   sram.cc_context.describe(t, "sram.cc.context",
                            "the rate core's per-QP state (tx.rate dcqcn: Rc, Rt, alpha, timers, "
                            "counters, live from its first CNP; tx.rate mprdma: the window and "
-                           "recovery state, 391 bits read and written per event, live from the "
+                           "recovery state, 647 bits read and written per event, live from the "
                            "QP's first send; one entry per QP)");
   pcie.describe(t);
   host.describe(t);

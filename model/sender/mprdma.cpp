@@ -44,6 +44,12 @@ void MpRdmaParams::describe(ParamTable& t) {
         "recovery mode: a NACK that still names the lost PSN this many feedback frames after "
         "it was resent sends it again (its resend was lost); 0: never (the timeout does)",
         0, 1u << 20);
+  t.add("cc.mprdma.sack_skip", &sack_skip,
+        "recovery mode and early retransmit skip PSNs an ACK already SACKed (a 256-PSN SACK "
+        "record per QP); false: resend the whole span as before");
+  t.add("cc.mprdma.cwnd_validation", &cwnd_validation,
+        "cwnd grows (+1/cwnd per ACK) only while the window limits sending (awnd < 2 before "
+        "the ACK), as RFC 7661; false (default, the paper's rule): every unmarked ACK grows it");
   t.add("cc.mprdma.seed", &seed, "seed", "random VPs and probing draws (mixed with the QP index)",
         0, 1.8e19);
 }
@@ -244,7 +250,7 @@ bool MpRdmaWindow::on_feedback(uint32_t qi, Cycle t, const wire::SchemeFeedback&
   } else if (ece) {
     q.cwnd -= 0.5;
     ece_.inc();
-  } else {
+  } else if (!p_.cwnd_validation || awnd(qi, s) < 2) {
     q.cwnd += 1.0 / q.cwnd;
   }
   q.cwnd = std::max(q.cwnd, p_.min_cwnd);
@@ -326,6 +332,7 @@ void MpRdmaWindow::on_timeout(uint32_t qi, Cycle t) {
 
 MpRdmaRecovery::MpRdmaRecovery(const MpRdmaParams& p, uint32_t max_qps, const StatGroup& stats)
     : early_(p.early_retransmit),
+      sack_skip_(p.sack_skip),
       renack_(p.renack_frames),
       qps_(max_qps),
       nacks_(stats.counter("nacks", "frame", "MP-RDMA NACKs taken (a packet beyond rcv_nxt + L)")),
@@ -338,7 +345,10 @@ MpRdmaRecovery::MpRdmaRecovery(const MpRdmaParams& p, uint32_t max_qps, const St
       tagged_(stats.counter("tagged", "packet", "data packets carrying the MP-RDMA extension")),
       relost_(stats.counter("lost_resends", "packet",
                             "the NACKed PSN sent again in recovery mode: its resend was lost "
-                            "(cc.mprdma.renack_frames)")) {}
+                            "(cc.mprdma.renack_frames)")),
+      skipped_(stats.counter("sacked_skips", "packet",
+                             "PSNs recovery mode or early retransmit did not resend: an ACK "
+                             "had SACKed them (cc.mprdma.sack_skip)")) {}
 
 MpRdmaRecovery::Qp& MpRdmaRecovery::qp(uint32_t qi) {
   if (qi >= qps_.size()) qps_.resize(qi + 1);
@@ -346,8 +356,17 @@ MpRdmaRecovery::Qp& MpRdmaRecovery::qp(uint32_t qi) {
 }
 
 void MpRdmaRecovery::advanced(uint32_t qi, uint32_t from, uint32_t to) {
-  (void)from;
   Qp& q = qp(qi);
+  // PSNs now below snd_una leave the SACK record.
+  const int32_t n = wire::psn_diff(to, from);
+  if (n >= static_cast<int32_t>(kSackRing)) {
+    std::fill(std::begin(q.sacked), std::end(q.sacked), 0);
+  } else {
+    for (int32_t k = 0; k < n; ++k) {
+      const uint32_t i = wire::psn_add(from, static_cast<uint32_t>(k)) % kSackRing;
+      q.sacked[i / 64] &= ~(uint64_t{1} << (i % 64));
+    }
+  }
   if (q.on && wire::psn_diff(to, q.recovery) >= 0) {
     q.on = false;
     exited_.inc();
@@ -361,6 +380,11 @@ void MpRdmaRecovery::on_feedback(SendState& s, uint32_t qi, const wire::SchemeFe
   if (fb.type == F::kMpAck) {
     const uint32_t sack = fb.psn[1];
     if (!q.have_ooh || wire::psn_diff(sack, q.ooh) > 0) q.ooh = sack, q.have_ooh = true;
+    const int32_t d = wire::psn_diff(sack, s.una(qi));
+    if (d >= 0 && d < static_cast<int32_t>(kSackRing)) {
+      const uint32_t i = sack % kSackRing;
+      q.sacked[i / 64] |= uint64_t{1} << (i % 64);
+    }
     return;
   }
   if (fb.type != F::kNack) return;
@@ -392,10 +416,16 @@ void MpRdmaRecovery::on_timeout(SendState& s, uint32_t qi) {
   entered_.inc();
 }
 
+uint32_t MpRdmaRecovery::skip_sacked(const Qp& q, uint32_t p, uint32_t end) const {
+  if (!sack_skip_) return p;
+  while (wire::psn_diff(p, end) < 0 && sacked(q, p)) p = wire::psn_add(p, 1);
+  return p;
+}
+
 bool MpRdmaRecovery::early_due(const SendState& s, uint32_t qi, const Qp& q, uint32_t* psn) const {
   if (!early_ || !q.have_ooh || s.has_new(qi)) return false;
   const uint32_t una = s.una(qi);
-  const uint32_t p = wire::psn_diff(q.early, una) > 0 ? q.early : una;
+  const uint32_t p = skip_sacked(q, wire::psn_diff(q.early, una) > 0 ? q.early : una, q.ooh);
   if (wire::psn_diff(p, q.ooh) >= 0 || wire::psn_diff(p, s.high(qi)) >= 0) return false;
   *psn = p;
   return true;
@@ -406,7 +436,7 @@ bool MpRdmaRecovery::has_resend(const SendState& s, uint32_t qi) const {
   const Qp& q = qps_[qi];
   uint32_t p;
   if (q.on) {
-    p = wire::psn_diff(q.retx, s.una(qi)) > 0 ? q.retx : s.una(qi);
+    p = skip_sacked(q, wire::psn_diff(q.retx, s.una(qi)) > 0 ? q.retx : s.una(qi), q.recovery);
     return wire::psn_diff(p, q.recovery) < 0;
   }
   return early_due(s, qi, q, &p);
@@ -415,15 +445,20 @@ bool MpRdmaRecovery::has_resend(const SendState& s, uint32_t qi) const {
 bool MpRdmaRecovery::next_resend(SendState& s, uint32_t qi, uint32_t* psn) {
   Qp& q = qp(qi);
   if (q.on) {
-    const uint32_t p = wire::psn_diff(q.retx, s.una(qi)) > 0 ? q.retx : s.una(qi);
-    if (wire::psn_diff(p, q.recovery) >= 0) return false;
+    const uint32_t from = wire::psn_diff(q.retx, s.una(qi)) > 0 ? q.retx : s.una(qi);
+    const uint32_t p = skip_sacked(q, from, q.recovery);
+    if (p != from) skipped_.inc(static_cast<uint64_t>(wire::psn_diff(p, from)));
+    if (wire::psn_diff(p, q.recovery) >= 0) {
+      q.retx = p;
+      return false;
+    }
     *psn = p;
     q.retx = wire::psn_add(p, 1);
     resends_.inc();
     return true;
   }
   if (!early_due(s, qi, q, psn)) return false;
-  q.early = wire::psn_add(*psn, 1);
+  q.early = wire::psn_add(*psn, 1);  // (SACKed PSNs before it were skipped)
   early_resends_.inc();
   return true;
 }

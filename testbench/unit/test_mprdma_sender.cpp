@@ -416,7 +416,7 @@ TEST(MpRdmaPolicy, TheSchemeTakesBothMpRdmaCoresAndTheirStateIsInCcContext) {
   mem.occupancy().finalize(10);
   EXPECT_EQ(mem.occupancy().final_value(), kMpRdmaStateBits);
   EXPECT_EQ(mem.reads(), 1u);
-  EXPECT_EQ(kMpRdmaStateBits, 391u);
+  EXPECT_EQ(kMpRdmaStateBits, 647u);
 }
 
 }  // namespace
