@@ -105,6 +105,11 @@ void OrnicParams::describe(ParamTable& t) {
   t.add("tx.hdr_generator.data_cycles", &hdr_generator.data_cycles, "cycle",
         "Hdr Generator cycles to build a data header (WRITE/SEND/READ request, READ response)", 1,
         1000);
+  t.add("tx.hdr_generator.ip_id", &hdr_generator.ip_id,
+        "IPv4 identification of the frames the NIC sends: per_qp, a counter per QP incremented "
+        "for every frame (data, resends, ACKs), as real NICs count (MP-RDMA's lossy-path "
+        "experiment drops on it); zero, every frame 0",
+        {"per_qp", "zero"});
   t.add("tx.qp_manager.fetch_cycles", &qp_manager.fetch_cycles, "cycle",
         "QP Manager cycles to parse one fetched WQE before writing it into the WQE cache", 0, 1000);
   t.add("tx.qp_manager.fetch_batch", &qp_manager.fetch_batch, "WQE",

@@ -79,6 +79,7 @@ struct NotificationPointParams {  // cc.* (the receiving side of DCQCN)
 struct HdrGeneratorParams {  // tx.hdr_generator.*
   uint32_t ack_cycles = 4;
   uint32_t data_cycles = 4;
+  std::string ip_id = "per_qp";  // per_qp | zero
 };
 
 struct QpManagerParams {  // tx.qp_manager.*

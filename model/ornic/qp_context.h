@@ -80,6 +80,9 @@ struct QpContext {
   bool snd_una_valid = false;
   std::vector<ReadWqe> reads;
   RecoveryCounts recovery;
+  // IPv4 identification of the next frame the NIC sends on the QP (every frame, resends
+  // included, as real NICs count; tx.hdr_generator.ip_id). The Hdr Generator's register.
+  mutable uint16_t tx_ip_id = 0;
 };
 
 class QpContextTable {

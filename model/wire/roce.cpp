@@ -249,6 +249,7 @@ ParseStatus parse(const uint8_t* frame, size_t len, PacketView& out, bool check_
     out.ip_version = 4;
     out.tos = ip[1];
     out.ttl = ip[8];
+    out.ip_id = static_cast<uint16_t>(ip[4] << 8 | ip[5]);
     std::memcpy(out.src_ip.data(), ip + 12, 4);
     std::memcpy(out.dst_ip.data(), ip + 16, 4);
     if (ip[9] != 17) return ParseStatus::kNotUdp;
@@ -485,8 +486,8 @@ size_t build(const FrameSpec& spec, uint8_t* out, size_t cap) {
     p[0] = 0x45;
     p[1] = spec.tos;
     wr16(p + 2, static_cast<uint16_t>(ip_hdr + udp_len));
-    wr16(p + 4, 0);       // identification
-    wr16(p + 6, 0x4000);  // DF
+    wr16(p + 4, spec.ip_id);  // identification
+    wr16(p + 6, 0x4000);      // DF
     p[8] = spec.ttl;
     p[9] = 17;
     wr16(p + 10, 0);

@@ -219,6 +219,7 @@ struct PacketView {
   std::array<uint8_t, 16> dst_ip{};
   uint8_t tos = 0;  // IPv4 TOS / IPv6 traffic class (DSCP << 2 | ECN)
   uint8_t ttl = 0;
+  uint16_t ip_id = 0;  // IPv4 identification (IPv6: 0)
   // L4
   uint16_t udp_sport = 0;
   uint16_t udp_dport = 0;
@@ -259,6 +260,7 @@ struct FrameSpec {
   std::array<uint8_t, 16> dst_ip{{10, 0, 0, 2}};
   uint8_t tos = 0;
   uint8_t ttl = 64;
+  uint16_t ip_id = 0;  // IPv4 identification (the NIC: a per-QP counter)
   uint16_t udp_sport = 49152;
   Bth bth;    // pad_count is computed from payload_len by build()
   Reth reth;  // used if the opcode carries RETH or the OOO address extension

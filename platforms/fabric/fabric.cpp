@@ -110,7 +110,9 @@ void FaultParams::describe(ParamTable& t) {
         "thresholds of the "
         "switch ports on the link, both ways), '<time_us> drop_psn_mod <a> <b> <n> <r>' (frames "
         "from a to b whose BTH PSN "
-        "mod n is r lost); nodes by name (h0, leaf1, n5); empty = none",
+        "mod n is r lost), '<time_us> drop_ipid_mod <a> <b> <n> <r>' (frames from a to b whose "
+        "IPv4 identification mod n is r lost: MP-RDMA's switch rule, the NICs count the ID per "
+        "QP); nodes by name (h0, leaf1, n5); empty = none",
         {});
 }
 
@@ -118,7 +120,7 @@ namespace {
 
 struct Fault {
   double at_us = 0;
-  std::string what;  // rate | down | up | loss | drop_psn_mod
+  std::string what;  // rate | down | up | loss | ecn | drop_psn_mod | drop_ipid_mod
   uint32_t a = 0, b = 0;
   double gbps = 0;  // rate: Gbit/s; loss: the probability
   uint32_t n = 0, r = 0;
@@ -177,11 +179,13 @@ std::vector<Fault> read_faults(const std::string& path, const Topology& t) {
         fail("loss: expected a probability in [0, 1]");
       if (t.is_host(x.a) || t.is_host(x.b))
         fail("loss applies to switch-to-switch links (network.loss_rate covers host links)");
-    } else if (x.what == "drop_psn_mod") {
+    } else if (x.what == "drop_psn_mod" || x.what == "drop_ipid_mod") {
       if (!(is >> x.n >> x.r) || x.n == 0 || x.r >= x.n)
-        fail("drop_psn_mod: expected '<n> <r>' with 0 <= r < n");
+        fail(x.what + ": expected '<n> <r>' with 0 <= r < n");
     } else if (x.what != "down" && x.what != "up") {
-      fail("unknown fault '" + x.what + "' (rate, down, up, loss, ecn, drop_psn_mod)");
+      fail("unknown fault '" + x.what +
+           "' (rate, down, up, loss, ecn, drop_psn_mod, "
+           "drop_ipid_mod)");
     }
     std::string extra;
     if (is >> extra) fail("unexpected '" + extra + "'");
@@ -769,10 +773,11 @@ int run_fabric(const b2b::RunOptions& o) {
           end(
               a, b, [&](network::Switch& s, uint32_t k) { s.set_port_down(k, down); },
               [&](network::NetworkLink& l) { l.set_down(down); });
-        } else if (a == x.a) {  // drop_psn_mod: from a to b only
+        } else if (a == x.a) {  // drop_psn_mod, drop_ipid_mod: from a to b only
+          const bool ipid = x.what == "drop_ipid_mod";
           end(
-              a, b, [&](network::Switch& s, uint32_t k) { s.add_psn_rule(k, x.n, x.r); },
-              [&](network::NetworkLink& l) { l.add_psn_rule(x.n, x.r); });
+              a, b, [&](network::Switch& s, uint32_t k) { s.add_psn_rule(k, x.n, x.r, ipid); },
+              [&](network::NetworkLink& l) { l.add_psn_rule(x.n, x.r, ipid); });
         }
       }
     }
@@ -1081,8 +1086,8 @@ int run_fabric(const b2b::RunOptions& o) {
       // What recovery cost the flow: the requester QP's resends, timeouts and recoveries;
       // at the QP its data arrives on, spurious resends (duplicates) and NIC drops.
       const ornic::RecoveryCounts& rq = recovery_of(fr.requester, fr.req_qpn);
-      const ornic::RecoveryCounts& rd = recovery_of(
-          fr.data_host, fr.op == ornic::WqeOp::kRead ? fr.req_qpn : fr.rsp_qpn);
+      const ornic::RecoveryCounts& rd =
+          recovery_of(fr.data_host, fr.op == ornic::WqeOp::kRead ? fr.req_qpn : fr.rsp_qpn);
       f << "," << rq.retransmitted << "," << rq.timeouts << "," << rq.recoveries << ","
         << rd.duplicates << "," << rd.nic_drops << "\n";
       if (r.cqes)

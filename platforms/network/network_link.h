@@ -66,7 +66,9 @@ class NetworkLink : public sc_core::sc_module {
   // (every frame the sender puts on it is lost) or up; a rule losing frames whose
   // BTH PSN mod n == r. Counted as <prefix>.fault_lost.
   void set_down(bool down) { down_ = down; }
-  void add_psn_rule(uint32_t n, uint32_t r) { psn_rules_.push_back({n, r}); }
+  void add_psn_rule(uint32_t n, uint32_t r, bool ip_id = false) {
+    psn_rules_.push_back({n, r, ip_id});
+  }
 
  private:
   SC_HAS_PROCESS(NetworkLink);

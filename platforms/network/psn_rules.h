@@ -1,5 +1,6 @@
-// Faults as data: rules that lose frames by their BTH PSN (a fabric's faults.file
-// drop_psn_mod), shared by the switch's egress ports and the host uplinks.
+// Faults as data: rules that lose frames by their BTH PSN or their IPv4 identification (a
+// fabric's faults.file drop_psn_mod, drop_ipid_mod), shared by the switch's egress ports
+// and the host uplinks.
 #pragma once
 
 #include <cstddef>
@@ -11,17 +12,20 @@
 
 namespace oonic::network {
 
-using PsnRule = std::pair<uint32_t, uint32_t>;  // (n, r): PSN mod n == r
+struct PsnRule {
+  uint32_t n = 1, r = 0;  // the field mod n == r
+  bool ip_id = false;     // the field: the IPv4 identification (else the BTH PSN)
+};
 
-// Whether the frame is an RC RoCE frame (ICRC not checked) whose BTH PSN one of
-// the rules names. Parses only when there are rules.
+// Whether the frame is an RC RoCE frame (ICRC not checked) whose BTH PSN (or IPv4
+// identification) one of the rules names. Parses only when there are rules.
 inline bool psn_rule_hit(const uint8_t* f, size_t len, const std::vector<PsnRule>& rules) {
   if (rules.empty()) return false;
   wire::PacketView v;
   const wire::ParseStatus st = wire::parse(f, len, v, false);
   if (st != wire::ParseStatus::kOk && st != wire::ParseStatus::kBadIcrc) return false;
-  for (const auto& [n, r] : rules)
-    if (v.bth.psn % n == r) return true;
+  for (const PsnRule& x : rules)
+    if ((x.ip_id ? uint32_t{v.ip_id} : v.bth.psn) % x.n == x.r) return true;
   return false;
 }
 

@@ -188,8 +188,8 @@ void Switch::set_port_down(uint32_t port, bool down) {
   down_.at(port) = down;
 }
 
-void Switch::add_psn_rule(uint32_t port, uint32_t n, uint32_t r) {
-  psn_rules_.at(port).push_back({n, r});
+void Switch::add_psn_rule(uint32_t port, uint32_t n, uint32_t r, bool ip_id) {
+  psn_rules_.at(port).push_back({n, r, ip_id});
 }
 
 bool Switch::fault_lost(uint32_t port, uint32_t slot) {

@@ -97,7 +97,7 @@ class Switch : public sc_core::sc_module {
   void set_port_ecn(uint32_t port, uint64_t kmin, uint64_t kmax) {
     core_.set_ecn(port, kmin, kmax);
   }
-  void add_psn_rule(uint32_t port, uint32_t n, uint32_t r);
+  void add_psn_rule(uint32_t port, uint32_t n, uint32_t r, bool ip_id = false);
   // THEMIS on this switch (a DC's external switch): wan_port is its long-haul port;
   // stats under "<name>.themis.". Call before the run.
   // rtt_ps: the RTT the reaction point's block time stretches (twice the long haul's delay).

@@ -927,6 +927,9 @@ TEST(RequesterCores, OneAckCompletesTwoWqesWithCqesInSqOrder) {
   r.run(1000);
   ASSERT_EQ(r.out.frames.size(), 2u);
   EXPECT_EQ(r.psns_sent(), (std::vector<uint32_t>{100, 101}));
+  // tx.hdr_generator.ip_id per_qp: the QP's frames are numbered 0, 1, ...
+  EXPECT_EQ(r.out.frames[0].v.ip_id, 0);
+  EXPECT_EQ(r.out.frames[1].v.ip_id, 1);
   EXPECT_EQ(r.out.frames[0].v.bth.opcode, wire::kWriteOnly);
   EXPECT_EQ(r.out.frames[0].v.bth.dest_qp, 0x22u);
   EXPECT_EQ(r.out.frames[1].v.payload_len, 200u);

@@ -3,6 +3,7 @@
 // real NIC captures (traces/captures) and frames built by scapy.
 #include "model/wire/pfc.h"
 #include "model/wire/roce.h"
+#include "platforms/network/psn_rules.h"
 
 #include <gtest/gtest.h>
 
@@ -418,6 +419,30 @@ TEST(WireRoundTrip, BuildWritesExpectedIpAndUdpFields) {
   EXPECT_EQ(f[41], 0);
   EXPECT_EQ((f[43] >> 4) & 3, 3);                                       // BTH pad count
   EXPECT_EQ(f[46], (s.bth.fecn ? 0x80 : 0) | (s.bth.becn ? 0x40 : 0));  // Resv6 zero
+}
+
+// The IPv4 identification is written where IPv4 has it (bytes 4-5 of the header) and
+// parsed back; the header checksum still verifies. A switch fault rule drops by it
+// (platforms/network/psn_rules.h: ID mod n == r).
+TEST(WireRoundTrip, IpIdentificationIsWrittenParsedAndMatchedByTheFaultRule) {
+  const auto pl = make_payload(64, 1);
+  w::FrameSpec s = make_spec(w::kWriteMiddle, pl, 0);
+  s.ip_id = 0x1234;
+  const auto f = w::build(s);
+  EXPECT_EQ((f[18] << 8) | f[19], 0x1234);
+  uint32_t sum = 0;
+  for (int i = 0; i < 20; i += 2) sum += (f[14 + i] << 8) | f[15 + i];
+  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+  EXPECT_EQ(sum, 0xFFFFu);
+  w::PacketView v;
+  ASSERT_EQ(w::parse(f.data(), f.size(), v), w::ParseStatus::kOk);
+  EXPECT_EQ(v.ip_id, 0x1234);
+  using oonic::network::PsnRule;
+  EXPECT_TRUE(oonic::network::psn_rule_hit(f.data(), f.size(), {PsnRule{0x100, 0x34, true}}));
+  EXPECT_FALSE(oonic::network::psn_rule_hit(f.data(), f.size(), {PsnRule{0x100, 0x33, true}}));
+  // The same rule on the PSN field (the PSN is not 0x34 mod 256 here).
+  EXPECT_NE(s.bth.psn % 0x100, 0x34u);
+  EXPECT_FALSE(oonic::network::psn_rule_hit(f.data(), f.size(), {PsnRule{0x100, 0x34, false}}));
 }
 
 TEST(WireBitmap, RoundTripSeveralSizes) {

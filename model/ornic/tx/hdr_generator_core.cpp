@@ -5,6 +5,7 @@ namespace oonic::ornic {
 HdrGeneratorCore::HdrGeneratorCore(const CoreEnv& env, MacPort& mac)
     : p_(env.p),
       mac_(mac),
+      ip_id_per_qp_(env.p.hdr_generator.ip_id == "per_qp"),
       buf_(16384),
       acks_(env.stats.counter("acks", "frame", "ACK frames sent")),
       cnps_(env.stats.counter("cnps", "frame",
@@ -42,6 +43,7 @@ HdrGeneratorCore::HdrGeneratorCore(const CoreEnv& env, MacPort& mac)
 Cycle HdrGeneratorCore::emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec,
                              const QpContext& qp, bool in_place) {
   spec.bth.dest_qp = qp.peer_qpn;
+  if (ip_id_per_qp_) spec.ip_id = qp.tx_ip_id++;
   size_t need = wire::frame_size(spec);
   uint8_t* out;
   if (in_place && spec.payload) {

@@ -37,6 +37,7 @@ class HdrGeneratorCore final : public HdrGeneratorPort {
              bool in_place = false);
   const OrnicParams& p_;
   MacPort& mac_;
+  const bool ip_id_per_qp_;  // tx.hdr_generator.ip_id per_qp (read once)
   Resource gen_;
   std::vector<uint8_t> buf_;
   Counter& acks_;
