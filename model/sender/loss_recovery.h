@@ -59,6 +59,9 @@ class LossRecovery {
 
   // The QP's first unacknowledged PSN moved from `from` to `to`.
   virtual void advanced(uint32_t qi, uint32_t from, uint32_t to) {}
+  // An ACK moved the first unacknowledged PSN (after advanced()): the core may resend
+  // what it now knows is lost (IRN: the new first hole, when a higher PSN was SACKed).
+  virtual void on_progress(SendState& s, uint32_t qi) {}
   // A NAK with "PSN sequence error": the responder expects psn. RoCE's answer for every
   // sender: go back N (the standard path runs under every scheme).
   virtual void on_sequence_nak(SendState& s, uint32_t qi, uint32_t psn) { s.go_back(qi, psn); }

@@ -12,10 +12,24 @@ void OrnicRecovery::on_bitmap_nak(SendState& s, uint32_t qi, const wire::BitmapB
 void SelectiveRepeat::on_feedback(SendState& s, uint32_t qi, const wire::SchemeFeedback& fb) {
   using F = wire::SchemeFeedback;
   if (fb.type == F::kSack || fb.type == F::kMpAck) {
+    if (qi < high_.size() && fb.type == F::kSack &&
+        (high_[qi] == kNone || wire::psn_diff(fb.psn[0], high_[qi]) > 0))
+      high_[qi] = fb.psn[0];
     s.resend(qi, s.una(qi));  // queued once; repeated after the NIC's holdoff
     return;
   }
   GoBackN::on_feedback(s, qi, fb);
+}
+
+void SelectiveRepeat::advanced(uint32_t qi, uint32_t, uint32_t to) {
+  if (qi < high_.size() && high_[qi] != kNone && wire::psn_diff(high_[qi], to) < 0)
+    high_[qi] = kNone;  // everything SACKed is acknowledged now
+}
+
+void SelectiveRepeat::on_progress(SendState& s, uint32_t qi) {
+  if (qi >= high_.size() || high_[qi] == kNone) return;
+  const uint32_t una = s.una(qi);
+  if (wire::psn_diff(una, high_[qi]) < 0) s.resend(qi, una);
 }
 
 void HoleList::on_feedback(SendState& s, uint32_t qi, const wire::SchemeFeedback& fb) {

@@ -36,9 +36,18 @@ class OrnicRecovery final : public GoBackN {
 
 class SelectiveRepeat final : public GoBackN {
  public:
-  explicit SelectiveRepeat(uint32_t max_qps) { (void)max_qps; }
+  explicit SelectiveRepeat(uint32_t max_qps) : high_(max_qps, kNone) {}
   const char* name() const override { return "selective-repeat"; }
   void on_feedback(SendState& s, uint32_t qi, const wire::SchemeFeedback& fb) override;
+  // IRN's loss inference: a PSN below the highest SACKed one is lost. When an ACK moves
+  // the first unacknowledged PSN to a new hole that a SACK has already passed, the hole
+  // is resent at once (the packets after it may all have arrived: no SACK would come).
+  void on_progress(SendState& s, uint32_t qi) override;
+  void advanced(uint32_t qi, uint32_t from, uint32_t to) override;
+
+ private:
+  static constexpr uint32_t kNone = ~0u;
+  std::vector<uint32_t> high_;  // per QP: the highest SACKed PSN not yet acknowledged
 };
 
 class HoleList final : public GoBackN {

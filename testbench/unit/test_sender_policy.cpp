@@ -125,6 +125,25 @@ TEST(SelectiveRepeat, OneSackResendsTheFirstHole) {
   EXPECT_EQ(t.resent, (std::vector<uint32_t>{50}));
 }
 
+// IRN's inference: a hole below the highest SACKed PSN is lost. SACK of 15 with una 10;
+// an ACK moves una to 12 (11 filled): 12 is resent at once, with no further SACK. Once
+// una passes 15, nothing is inferred.
+TEST(SelectiveRepeat, AnAckOntoAHoleBelowTheHighestSackResendsIt) {
+  sender::SelectiveRepeat r(4);
+  ScriptedState s;
+  s.set(10, 20);
+  r.on_feedback(s, 0, fb(wire::SchemeFeedback::kSack, 15));
+  EXPECT_EQ(s.resent, (std::vector<uint32_t>{10}));
+  r.advanced(0, 10, 12);
+  s.set(12, 20);
+  r.on_progress(s, 0);
+  EXPECT_EQ(s.resent, (std::vector<uint32_t>{10, 12}));
+  r.advanced(0, 12, 16);
+  s.set(16, 20);
+  r.on_progress(s, 0);
+  EXPECT_EQ(s.resent, (std::vector<uint32_t>{10, 12}));
+}
+
 TEST(HoleList, HoleNackResendsEachHoleExactly) {
   sender::HoleList r;
   ScriptedState s;

@@ -150,7 +150,10 @@ void RspManagerCore::ack(Cycle t, uint32_t qi, uint32_t psn, bool cached) {
   if (cached) send_queues_port->start_addr_cached(qi);
   const uint32_t before = send_queues_port->una(qi);
   advance(t, qi, wire::psn_add(psn, 1));
-  if (send_queues_port->una(qi) != before) acks_.inc();
+  if (send_queues_port->una(qi) != before) {
+    acks_.inc();
+    recover(t, qi, true, [&] { l_.recovery.on_progress(state_, qi); });
+  }
   l_.completions.poll(t, qi);
 }
 
