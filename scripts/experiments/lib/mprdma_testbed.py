@@ -141,6 +141,21 @@ def sum_stat(res, suffix):
                if k.endswith(suffix) and isinstance(v, dict) and "value" in v)
 
 
+# What loss recovery cost a run, summed over its flows (fct.csv's columns) and its switches:
+# the experiments' CSVs carry these beside their own figures.
+RECOVERY_COLUMNS = ["lost_wire", "lost_fault", "recoveries", "spurious", "nic_drops"]
+
+
+def recovery(res):
+    """{lost_wire, lost_fault, recoveries, spurious, nic_drops} of a loaded run."""
+    f = res["fct"]
+    return {"lost_wire": int(sum_stat(res, ".lost")),
+            "lost_fault": int(sum_stat(res, ".fault_lost")),
+            "recoveries": sum(int(x.get("recoveries") or 0) for x in f),
+            "spurious": sum(int(x.get("spurious") or 0) for x in f),
+            "nic_drops": sum(int(x.get("nic_drops") or 0) for x in f)}
+
+
 def spine_of_flow(res, src_tor="tor0"):
     """The spine that carried the most bytes from src_tor (the single-path flow's path)."""
     best = max((r for r in res["links"] if r["from"] == src_tor and r["to"].startswith("spine")),
