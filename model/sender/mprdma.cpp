@@ -50,6 +50,10 @@ void MpRdmaParams::describe(ParamTable& t) {
   t.add("cc.mprdma.cwnd_validation", &cwnd_validation,
         "cwnd grows (+1/cwnd per ACK) only while the window limits sending (awnd < 2 before "
         "the ACK), as RFC 7661; false (default, the paper's rule): every unmarked ACK grows it");
+  t.add("cc.mprdma.recovery_hold_psns", &recovery_hold_psns, "PSN",
+        "while in recovery mode, new data at or past snd_una + this waits (resends go on); "
+        "0: off, new data keeps going past the receiver's L while a hole is open",
+        0, 1u << 22);
   t.add("cc.mprdma.seed", &seed, "seed", "random VPs and probing draws (mixed with the QP index)",
         0, 1.8e19);
 }
@@ -333,6 +337,7 @@ void MpRdmaWindow::on_timeout(uint32_t qi, Cycle t) {
 MpRdmaRecovery::MpRdmaRecovery(const MpRdmaParams& p, uint32_t max_qps, const StatGroup& stats)
     : early_(p.early_retransmit),
       sack_skip_(p.sack_skip),
+      hold_(p.recovery_hold_psns),
       renack_(p.renack_frames),
       qps_(max_qps),
       nacks_(stats.counter("nacks", "frame", "MP-RDMA NACKs taken (a packet beyond rcv_nxt + L)")),
@@ -429,6 +434,11 @@ bool MpRdmaRecovery::early_due(const SendState& s, uint32_t qi, const Qp& q, uin
   if (wire::psn_diff(p, q.ooh) >= 0 || wire::psn_diff(p, s.high(qi)) >= 0) return false;
   *psn = p;
   return true;
+}
+
+bool MpRdmaRecovery::holds(uint32_t qi, bool, uint32_t send_psn, uint32_t una) {
+  if (!hold_ || qi >= qps_.size() || !qps_[qi].on) return false;
+  return wire::psn_diff(send_psn, una) >= static_cast<int32_t>(hold_);
 }
 
 bool MpRdmaRecovery::has_resend(const SendState& s, uint32_t qi) const {

@@ -102,10 +102,11 @@ struct MpRdmaParams {               // cc.mprdma.*
   double sync_alpha = 1.0;          // alpha of the synchronise delay
   double min_cwnd = 1;              // packets
   bool early_retransmit = true;
-  uint32_t renack_frames = 64;   // recovery: resend the NACKed PSN again after this many
-  bool sack_skip = true;         // resends skip PSNs an ACK already SACKed (sack_ring bits)
-  bool cwnd_validation = false;  // cwnd grows only while the window limits sending
-  uint64_t seed = 1;             // random VPs (with the QP index)
+  uint32_t renack_frames = 64;      // recovery: resend the NACKed PSN again after this many
+  bool sack_skip = true;            // resends skip PSNs an ACK already SACKed (sack_ring bits)
+  bool cwnd_validation = false;     // cwnd grows only while the window limits sending
+  uint32_t recovery_hold_psns = 0;  // in recovery, no new data at or past snd_una + this (0: off)
+  uint64_t seed = 1;                // random VPs (with the QP index)
   void describe(ParamTable& t);
 };
 
@@ -189,6 +190,8 @@ class MpRdmaRecovery final : public LossRecovery {
   void on_feedback(SendState& s, uint32_t qi, const wire::SchemeFeedback& fb) override;
   void on_timeout(SendState& s, uint32_t qi) override;
   bool has_resend(const SendState& s, uint32_t qi) const override;
+  // recovery_hold_psns: while in recovery mode, new data past snd_una + this waits.
+  bool holds(uint32_t qi, bool last_of_ooo_write, uint32_t send_psn, uint32_t una) override;
   bool next_resend(SendState& s, uint32_t qi, uint32_t* psn) override;
   void tag(wire::FrameSpec& f, const PacketTag& t) override;
   // A lost READ response is re-requested as before (MP-RDMA's multipath covers WRITE
@@ -216,6 +219,7 @@ class MpRdmaRecovery final : public LossRecovery {
   }
   bool early_;
   bool sack_skip_;
+  uint32_t hold_;
   uint32_t renack_;
   std::vector<Qp> qps_;
   Counter &nacks_, &entered_, &exited_, &resends_, &early_resends_, &tagged_, &relost_, &skipped_;

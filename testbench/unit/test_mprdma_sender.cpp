@@ -297,6 +297,40 @@ TEST(MpRdmaRecovery, NackEntersRecoveryResendsFromTheNackedPsnAndExitsPastRecove
   EXPECT_EQ(stats.counter_value("r.recovery_resends"), 4u);
 }
 
+// The SACK record: recovery mode skips what an ACK already SACKed (12 lost, 13 and 15
+// SACKed: the span resends 12, 14, 16, ...), and recovery_hold_psns holds new data past
+// snd_una + it while the mode is on.
+TEST(MpRdmaRecovery, RecoverySkipsSackedPsnsAndCanHoldNewData) {
+  Stats stats;
+  MpRdmaParams p;
+  p.recovery_hold_psns = 8;
+  MpRdmaRecovery rc(p, 4, StatGroup(stats, "r"));
+  State s;
+  s.una_ = 10, s.high_ = 20;
+  EXPECT_FALSE(rc.holds(0, false, 25, 10));  // not in recovery: no hold
+  rc.on_feedback(s, 0, ack(12, 13, 5));
+  rc.on_feedback(s, 0, ack(12, 15, 5));
+  rc.on_feedback(s, 0, nack(12));
+  uint32_t psn = 0;
+  std::vector<uint32_t> sent;
+  for (int i = 0; i < 4 && rc.next_resend(s, 0, &psn); ++i) sent.push_back(psn);
+  EXPECT_EQ(sent, (std::vector<uint32_t>{12, 14, 16, 17}));
+  EXPECT_EQ(stats.counter_value("r.sacked_skips"), 2u);
+  EXPECT_FALSE(rc.holds(0, false, 17, 10));  // 17 - 10 < 8
+  EXPECT_TRUE(rc.holds(0, false, 18, 10));   // 18 - 10 >= 8
+  MpRdmaParams q;                            // sack_skip off: the whole span again
+  q.sack_skip = false;
+  MpRdmaRecovery all(q, 4, StatGroup(stats, "a"));
+  State t;
+  t.una_ = 10, t.high_ = 20;
+  all.on_feedback(t, 0, ack(12, 13, 5));
+  all.on_feedback(t, 0, nack(12));
+  ASSERT_TRUE(all.next_resend(t, 0, &psn));
+  EXPECT_EQ(psn, 12u);
+  ASSERT_TRUE(all.next_resend(t, 0, &psn));
+  EXPECT_EQ(psn, 13u);
+}
+
 TEST(MpRdmaRecovery, ANackBelowSndRetxAfterTheSpanWasResentStartsTheModeAgain) {
   Stats stats;
   MpRdmaParams p;
