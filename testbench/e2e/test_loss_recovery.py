@@ -26,6 +26,9 @@ waits for one timeout there), every byte lands once with one CQE, the sender res
 exactly the frames lost (ab:100*2 costs two), with no spurious resend and no NIC drop
 (MELO's second pass at 100 Gbit/s included).
 
+Part 3, two NICs under random loss of data and ACKs (network.loss_rate 0.2 % and 1 %,
+3 seeds) for ORNIC, IRN, MELO+ and LEFT: the invariants of part 1.
+
 Environment (CTest sets both): OONIC_BIN, OONIC_SOURCE_DIR.
 """
 
@@ -127,13 +130,13 @@ class LossRecovery(unittest.TestCase):
         self.check("gbn", False)
 
 
-def run_b2b(out, scheme, drops):
+def run_b2b(out, scheme, drops, extra=()):
     args = [OONIC_BIN, "run", "-", "--quiet", "--out", out,
             "--set", "workload.qps=1", "--set", "workload.wqes_per_qp=1",
             "--set", "workload.mix=write", "--set", "workload.mode=ooo",
             "--set", "workload.wqe_bytes=4M", "--set", "network.drop_psns=" + drops,
             "--set", "nic.ordering=" + scheme, "--set", "tx.resend_holdoff_ns=10000",
-            "--set", "run.pcap=false", "--set", "run.sram_csv=false"]
+            "--set", "run.pcap=false", "--set", "run.sram_csv=false"] + list(extra)
     p = subprocess.run(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
     if p.returncode != 0:
@@ -183,6 +186,46 @@ class TwoNicPlacedLosses(unittest.TestCase):
 
     def test_melo(self):
         self.check("melo", self.LIST_TIMEOUTS)
+
+
+class TwoNicRandomLoss(unittest.TestCase):
+    """Random loss of data and ACKs alike (network.loss_rate, both directions) on two NICs,
+    3 seeds x 2 rates, a 4 MiB OOO WRITE: every byte lands once with one CQE, the NIC drops
+    nothing for lack of room, no go-back-N on feedback, and the resends stay within the
+    frames lost plus a window per timeout (the bound e2e part 1 uses)."""
+
+    def check(self, scheme):
+        for seed in (1, 2, 3):
+            for rate in (0.002, 0.01):
+                with self.subTest(scheme=scheme, seed=seed, rate=rate), \
+                        tempfile.TemporaryDirectory() as d:
+                    st = run_b2b(d, scheme, "", ["--seed", str(seed),
+                                                 "--set", "network.loss_rate=%g" % rate])
+                    s = st["stats"]
+                    v = lambda k: int(s[k]["value"]) if k in s else 0  # noqa: E731
+                    self.assertTrue(st["scoreboard"]["ok"], st["scoreboard"])
+                    lost = v("network.ab.dropped_random")
+                    self.assertGreater(lost + v("network.ba.dropped_random"), 0)
+                    for r in RESOURCE_DROPS:
+                        self.assertEqual(v("b.nic.rx.drops." + r), 0, r)
+                    timeouts = v("a.nic.control.rsp_manager.timeouts")
+                    self.assertLessEqual(v("a.nic.control.rsp_manager.go_backs"), timeouts)
+                    retx = v("a.nic.tx.qp_manager.retransmitted")
+                    self.assertLessEqual(retx, 1.5 * lost + WINDOW * timeouts + 2,
+                                         "resent %d for %d data frames lost, %d timeouts" %
+                                         (retx, lost, timeouts))
+
+    def test_ornic(self):
+        self.check("ornic")
+
+    def test_irn(self):
+        self.check("irn")
+
+    def test_melo_plus(self):
+        self.check("melo+")
+
+    def test_left(self):
+        self.check("left")
 
 
 if __name__ == "__main__":
