@@ -421,16 +421,18 @@ void MpRdmaRecovery::on_timeout(SendState& s, uint32_t qi) {
   entered_.inc();
 }
 
-uint32_t MpRdmaRecovery::skip_sacked(const Qp& q, uint32_t p, uint32_t end) const {
+uint32_t MpRdmaRecovery::skip_sacked(const Qp& q, uint32_t p, uint32_t end, uint32_t una) const {
   if (!sack_skip_) return p;
-  while (wire::psn_diff(p, end) < 0 && sacked(q, p)) p = wire::psn_add(p, 1);
+  while (wire::psn_diff(p, end) < 0 && wire::psn_diff(p, una) >= 0 &&
+         wire::psn_diff(p, una) < static_cast<int32_t>(kSackRing) && sacked(q, p))
+    p = wire::psn_add(p, 1);
   return p;
 }
 
 bool MpRdmaRecovery::early_due(const SendState& s, uint32_t qi, const Qp& q, uint32_t* psn) const {
   if (!early_ || !q.have_ooh || s.has_new(qi)) return false;
   const uint32_t una = s.una(qi);
-  const uint32_t p = skip_sacked(q, wire::psn_diff(q.early, una) > 0 ? q.early : una, q.ooh);
+  const uint32_t p = skip_sacked(q, wire::psn_diff(q.early, una) > 0 ? q.early : una, q.ooh, una);
   if (wire::psn_diff(p, q.ooh) >= 0 || wire::psn_diff(p, s.high(qi)) >= 0) return false;
   *psn = p;
   return true;
@@ -446,7 +448,8 @@ bool MpRdmaRecovery::has_resend(const SendState& s, uint32_t qi) const {
   const Qp& q = qps_[qi];
   uint32_t p;
   if (q.on) {
-    p = skip_sacked(q, wire::psn_diff(q.retx, s.una(qi)) > 0 ? q.retx : s.una(qi), q.recovery);
+    p = skip_sacked(q, wire::psn_diff(q.retx, s.una(qi)) > 0 ? q.retx : s.una(qi), q.recovery,
+                    s.una(qi));
     return wire::psn_diff(p, q.recovery) < 0;
   }
   return early_due(s, qi, q, &p);
@@ -456,7 +459,7 @@ bool MpRdmaRecovery::next_resend(SendState& s, uint32_t qi, uint32_t* psn) {
   Qp& q = qp(qi);
   if (q.on) {
     const uint32_t from = wire::psn_diff(q.retx, s.una(qi)) > 0 ? q.retx : s.una(qi);
-    const uint32_t p = skip_sacked(q, from, q.recovery);
+    const uint32_t p = skip_sacked(q, from, q.recovery, s.una(qi));
     if (p != from) skipped_.inc(static_cast<uint64_t>(wire::psn_diff(p, from)));
     if (wire::psn_diff(p, q.recovery) >= 0) {
       q.retx = p;
@@ -468,7 +471,9 @@ bool MpRdmaRecovery::next_resend(SendState& s, uint32_t qi, uint32_t* psn) {
     return true;
   }
   if (!early_due(s, qi, q, psn)) return false;
-  q.early = wire::psn_add(*psn, 1);  // (SACKed PSNs before it were skipped)
+  const uint32_t from = wire::psn_diff(q.early, s.una(qi)) > 0 ? q.early : s.una(qi);
+  if (*psn != from) skipped_.inc(static_cast<uint64_t>(wire::psn_diff(*psn, from)));
+  q.early = wire::psn_add(*psn, 1);
   early_resends_.inc();
   return true;
 }

@@ -211,8 +211,9 @@ class MpRdmaRecovery final : public LossRecovery {
   };
   Qp& qp(uint32_t qi);
   bool early_due(const SendState& s, uint32_t qi, const Qp& q, uint32_t* psn) const;
-  // The first PSN at or after p (and before end) no ACK has SACKed.
-  uint32_t skip_sacked(const Qp& q, uint32_t p, uint32_t end) const;
+  // The first PSN at or after p (and before end) no ACK has SACKed; the record covers
+  // [una, una + kSackRing) only: past it nothing is skipped.
+  uint32_t skip_sacked(const Qp& q, uint32_t p, uint32_t end, uint32_t una) const;
   static bool sacked(const Qp& q, uint32_t psn) {
     const uint32_t i = psn % kSackRing;
     return (q.sacked[i / 64] >> (i % 64)) & 1u;

@@ -62,6 +62,10 @@ void HoleList::on_timeout(SendState& s, uint32_t qi) {
   if (qi >= known_.size()) return GoBackN::on_timeout(s, qi);
   const uint32_t una = s.una(qi);
   if (!s.in_write_or_send(qi, una)) return GoBackN::on_timeout(s, qi);
+  // Choice: una and the holes learnt only, also when none lies past una. A lost tail of k
+  // packets then costs k timeouts (nothing after them makes a NACK), but going back N there
+  // resent 2.47x the data lost in melo-loss at 1 % (its timeouts mostly follow MELO's middle
+  // drop of a resend, with the rest of the window delivered), against 1.25x.
   s.resend(qi, una);
   std::sort(known_[qi].begin(), known_[qi].end(), [una](uint32_t a, uint32_t b) {
     return wire::psn_diff(a, una) < wire::psn_diff(b, una);

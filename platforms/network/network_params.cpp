@@ -114,11 +114,11 @@ void NetworkParams::describe(ParamTable& t) {
   t.add("network.loss_rate", &loss_rate, "fraction",
         "probability that a frame is dropped (independently, from the run seed)", 0, 1);
   t.add("network.drop_psns", &drop_psns,
-        "frames dropped by PSN, first transmission only: comma-separated ab:PSN or ab:PSN-PSN "
-        "(optionally *K: the first K frames carrying each PSN, e.g. ab:20*2 loses a packet and "
-        "its first retransmission; optionally @QPN: only frames to that destination QP) "
-        "(ba: the other direction); each PSN is dropped the first time a RoCE frame carrying it "
-        "passes in that direction, on any QP",
+        "frames dropped by PSN: comma-separated ab:PSN or ab:PSN-PSN, then optionally *K and "
+        "then optionally @QPN (ba: the other direction); each PSN is dropped the first time a "
+        "RoCE frame carrying it passes in that direction, on any QP (@QPN: only frames to that "
+        "destination QP), or the first K times with *K (ab:20*2 loses a packet and its first "
+        "retransmission)",
         {});
   t.add("network.reorder_acks", &reorder_acks,
         "ACK/NAK frames (opcodes 0x11, 0x1F) get the OOO delay too; otherwise only propagation");

@@ -24,8 +24,10 @@ inline bool psn_rule_hit(const uint8_t* f, size_t len, const std::vector<PsnRule
   wire::PacketView v;
   const wire::ParseStatus st = wire::parse(f, len, v, false);
   if (st != wire::ParseStatus::kOk && st != wire::ParseStatus::kBadIcrc) return false;
-  for (const PsnRule& x : rules)
+  for (const PsnRule& x : rules) {
+    if (x.ip_id && v.ip_version != 4) continue;  // IPv6 has no identification
     if ((x.ip_id ? uint32_t{v.ip_id} : v.bth.psn) % x.n == x.r) return true;
+  }
   return false;
 }
 

@@ -331,6 +331,22 @@ TEST(MpRdmaRecovery, RecoverySkipsSackedPsnsAndCanHoldNewData) {
   EXPECT_EQ(psn, 13u);
 }
 
+// The SACK record covers [snd_una, snd_una + 256): a SACK of 15 (bit 15) says nothing of
+// PSN 271, which maps onto the same bit.
+TEST(MpRdmaRecovery, TheSackRecordSaysNothingPast256PsnsFromSndUna) {
+  Stats stats;
+  MpRdmaParams p;
+  MpRdmaRecovery rc(p, 4, StatGroup(stats, "r"));
+  State s;
+  s.una_ = 10, s.high_ = 400;
+  rc.on_feedback(s, 0, ack(10, 15, 5));
+  rc.on_feedback(s, 0, nack(270));
+  uint32_t psn = 0;
+  std::vector<uint32_t> sent;
+  for (int i = 0; i < 3 && rc.next_resend(s, 0, &psn); ++i) sent.push_back(psn);
+  EXPECT_EQ(sent, (std::vector<uint32_t>{270, 271, 272}));
+}
+
 TEST(MpRdmaRecovery, ANackBelowSndRetxAfterTheSpanWasResentStartsTheModeAgain) {
   Stats stats;
   MpRdmaParams p;

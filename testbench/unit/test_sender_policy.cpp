@@ -144,6 +144,26 @@ TEST(SelectiveRepeat, AnAckOntoAHoleBelowTheHighestSackResendsIt) {
   EXPECT_EQ(s.resent, (std::vector<uint32_t>{10, 12}));
 }
 
+// A timeout resends una and the holes the NACKs told of, never a window (with none learnt:
+// una alone).
+TEST(HoleList, TimeoutResendsUnaAndTheLearntHolesNotAWindow) {
+  sender::HoleList r(4);
+  ScriptedState tail;
+  tail.set(10, 20);
+  r.on_timeout(tail, 0);
+  EXPECT_TRUE(tail.go_backs.empty());
+  EXPECT_EQ(tail.resent, (std::vector<uint32_t>{10}));
+  ScriptedState s;
+  s.set(10, 30);
+  wire::SchemeFeedback f = fb(wire::SchemeFeedback::kHoleNack, 15, 0, /*info=*/1);
+  f.len = {1, 0, 0};
+  r.on_feedback(s, 0, f);  // learns hole 15 (and resends it)
+  s.resent.clear();
+  r.on_timeout(s, 0);
+  EXPECT_TRUE(s.go_backs.empty());
+  EXPECT_EQ(s.resent, (std::vector<uint32_t>{10, 15}));
+}
+
 TEST(HoleList, HoleNackResendsEachHoleExactly) {
   sender::HoleList r;
   ScriptedState s;

@@ -83,8 +83,9 @@ RspManagerCore::RspManagerCore(const CoreEnv& env, QpContextTable& qps, const Re
       go_backs_(env.stats.counter("go_backs", "event", "go-back-N restarts (NAK or timeout)")),
       bitmap_naks_(env.stats.counter("bitmap_naks", "frame", "OOO NAKs with a bitmap block taken")),
       selective_psns_(env.stats.counter("selective_psns", "PSN",
-                                        "PSNs queued for selective retransmission from bitmap "
-                                        "NAKs")),
+                                        "PSNs queued for selective retransmission (bitmap NAK, "
+                                        "hole NACK, SACK, NACK, a selective timeout, a holdoff "
+                                        "retry)")),
       rereads_(env.stats.counter("read_rerequests", "request",
                                  "READ re-requests queued (lost READ responses)")),
       timeouts_(env.stats.counter("timeouts", "event", "requester timeouts fired")),
@@ -106,6 +107,7 @@ RspManagerCore::RspManagerCore(const CoreEnv& env, QpContextTable& qps, const Re
   const double ns =
       p_.sender.resend_holdoff_ns > 0 ? p_.sender.resend_holdoff_ns : p_.rsp_manager.rtt_ns;
   holdoff_cycles_ = clk.ceil_cycles(static_cast<uint64_t>(ns * 1000.0));
+  own_timeout_ = l_.recovery.timeout_ns(0) > 0;
 }
 
 Cycle RspManagerCore::timeout_cycles(uint32_t qi) const {
@@ -142,6 +144,7 @@ void RspManagerCore::advance(Cycle t, uint32_t qi, uint32_t una) {
     send_queues_port->kick_qp(t, qi);
   // Progress moves the timer; with nothing left outstanding it stops (the next send
   // arms it).
+  timers_[qi].armed_at = t;
   timers_[qi].deadline = send_queues_port->inflight(qi) ? t + period(qi) : kNever;
 }
 
@@ -212,7 +215,7 @@ void RspManagerCore::on_read_data(Cycle t, uint32_t qi, uint32_t read_psn, Cycle
                                   bool complete) {
   agenda_.at(t, [this, qi, read_psn, dma_done, complete](Cycle x) {
     if (!send_queues_port->read_active(qi, read_psn)) return;
-    timers_[qi].deadline = x + period(qi);
+    timers_[qi].armed_at = x, timers_[qi].deadline = x + period(qi);
     // The READ request got there: its PSN span is acknowledged.
     if (wire::psn_diff(send_queues_port->una(qi), read_psn) >= 0)
       advance(x, qi, wire::psn_add(read_psn, send_queues_port->read_npsn(qi, read_psn)));
@@ -271,7 +274,14 @@ void RspManagerCore::sent(Cycle t, uint32_t qi) {
   // Armed by a send only when it is not running: the timeout measures silence since
   // the last response, not since the last send (MECHANISMS.md §1).
   Timer& tm = timers_[qi];
-  if (tm.deadline != kNever && tm.booked) return;
+  if (tm.deadline != kNever && tm.booked) {
+    // A core whose timeout depends on what is outstanding (Eunomia: IRN's RTO_low with
+    // few PSNs out, RTO_high with more) gets the longer one once more went out; the
+    // countdown still starts where it started.
+    if (own_timeout_) tm.deadline = std::max(tm.deadline, tm.armed_at + period(qi));
+    return;
+  }
+  tm.armed_at = t;
   tm.deadline = t + period(qi);
   if (tm.booked) return;
   tm.booked = true;
@@ -314,6 +324,7 @@ void RspManagerCore::timeout(Cycle t, uint32_t qi) {
     reread(qi, from, 0);
   }
   last_gap_[qi] = kNoGap;
+  tm.armed_at = t;
   tm.deadline = t + period(qi);
   agenda_.at(tm.deadline, [this, qi](Cycle x) { timeout(x, qi); });
   send_queues_port->kick_qp(t, qi);

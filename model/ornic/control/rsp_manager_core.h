@@ -121,6 +121,7 @@ class RspManagerCore final : public RequesterEvents, public SendTimer {
   };
   struct Timer {
     Cycle deadline = kNever;
+    Cycle armed_at = 0;  // when the present countdown started (a send or progress)
     bool booked = false;
     Cycle cycles = 0;  // 0: not yet computed (latched at the QP's first use)
   };
@@ -155,6 +156,7 @@ class RspManagerCore final : public RequesterEvents, public SendTimer {
   Counter& held_off_;
   Counter& recoveries_;
   Cycle holdoff_cycles_ = 0;
+  bool own_timeout_ = false;  // the recovery core sets its own timeout (timeout_ns > 0)
   CountingState state_;
 };
 
