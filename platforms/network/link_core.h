@@ -121,7 +121,7 @@ class LinkCore {
   std::string dir_;
   Rng rng_;
   uint64_t prop_ps_, jitter_ps_;
-  std::vector<DropRule> rules_;        // this direction's only
+  std::vector<DropRule> rules_;                  // this direction's only
   std::unordered_map<uint64_t, uint32_t> used_;  // listed PSNs: frames dropped so far
   uint64_t input_free_ps_ = 0;
   // Distance bound: arrivals of the last d ordered-class frames (ring) and the

@@ -166,8 +166,8 @@ void ReqProcessorCore::rob_write(Cycle t) {
   // One copy's timed write (the bytes are in place already: the same bytes again).
   const RobCopy c = std::move(rob_copies_pending_.front());
   rob_copies_pending_.pop_front();
-  const Cycle wr = l_.dma.write(t, c.final_addr, c.data.data(),
-                                static_cast<uint32_t>(c.data.size()), nullptr);
+  const Cycle wr =
+      l_.dma.write(t, c.final_addr, c.data.data(), static_cast<uint32_t>(c.data.size()), nullptr);
   last_dma_done_ = std::max(last_dma_done_, wr);
   if (!rob_copies_pending_.empty()) {
     rob_turn_booked_ = true;

@@ -28,8 +28,8 @@
 #include "model/core/resource.h"
 #include "model/core/stats.h"
 #include "model/core/vcd.h"
-#include "model/ornic/block_env.h"
 #include "model/ornic/agenda.h"
+#include "model/ornic/block_env.h"
 #include "model/ornic/block_interfaces.h"
 #include "model/ornic/packet_log.h"
 #include "model/ornic/qp_context.h"
@@ -124,7 +124,7 @@ class ReqProcessorCore {
   Actions act_;  // this packet's decisions
   Resource pipe_;
   Cycle last_dma_done_ = 0;
-  std::vector<std::deque<RobEntry>> rob_;    // empty unless the scheme has a reorder buffer
+  std::vector<std::deque<RobEntry>> rob_;   // empty unless the scheme has a reorder buffer
   std::deque<RobCopy> rob_copies_pending_;  // reads issued, writes not yet booked, in order
   bool rob_turn_booked_ = false;            // an agenda entry for rob_write is pending
   Counter* rob_copies_ = nullptr;
