@@ -4,21 +4,11 @@
 
 namespace oonic::eunomia {
 
-namespace {
-// A power of two at least the PSN window: 2^24 is a multiple of it, so PSN % size stays
-// one-to-one over any window of consecutive PSNs, across the wrap too.
-uint32_t ring_size(uint32_t w) {
-  uint32_t n = 64;
-  while (n < w) n <<= 1;
-  return n;
-}
-}  // namespace
-
 SenderAgentCore::SenderAgentCore(const StatGroup& st, uint32_t max_qps, uint32_t window_psns,
                                  const sender::IrnTimerParams& irn)
     : irn_(irn),
-      window_(ring_size(window_psns)),
-      board_(max_qps),
+      window_(sender::PsnRing::round_up(window_psns)),
+      board_(max_qps, sender::PsnRing(window_psns)),
       held_psn_(max_qps, 0),
       tagged_(
           st.counter("metadata_packets", "packet", "data packets sent with Head + last metadata")),
@@ -55,19 +45,12 @@ bool SenderAgentCore::holds(uint32_t qi, bool last_of_ooo_write, uint32_t send_p
   return true;
 }
 
-std::vector<uint64_t>& SenderAgentCore::row(uint32_t qi) {
-  auto& r = board_[qi];
-  if (r.empty()) r.assign((window_ + 63) / 64, 0);
-  return r;
-}
-
 void SenderAgentCore::on_sack(uint32_t qi, uint32_t psn, uint32_t una) {
   sacks_.inc();
   if (qi >= board_.size()) return;
   const int32_t d = wire::psn_diff(psn, una);
   if (d < 0 || static_cast<uint32_t>(d) >= window_) return;  // passed, or outside the window
-  const uint32_t i = psn % window_;
-  row(qi)[i / 64] |= uint64_t{1} << (i % 64);
+  board_[qi].mark(psn);
 }
 
 void SenderAgentCore::on_feedback(sender::SendState& s, uint32_t qi,
@@ -89,18 +72,7 @@ void SenderAgentCore::on_feedback(sender::SendState& s, uint32_t qi,
 }
 
 void SenderAgentCore::advanced(uint32_t qi, uint32_t from, uint32_t to) {
-  if (qi >= board_.size() || board_[qi].empty()) return;
-  const int32_t n = wire::psn_diff(to, from);
-  if (n <= 0) return;
-  auto& r = board_[qi];
-  if (static_cast<uint32_t>(n) >= window_) {
-    std::fill(r.begin(), r.end(), 0);
-    return;
-  }
-  for (int32_t k = 0; k < n; ++k) {
-    const uint32_t i = wire::psn_add(from, k) % window_;
-    r[i / 64] &= ~(uint64_t{1} << (i % 64));
-  }
+  if (qi < board_.size()) board_[qi].clear(from, to);
 }
 
 void SenderAgentCore::infer_losses(sender::SendState& s, uint32_t qi, uint32_t psn) {
@@ -118,9 +90,7 @@ void SenderAgentCore::infer_losses(sender::SendState& s, uint32_t qi, uint32_t p
 }
 
 bool SenderAgentCore::sacked(uint32_t qi, uint32_t psn) const {
-  if (qi >= board_.size() || board_[qi].empty()) return false;
-  const uint32_t i = psn % window_;
-  return (board_[qi][i / 64] >> (i % 64)) & 1u;
+  return qi < board_.size() && board_[qi].test(psn);
 }
 
 void SenderAgentCore::on_timeout(sender::SendState& s, uint32_t qi) {

@@ -24,6 +24,7 @@
 
 #include "model/core/stats.h"
 #include "model/sender/loss_recovery.h"
+#include "model/sender/psn_ring.h"
 
 namespace oonic::eunomia {
 
@@ -50,14 +51,13 @@ class SenderAgentCore final : public sender::LossRecovery {
   uint32_t ring_psns() const { return window_; }
 
  private:
-  std::vector<uint64_t>& row(uint32_t qi);
   // Loss inference from a SACK of psn (sack_loss_threshold > 0).
   void infer_losses(sender::SendState& s, uint32_t qi, uint32_t psn);
   sender::IrnTimerParams irn_;
   uint32_t window_;
-  std::vector<std::vector<uint64_t>> board_;  // per QP, window_ bits (lazily sized)
-  std::vector<uint32_t> held_psn_;            // per QP: last PSN counted as held (+1)
-  std::vector<uint32_t> inferred_to_;         // per QP: PSNs before this were inferred lost
+  std::vector<sender::PsnRing> board_;  // per QP, window_ bits (allocated at a first SACK)
+  std::vector<uint32_t> held_psn_;      // per QP: last PSN counted as held (+1)
+  std::vector<uint32_t> inferred_to_;   // per QP: PSNs before this were inferred lost
   Counter* inferred_ = nullptr;
   Counter& tagged_;
   Counter& holds_;

@@ -362,16 +362,7 @@ MpRdmaRecovery::Qp& MpRdmaRecovery::qp(uint32_t qi) {
 
 void MpRdmaRecovery::advanced(uint32_t qi, uint32_t from, uint32_t to) {
   Qp& q = qp(qi);
-  // PSNs now below snd_una leave the SACK record.
-  const int32_t n = wire::psn_diff(to, from);
-  if (n >= static_cast<int32_t>(kSackRing)) {
-    std::fill(std::begin(q.sacked), std::end(q.sacked), 0);
-  } else {
-    for (int32_t k = 0; k < n; ++k) {
-      const uint32_t i = wire::psn_add(from, static_cast<uint32_t>(k)) % kSackRing;
-      q.sacked[i / 64] &= ~(uint64_t{1} << (i % 64));
-    }
-  }
+  q.sacked.clear(from, to);  // PSNs now below snd_una leave the SACK record
   if (q.on && wire::psn_diff(to, q.recovery) >= 0) {
     q.on = false;
     exited_.inc();
@@ -386,10 +377,7 @@ void MpRdmaRecovery::on_feedback(SendState& s, uint32_t qi, const wire::SchemeFe
     const uint32_t sack = fb.psn[1];
     if (!q.have_ooh || wire::psn_diff(sack, q.ooh) > 0) q.ooh = sack, q.have_ooh = true;
     const int32_t d = wire::psn_diff(sack, s.una(qi));
-    if (d >= 0 && d < static_cast<int32_t>(kSackRing)) {
-      const uint32_t i = sack % kSackRing;
-      q.sacked[i / 64] |= uint64_t{1} << (i % 64);
-    }
+    if (d >= 0 && d < static_cast<int32_t>(kSackRing)) q.sacked.mark(sack);
     return;
   }
   if (fb.type != F::kNack) return;

@@ -86,6 +86,7 @@
 #include "model/core/params.h"
 #include "model/core/stats.h"
 #include "model/sender/loss_recovery.h"
+#include "model/sender/psn_ring.h"
 #include "model/sender/rate_control.h"
 #include "model/sram/sram.h"
 
@@ -207,17 +208,14 @@ class MpRdmaRecovery final : public LossRecovery {
     bool on = false, have_ooh = false;
     uint32_t recovery = 0, retx = 0, early = 0, ooh = 0;
     uint32_t lost = 0, since = 0;  // the NACKed PSN of this mode; feedback frames since sent
-    uint64_t sacked[kSackRing / 64] = {};
+    PsnRing sacked{kSackRing};
   };
   Qp& qp(uint32_t qi);
   bool early_due(const SendState& s, uint32_t qi, const Qp& q, uint32_t* psn) const;
   // The first PSN at or after p (and before end) no ACK has SACKed; the record covers
   // [una, una + kSackRing) only: past it nothing is skipped.
   uint32_t skip_sacked(const Qp& q, uint32_t p, uint32_t end, uint32_t una) const;
-  static bool sacked(const Qp& q, uint32_t psn) {
-    const uint32_t i = psn % kSackRing;
-    return (q.sacked[i / 64] >> (i % 64)) & 1u;
-  }
+  static bool sacked(const Qp& q, uint32_t psn) { return q.sacked.test(psn); }
   bool early_;
   bool sack_skip_;
   uint32_t hold_;
