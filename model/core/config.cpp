@@ -1,8 +1,10 @@
 #include "model/core/config.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -28,12 +30,18 @@ void walk(ParamTable& t, const YAML::Node& node, const std::string& prefix, cons
           int line) {
   std::string where = file + ":" + std::to_string(line);
   if (node.IsMap()) {
+    std::map<std::string, int> seen;  // key -> its line: yaml-cpp keeps both of a duplicate
     for (const auto& kv : node) {
       if (!kv.first.IsScalar())  // a complex key (`? [a, b]`): no parameter is named so
         throw Error(msg::kConfig, file + ":" + std::to_string(kv.first.Mark().line + 1) +
                                       ": a key must be a plain name" +
                                       (prefix.empty() ? "" : " (under '" + prefix + "')"));
       std::string k = kv.first.Scalar();
+      const int at = kv.first.Mark().line + 1;
+      if (!seen.emplace(k, at).second)
+        throw Error(msg::kConfig, file + ":" + std::to_string(at) + ": duplicate key '" +
+                                      (prefix.empty() ? k : prefix + "." + k) +
+                                      "' (first on line " + std::to_string(seen[k]) + ")");
       walk(t, kv.second, prefix.empty() ? k : prefix + "." + k, file, kv.first.Mark().line + 1);
     }
   } else if (node.IsScalar()) {
@@ -66,12 +74,50 @@ std::string range_text(const ParamTable::Entry& e, const char* sep = "|") {
   return os.str();
 }
 
+// A second document (after `---`) would be ignored by LoadFile: refuse it. The
+// parser is driven by hand, at most two documents: yaml-cpp 0.7's LoadAll never
+// returns on some malformed input (the parser reports a new document at the same
+// place forever), which is told apart here by the document not moving on.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  int line = -1;
+  void OnDocumentStart(const YAML::Mark& m) override { line = m.line; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+void check_one_document(const std::string& path) {
+  std::ifstream in(path);
+  YAML::Parser parser(in);
+  DocumentStarts h;
+  if (!parser.HandleNextDocument(h)) return;
+  const int first = h.line;
+  h.line = -1;
+  if (!parser.HandleNextDocument(h)) return;
+  if (h.line >= 0 && h.line == first)
+    throw Error(msg::kConfig, path + ":" + std::to_string(h.line + 1) +
+                                  ": not YAML the parser can read past this line");
+  throw Error(msg::kConfig, path + (h.line >= 0 ? ":" + std::to_string(h.line + 1) : "") +
+                                ": a second YAML document (after ---); a configuration is one "
+                                "document");
+}
+
 }  // namespace
 
 void apply_config_file(ParamTable& table, const std::string& path) {
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);
+    check_one_document(path);
   } catch (const YAML::BadFile&) {
     throw Error(msg::kConfig, path + ": cannot open config file");
   } catch (const YAML::Exception& e) {

@@ -24,7 +24,8 @@ void OrnicParams::describe(ParamTable& t) {
         "default OOO tolerance distance per QP (Eq. 3); psn - ePSN > OTD declares a loss", 1,
         1u << 22);
   t.add("mac.rate_gbps", &mac.rate_gbps, "Gbit/s",
-        "MAC line rate; a frame holds the MAC for (frame + FCS + preamble/IFG) bytes", 1, 1600);
+        "MAC line rate; a frame holds the MAC for (frame + FCS + preamble/IFG) bytes",
+        kMacRateMinGbps, kMacRateMaxGbps);
   t.add("rx.parser.latency", &parser.latency, "cycle",
         "cycles after a frame's last beat until its header is classified and its ICRC checked", 0,
         1000);

@@ -22,6 +22,9 @@ struct NicParams {  // nic.*
   uint32_t otd = 64;
 };
 
+// mac.rate_gbps's range: a fabric's host links feed it, so they are held to it too.
+inline constexpr double kMacRateMinGbps = 1, kMacRateMaxGbps = 1600;
+
 struct MacParams {  // mac.*
   double rate_gbps = 100;
 };

@@ -59,15 +59,21 @@ void TopologyParams::describe(ParamTable& t) {
   t.add("topology.hosts_per_leaf", &hosts_per_leaf, "host",
         "kpaths (per ToR), leaf-spine and two-dc: hosts under each leaf", 1, 1024);
   t.add("topology.k", &k, "port", "fat-tree: switch radix k (even; k^3/4 hosts)", 2, 64);
-  t.add("topology.host_gbps", &host_gbps, "Gbit/s", "host links (the NICs' mac.rate_gbps too)",
-        0.001, 1e4);
-  t.add("topology.fabric_gbps", &fabric_gbps, "Gbit/s", "switch-to-switch links", 0.001, 1e4);
+  t.add("topology.host_gbps", &host_gbps, "Gbit/s",
+        "host links (the NICs' mac.rate_gbps too, so its range)", ornic::kMacRateMinGbps,
+        ornic::kMacRateMaxGbps);
+  t.add("topology.fabric_gbps", &fabric_gbps, "Gbit/s", "switch-to-switch links", kLinkGbpsMin,
+        kLinkGbpsMax);
   t.add("topology.link_delay_ns", &link_delay_ns, "ns",
         "one-way propagation delay of every generated link but the DCI one", 0, 1e9);
   t.add("topology.dci_gbps", &dci_gbps, "Gbit/s", "two-dc: the long-haul link between the DCs",
-        0.001, 1e4);
+        kLinkGbpsMin, kLinkGbpsMax);
   t.add("topology.dci_delay_ns", &dci_delay_ns, "ns",
-        "two-dc: one-way delay of the long-haul link (100 us ~ 20 km of fibre)", 0, 1e10);
+        "two-dc: one-way delay of the long-haul link (100 us ~ 20 km of fibre)", 0, kDelayNsMax);
+}
+
+Topology::Limits TopologyParams::limits() {
+  return {ornic::kMacRateMinGbps, ornic::kMacRateMaxGbps, kLinkGbpsMin, kLinkGbpsMax, kDelayNsMax};
 }
 
 namespace {
@@ -81,7 +87,7 @@ std::string resolve(const std::string& base_dir, const std::string& name) {
 
 }  // namespace
 
-Topology TopologyParams::build(const std::string& base_dir) const {
+Topology TopologyParams::build(const std::string& base_dir, const Topology::Limits& lim) const {
   if (kind == "pair") return Topology::pair(host_gbps, link_delay_ns);
   if (kind == "kpaths")
     return Topology::kpaths(paths, hosts_per_leaf, host_gbps, fabric_gbps, link_delay_ns);
@@ -97,7 +103,7 @@ Topology TopologyParams::build(const std::string& base_dir) const {
     return Topology::two_dc(spines, leaves, hosts_per_leaf, host_gbps, fabric_gbps, link_delay_ns,
                             dci_gbps, dci_delay_ns);
   if (file.empty()) throw Error(msg::kConfig, "topology.kind file needs topology.file");
-  return Topology::read_hpcc(resolve(base_dir, file));
+  return Topology::read_hpcc(resolve(base_dir, file), lim);
 }
 
 void FaultParams::describe(ParamTable& t) {
@@ -117,91 +123,13 @@ void FaultParams::describe(ParamTable& t) {
 }
 
 namespace {
-
-struct Fault {
-  double at_us = 0;
-  std::string what;  // rate | down | up | loss | ecn | drop_psn_mod | drop_ipid_mod
-  uint32_t a = 0, b = 0;
-  double gbps = 0;  // rate: Gbit/s; loss: the probability
-  uint32_t n = 0, r = 0;
-  uint32_t line = 0;
-};
-
 constexpr uint64_t kNoTime = ~uint64_t{0};
-
-// faults.file; errors name the file, the line and what is wrong.
-std::vector<Fault> read_faults(const std::string& path, const Topology& t) {
-  std::vector<Fault> v;
-  if (path.empty()) return v;
-  std::ifstream f(path);
-  if (!f) throw Error(msg::kConfig, "faults.file: cannot read '" + path + "'");
-  std::map<std::string, uint32_t> node;
-  for (uint32_t i = 0; i < t.nodes.size(); ++i) node[t.nodes[i].name] = i;
-  std::string line;
-  uint32_t no = 0;
-  while (std::getline(f, line)) {
-    ++no;
-    const size_t hash = line.find('#');
-    if (hash != std::string::npos) line.resize(hash);
-    std::istringstream is(line);
-    Fault x;
-    x.line = no;
-    std::string a, b;
-    auto fail = [&](const std::string& why) {
-      throw Error(msg::kConfig, path + ":" + std::to_string(no) + ": " + why);
-    };
-    if (!(is >> x.at_us)) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      fail("expected '<time_us> <what> <a> <b> ...'");
-    }
-    if (!(x.at_us >= 0)) fail("the time must be >= 0 us");
-    if (!(is >> x.what >> a >> b)) fail("expected '<time_us> <what> <a> <b> ...'");
-    for (const std::string* s : {&a, &b})
-      if (!node.count(*s)) fail("no node '" + *s + "' in the topology");
-    x.a = node[a], x.b = node[b];
-    bool linked = false;
-    for (const auto& p : t.ports[x.a]) linked = linked || p.peer == x.b;
-    if (!linked) fail("no link between " + a + " and " + b);
-    if (x.what == "rate") {
-      if (!(is >> x.gbps) || !(x.gbps > 0)) fail("rate: expected a rate in Gbit/s > 0");
-      if (t.is_host(x.a) || t.is_host(x.b))
-        fail(
-            "rate changes apply to switch-to-switch links (a NIC's MAC rate is fixed for a "
-            "run)");
-    } else if (x.what == "ecn") {
-      double kmin = -1, kmax = -1;
-      if (!(is >> kmin >> kmax) || !(kmin >= 0) || !(kmax >= kmin))
-        fail("ecn: expected '<kmin_bytes> <kmax_bytes>' with 0 <= kmin <= kmax");
-      if (t.is_host(x.a) && t.is_host(x.b)) fail("ecn applies to a switch's egress port");
-      x.n = static_cast<uint32_t>(kmin), x.r = static_cast<uint32_t>(kmax);
-    } else if (x.what == "loss") {
-      if (!(is >> x.gbps) || !(x.gbps >= 0 && x.gbps <= 1))
-        fail("loss: expected a probability in [0, 1]");
-      if (t.is_host(x.a) || t.is_host(x.b))
-        fail("loss applies to switch-to-switch links (network.loss_rate covers host links)");
-    } else if (x.what == "drop_psn_mod" || x.what == "drop_ipid_mod") {
-      if (!(is >> x.n >> x.r) || x.n == 0 || x.r >= x.n)
-        fail(x.what + ": expected '<n> <r>' with 0 <= r < n");
-    } else if (x.what != "down" && x.what != "up") {
-      fail("unknown fault '" + x.what +
-           "' (rate, down, up, loss, ecn, drop_psn_mod, "
-           "drop_ipid_mod)");
-    }
-    std::string extra;
-    if (is >> extra) fail("unexpected '" + extra + "'");
-    v.push_back(x);
-  }
-  std::stable_sort(v.begin(), v.end(),
-                   [](const Fault& x, const Fault& y) { return x.at_us < y.at_us; });
-  return v;
-}
-
 }  // namespace
 
 void FlowParams::describe(ParamTable& t) {
   t.add("flows.file", &file,
         "ns-3 HPCC flow file (a count line, then `src dst priority dport bytes start_s`; hosts "
-        "by index); empty: flows are generated from the keys below",
+        "by node id, as ns-3 HPCC reads them); empty: flows are generated from the keys below",
         {});
   t.add("flows.cdf", &cdf,
         "size CDF file (`bytes cumulative-percent` a line; data/cdf/ has WebSearch and FB "
@@ -234,13 +162,15 @@ void FlowParams::describe(ParamTable& t) {
 
 void FabricRunParams::describe(ParamTable& t) {
   t.add("run.max_sim_ms", &max_sim_ms, "ms",
-        "simulated-time limit: a run whose flows have not all completed by then stops and "
-        "fails, naming the flows still open",
+        "simulated-time limit, counted from the last flow's start: a run whose flows have not "
+        "all completed by then stops and fails, naming the flows still open (faults later than "
+        "it are refused)",
         0.001, 1e7);
   t.add("run.stall_ms", &stall_ms, "ms",
         "fabric: a run in which flows are open but no byte lands at any destination and no flow "
-        "completes for this long (simulated) stops and fails, reporting what is paused where "
-        "(a PFC deadlock, or a network that drops everything); 0 = never",
+        "completes for this long (simulated; plus a round trip of frames on the slowest links) "
+        "stops and fails, reporting what is paused where (a PFC deadlock, or a network that "
+        "drops everything); a pending link up, rate or loss fault holds it; 0 = never",
         0, 1e7);
   t.add("run.nic_sram_csv", &sram_csv,
         "fabric: write sram.csv (occupancy change points of every NIC's SRAMs; rows grow with "
@@ -416,6 +346,108 @@ const char* bucket_name(uint64_t b) {
 
 }  // namespace
 
+Inputs read_inputs(const AllParams& all, const std::string& base, uint64_t seed,
+                   uint64_t max_flows) {
+  Inputs in;
+  in.topo = all.topology.build(base);
+  const Topology& t = in.topo;
+  const std::string where = t.source.empty() ? "topology." + all.topology.kind : t.source;
+  in.host_of_node.assign(t.nodes.size(), -1);
+  for (uint32_t n : t.hosts()) {
+    if (t.ports[n].size() != 1)  // read_hpcc refuses it with the line; a generated one has 1
+      throw Error(msg::kConfig, where + ": host " + t.nodes[n].name + " has " +
+                                    std::to_string(t.ports[n].size()) +
+                                    " links; a host has one NIC port");
+    in.host_of_node[n] = static_cast<int32_t>(in.host_nodes.size());
+    in.host_nodes.push_back(n);
+  }
+  const uint32_t nh = static_cast<uint32_t>(in.host_nodes.size());
+  if (nh < 2)
+    throw Error(msg::kConfig,
+                where + ": " + std::to_string(nh) + " host(s); a fabric needs at least two");
+
+  // Flows: a file names hosts by node id (ns-3 HPCC); generated ones by host index.
+  if (!all.flows.file.empty()) {
+    const std::string path = resolve(base, all.flows.file);
+    uint32_t ignored = 0;
+    in.flows = network::read_hpcc_flows(path, in.host_of_node, &ignored);
+    if (ignored)
+      in.notes.push_back(path + ":" + std::to_string(ignored) + ": lines after the " +
+                         std::to_string(in.flows.size()) +
+                         " flows of the count on line 1 are not read (as in ns-3 HPCC)");
+    if (in.flows.size() > max_flows)
+      throw Error(msg::kConfig, all.flows.file + ":1: " + std::to_string(in.flows.size()) +
+                                    " flows; at most " + std::to_string(max_flows));
+  } else {
+    network::WorkloadParams wp;
+    wp.pattern = all.flows.pattern, wp.arrival = all.flows.arrival, wp.load = all.flows.load;
+    wp.inter_fraction = all.flows.inter_fraction;
+    wp.host_gbps = t.links[t.ports[in.host_nodes[0]][0].link].gbps;
+    wp.duration_s = all.flows.duration_us * 1e-6;
+    wp.seed = seed;
+    wp.max_flows = max_flows;
+    in.flows = network::generate_flows(wp, load_cdf(all.flows, base), nh);
+    for (const auto& f : in.flows)
+      if (f.bytes > network::kMaxFlowBytes)
+        throw Error(msg::kConfig, (all.flows.cdf.empty() ? std::string("flows.bytes")
+                                                         : "flows.cdf " + all.flows.cdf) +
+                                      ": a flow of " + std::to_string(f.bytes) +
+                                      " bytes; one WQE carries at most 2^31 - 1");
+  }
+  if (in.flows.empty())
+    throw Error(msg::kConfig, all.flows.file.empty()
+                                  ? "flows: the workload has no flows (raise flows.duration_us "
+                                    "or flows.load)"
+                                  : all.flows.file + ": no flows");
+  for (const auto& f : in.flows) in.last_start_ps = std::max(in.last_start_ps, f.start_ps);
+
+  // Faults, in the time the run can reach (the last start plus run.max_sim_ms): a later
+  // one could never apply.
+  network::FaultLimits fl;
+  fl.gbps_min = TopologyParams::kLinkGbpsMin, fl.gbps_max = TopologyParams::kLinkGbpsMax;
+  fl.kmax_bytes = 1e12;  // switch.kmax_bytes's upper end
+  fl.max_us = static_cast<double>(in.last_start_ps) / 1e6 + all.run.max_sim_ms * 1e3;
+  in.faults = network::read_faults(resolve(base, all.faults.file), t, fl);
+
+  // Keys that name parts of the topology.
+  {
+    std::stringstream ss(all.run.queues_switches);
+    for (std::string x; std::getline(ss, x, ',');) {
+      if (x.empty()) continue;
+      bool known = false;
+      for (uint32_t n : t.switches()) known = known || t.nodes[n].name == x;
+      if (!known)
+        throw Error(msg::kConfig, "run.queues_switches: no switch '" + x + "' in " + where);
+    }
+  }
+  // THEMIS: the DCs' external switches are the two ends of the one switch-to-switch link
+  // with the longest delay (two-dc: the DCI switches; a topology file: its long haul).
+  if (all.themis.mode != "none") {
+    int64_t best = -1;
+    uint32_t ties = 0;
+    for (uint32_t i = 0; i < t.links.size(); ++i) {
+      const Topology::Link& l = t.links[i];
+      if (t.is_host(l.a) || t.is_host(l.b)) continue;
+      if (best < 0 || l.delay_ns > t.links[static_cast<size_t>(best)].delay_ns)
+        best = static_cast<int64_t>(i), ties = 1;
+      else if (l.delay_ns == t.links[static_cast<size_t>(best)].delay_ns)
+        ++ties;
+    }
+    if (best < 0)
+      throw Error(msg::kConfig, "themis.mode " + all.themis.mode + ": " + where +
+                                    " has no switch-to-switch link");
+    if (ties > 1)
+      throw Error(msg::kConfig,
+                  "themis.mode " + all.themis.mode + ": " + where + " has " + std::to_string(ties) +
+                      " switch-to-switch links of the longest delay (" +
+                      fmt(t.links[static_cast<size_t>(best)].delay_ns, 3) +
+                      " ns); THEMIS needs one long-haul link between two DCs (topology.kind "
+                      "two-dc, or a file with one longest link)");
+    in.themis_link = best;
+  }
+  return in;
+}
+
 // What holds a stalled run: its open flows and every PFC pause and XOFF in force.
 std::string stall_report(Fabric& fb, const Topology& t, const std::vector<FlowRun>& runs,
                          uint64_t now, uint64_t since) {
@@ -518,46 +550,25 @@ int run_fabric(const b2b::RunOptions& o) {
   const std::string base =
       o.config.empty() ? std::string() : fs::path(o.config).parent_path().string();
 
-  // ---- topology, flows ----
+  // ---- topology, flows, faults: all read and checked before anything is built ----
+  Inputs in = read_inputs(all, base, o.seed);
+  for (const std::string& n : in.notes) std::fprintf(stderr, "oonic run: note: %s\n", n.c_str());
   auto fb = std::make_unique<Fabric>();
-  fb->topo = all.topology.build(base);
+  fb->topo = std::move(in.topo);
   const Topology& t = fb->topo;
   fb->routes = std::make_unique<network::Routes>(t);
-  fb->host_of_node.assign(t.nodes.size(), -1);
+  fb->host_nodes = in.host_nodes;
+  fb->host_of_node = in.host_of_node;
   fb->switch_of_node.assign(t.nodes.size(), -1);
-  for (uint32_t n : t.hosts()) {
-    if (t.ports[n].size() != 1)
-      throw Error(msg::kConfig, "topology: host " + t.nodes[n].name + " has " +
-                                    std::to_string(t.ports[n].size()) +
-                                    " links; a host has one NIC port");
-    fb->host_of_node[n] = static_cast<int32_t>(fb->host_nodes.size());
-    fb->host_nodes.push_back(n);
+  for (uint32_t n : fb->host_nodes) {
     std::array<uint8_t, 16> ip{};
     const uint32_t a = host_ip(n);
     ip[0] = uint8_t(a >> 24), ip[1] = uint8_t(a >> 16), ip[2] = uint8_t(a >> 8), ip[3] = uint8_t(a);
     fb->addrs[{4, ip}] = n;
   }
   const uint32_t nh = static_cast<uint32_t>(fb->host_nodes.size());
-  std::vector<network::Flow> flows;
-  if (!all.flows.file.empty()) {
-    flows = network::read_hpcc_flows(resolve(base, all.flows.file), nh);
-  } else {
-    network::WorkloadParams wp;
-    wp.pattern = all.flows.pattern, wp.arrival = all.flows.arrival, wp.load = all.flows.load;
-    wp.inter_fraction = all.flows.inter_fraction;
-    wp.host_gbps = t.links[t.ports[fb->host_nodes[0]][0].link].gbps;
-    wp.duration_s = all.flows.duration_us * 1e-6;
-    wp.seed = o.seed;
-    flows = network::generate_flows(wp, load_cdf(all.flows, base), nh);
-  }
-  if (flows.empty())
-    throw Error(msg::kConfig,
-                "flows: the workload has no flows (raise flows.duration_us or "
-                "flows.load)");
-  for (const auto& f : flows)
-    if (f.bytes > 0x7FFFFFFFu)
-      throw Error(msg::kConfig, "flows: a flow of " + std::to_string(f.bytes) +
-                                    " bytes; one WQE carries at most 2^31 - 1");
+  const std::vector<network::Flow>& flows = in.flows;
+  const std::vector<network::Fault>& faults = in.faults;
 
   std::string dir = o.out.empty()
                         ? "results/" + (o.config.empty() ? std::string("fabric")
@@ -573,7 +584,7 @@ int run_fabric(const b2b::RunOptions& o) {
         "waves.vcd", "stats.json", "flows.txt", "topology.txt", "pfc.csv", "rates.csv"})
     fs::remove(fs::path(dir) / f);
   write_text(dir + "/config.yaml", resolved_yaml(table));
-  write_text(dir + "/flows.txt", network::hpcc_flows_text(flows));
+  write_text(dir + "/flows.txt", network::hpcc_flows_text(flows, fb->host_nodes));
   write_text(dir + "/topology.txt", t.hpcc_text());
 
   // ---- the system ----
@@ -597,21 +608,12 @@ int run_fabric(const b2b::RunOptions& o) {
   }
   // THEMIS: the DCs' external switches are the two ends of the switch-to-switch link
   // with the longest delay (two-dc: the DCI switches; a topology file: its long haul).
-  if (all.themis.mode != "none") {
-    int64_t best = -1;
-    for (uint32_t i = 0; i < t.links.size(); ++i) {
-      const Topology::Link& l = t.links[i];
-      if (t.is_host(l.a) || t.is_host(l.b) || l.a == l.b) continue;
-      if (best < 0 || l.delay_ns > t.links[static_cast<size_t>(best)].delay_ns)
-        best = static_cast<int64_t>(i);
-    }
-    if (best < 0)
-      throw Error(msg::kConfig,
-                  "themis.mode " + all.themis.mode + ": the topology has no switch-to-switch link");
-    const Topology::Link& l = t.links[static_cast<size_t>(best)];
+  if (in.themis_link >= 0) {
+    const uint32_t best = static_cast<uint32_t>(in.themis_link);
+    const Topology::Link& l = t.links[best];
     for (const uint32_t n : {l.a, l.b})
       for (uint32_t k = 0; k < t.ports[n].size(); ++k)
-        if (t.ports[n][k].link == static_cast<uint32_t>(best))
+        if (t.ports[n][k].link == best)
           fb->switches[fb->switch_of_node[n]]->enable_themis(
               all.themis, all.nic.sender.dcqcn, k,
               static_cast<uint64_t>(std::llround(2 * l.delay_ns * 1000.0)), stats);
@@ -666,7 +668,7 @@ int run_fabric(const b2b::RunOptions& o) {
                                     " QPs (one per flow it sends or "
                                     "receives); nic.max_qps is " +
                                     std::to_string(all.nic.nic.max_qps) +
-                                    ": raise it (and sram.qp_context.depth)");
+                                    ": raise it (and sram.qp.context.depth)");
   std::vector<uint32_t> slot_on(nh, 0);
   // Per host: QP context index -> (flow, QPN), for rates.csv.
   std::vector<std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>>> qp_of_qi(nh);
@@ -737,7 +739,6 @@ int run_fabric(const b2b::RunOptions& o) {
   }
 
   // ---- faults: applied by the run loop (below) when simulated time reaches theirs ----
-  const std::vector<Fault> faults = read_faults(resolve(base, all.faults.file), t);
   size_t faults_applied = 0;
   auto apply_faults = [&](uint64_t now) {
     auto port_to = [&](uint32_t n, uint32_t peer) {
@@ -753,12 +754,12 @@ int run_fabric(const b2b::RunOptions& o) {
         on_switch(*fb->switches[fb->switch_of_node[a]], port_to(a, b));
     };
     for (; faults_applied < faults.size(); ++faults_applied) {
-      const Fault& x = faults[faults_applied];
+      const network::Fault& x = faults[faults_applied];
       if (static_cast<uint64_t>(std::llround(x.at_us * 1e6)) > now) break;
       for (const auto& [a, b] : {std::pair{x.a, x.b}, std::pair{x.b, x.a}}) {
         if (x.what == "rate") {
           end(
-              a, b, [&](network::Switch& s, uint32_t k) { s.set_port_rate(k, x.gbps); },
+              a, b, [&](network::Switch& s, uint32_t k) { s.set_port_rate(k, x.value); },
               [](network::NetworkLink&) {});
         } else if (x.what == "ecn") {
           end(
@@ -766,7 +767,7 @@ int run_fabric(const b2b::RunOptions& o) {
               [](network::NetworkLink&) {});
         } else if (x.what == "loss") {
           end(
-              a, b, [&](network::Switch& s, uint32_t k) { s.set_port_loss(k, x.gbps); },
+              a, b, [&](network::Switch& s, uint32_t k) { s.set_port_loss(k, x.value); },
               [](network::NetworkLink&) {});
         } else if (x.what == "down" || x.what == "up") {
           const bool down = x.what == "down";
@@ -776,8 +777,13 @@ int run_fabric(const b2b::RunOptions& o) {
         } else if (a == x.a) {  // drop_psn_mod, drop_ipid_mod: from a to b only
           const bool ipid = x.what == "drop_ipid_mod";
           end(
-              a, b, [&](network::Switch& s, uint32_t k) { s.add_psn_rule(k, x.n, x.r, ipid); },
-              [&](network::NetworkLink& l) { l.add_psn_rule(x.n, x.r, ipid); });
+              a, b,
+              [&](network::Switch& s, uint32_t k) {
+                s.add_psn_rule(k, static_cast<uint32_t>(x.n), static_cast<uint32_t>(x.r), ipid);
+              },
+              [&](network::NetworkLink& l) {
+                l.add_psn_rule(static_cast<uint32_t>(x.n), static_cast<uint32_t>(x.r), ipid);
+              });
         }
       }
     }
@@ -836,11 +842,6 @@ int run_fabric(const b2b::RunOptions& o) {
       std::stringstream ss(all.run.queues_switches);
       for (std::string x; std::getline(ss, x, ',');)
         if (!x.empty()) only.insert(x);
-    }
-    for (const std::string& x : only) {
-      bool known = false;
-      for (auto& sw : fb->switches) known = known || x == sw->name();
-      if (!known) throw Error(msg::kConfig, "run.queues_switches: no switch '" + x + "'");
     }
     const uint64_t sample_ps = static_cast<uint64_t>(std::llround(all.run.queues_sample_ns * 1000));
     for (auto& sw : fb->switches) {
@@ -936,11 +937,36 @@ int run_fabric(const b2b::RunOptions& o) {
   // events, and the kernel does not keep the order of same-time events. A slice that
   // ends at t leaves t's events to the next one, so a fault at t applies before them.
   std::string stall;
+  // run.max_sim_ms counts from the last flow's start, so a flow file's starts (ns-3
+  // HPCC's begin at 2 s) are always reached.
+  const uint64_t max_ps =
+      in.last_start_ps + static_cast<uint64_t>(std::llround(all.run.max_sim_ms * 1e9));
   auto w0 = std::chrono::steady_clock::now();
   {
-    const uint64_t max_ps = static_cast<uint64_t>(std::llround(all.run.max_sim_ms * 1e9));
     const uint64_t stall_ps = static_cast<uint64_t>(std::llround(all.run.stall_ms * 1e9));
+    // The watchdog waits run.stall_ms plus what a frame needs to cross the fabric and
+    // come back on its slowest links (a round trip of 2 x the hops from host 0 to the
+    // farthest host, at most, each at the slowest link's frame time), so a slow link
+    // is not taken for a stall before its first frame can land.
+    uint64_t slack_ps = 0;
+    {
+      uint32_t far = 0;
+      for (uint32_t n : fb->host_nodes) far = std::max(far, fb->routes->hops(n, fb->host_nodes[0]));
+      double frame_ps = 0;
+      const double frame_bytes = all.nic.nic.pmtu_bytes + 128.0;
+      for (const Topology::Link& l : t.links)
+        frame_ps = std::max(frame_ps, l.delay_ns * 1000 + frame_bytes * 8 / l.gbps * 1000);
+      slack_ps = static_cast<uint64_t>(2.0 * 2 * far * frame_ps);
+    }
     const uint64_t slice_ps = stall_ps ? std::max<uint64_t>(stall_ps / 4, 1) : max_ps;
+    // Faults still to come that could let frames through again (a link up, a rate or a
+    // loss change): while one is pending, an outage is planned, not a stall. Others
+    // (down, ecn, drop rules) never restore delivery, so they do not hold the watchdog.
+    std::vector<size_t> restoring_after(faults.size() + 1, 0);
+    for (size_t i = faults.size(); i-- > 0;)
+      restoring_after[i] =
+          restoring_after[i + 1] +
+          (faults[i].what == "up" || faults[i].what == "rate" || faults[i].what == "loss");
     uint64_t last = ~uint64_t{0}, since = 0;
     size_t last_faults = 0;
     apply_faults(0);
@@ -964,14 +990,14 @@ int run_fabric(const b2b::RunOptions& o) {
         const host::WqeRecord& r = fb->hosts[fr.requester]->driver.records()[fr.record];
         if (r.posted && !r.cqes) ++open;
       }
-      // Progress: a byte landed, a flow completed, or a fault changed the network (a
-      // planned outage that ends later is not a stall while an event is still to come).
+      // Progress: a byte landed, a flow completed, a fault changed the network, or one
+      // that can restore delivery is still to come.
       if (landed != last || open == 0 || faults_applied != last_faults ||
-          faults_applied < faults.size()) {
+          restoring_after[faults_applied] > 0) {
         last = landed, since = now, last_faults = faults_applied;
         continue;
       }
-      if (now - since < stall_ps) continue;
+      if (now - since < stall_ps + slack_ps) continue;
       stall = stall_report(*fb, t, runs, now, since);
       break;
     }
@@ -1057,6 +1083,7 @@ int run_fabric(const b2b::RunOptions& o) {
   {
     std::ofstream f(dir + "/fct.csv");
     std::ofstream h(dir + "/fct.txt");
+    std::vector<std::pair<uint64_t, std::string>> ns3_lines;  // (CQE time, line)
     f << "flow,src,dst,sip,dip,sport,dport,opcode,bytes,start_ns,post_ns,fct_ns,ideal_fct_ns,"
          "slowdown,completed,retransmitted,timeouts,recoveries,spurious,nic_drops\n";
     char ipa[16], ipb[16];
@@ -1090,11 +1117,19 @@ int run_fabric(const b2b::RunOptions& o) {
           recovery_of(fr.data_host, fr.op == ornic::WqeOp::kRead ? fr.req_qpn : fr.rsp_qpn);
       f << "," << rq.retransmitted << "," << rq.timeouts << "," << rq.recoveries << ","
         << rd.duplicates << "," << rd.nic_drops << "\n";
-      if (r.cqes)
-        h << ipa << " " << ipb << " " << fr.sport << " " << wire::kRoceUdpPort << " " << fr.f.bytes
-          << " " << fr.f.start_ps / 1000 << " " << (r.cqe_ps - fr.f.start_ps) / 1000 << " "
-          << fr.ideal_ps / 1000 << "\n";
+      // fct.txt as ns-3 HPCC writes it: a line per flow as it completes, the flow
+      // file's dport, times in ns.
+      if (r.cqes) {
+        std::ostringstream line;
+        line << ipa << " " << ipb << " " << fr.sport << " " << fr.f.dport << " " << fr.f.bytes
+             << " " << fr.f.start_ps / 1000 << " " << (r.cqe_ps - fr.f.start_ps) / 1000 << " "
+             << fr.ideal_ps / 1000 << "\n";
+        ns3_lines.emplace_back(r.cqe_ps, line.str());
+      }
     }
+    std::stable_sort(ns3_lines.begin(), ns3_lines.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (const auto& [at, text] : ns3_lines) h << text;
   }
   // ---- rates.csv: rate changes in time order (a lazy core reports them late) ----
   if (all.run.rates_csv) {
@@ -1273,6 +1308,12 @@ int run_fabric(const b2b::RunOptions& o) {
   sram_csv.finish(end);
   if (vcd) vcd->write(dir + "/waves.vcd", o.vcd_from, o.vcd_to);
   if (!stall.empty()) std::fprintf(stderr, "oonic run: stalled: %s\n", stall.c_str());
+  if (stall.empty() && !finished)
+    std::fprintf(stderr,
+                 "oonic run: stopped at run.max_sim_ms: %s of %zu flows complete at %s us (the "
+                 "last flow starts at %s us; the limit is %s ms after it)\n",
+                 std::to_string(completed).c_str(), runs.size(), fmt(end_ps / 1e6, 3).c_str(),
+                 fmt(in.last_start_ps / 1e6, 3).c_str(), fmt(all.run.max_sim_ms, 3).c_str());
   if (!o.quiet) {
     std::fputs(summary.c_str(), stdout);
     std::printf("  results     %s/  (simulated in %s s wall)\n", dir.c_str(), fmt(wall, 3).c_str());

@@ -21,14 +21,20 @@
 #include "model/core/params.h"
 #include "model/ornic/ornic_params.h"
 #include "platforms/b2b/b2b.h"
+#include "platforms/network/faults.h"
 #include "platforms/network/path_select.h"
 #include "platforms/network/switch_core.h"
 #include "platforms/network/themis.h"
 #include "platforms/network/topology.h"
+#include "platforms/network/workload.h"
 
 namespace oonic::fabric {
 
-struct TopologyParams {          // topology.*
+struct TopologyParams {  // topology.*
+  // Ranges of a switch-to-switch link's rate (Gbit/s) and any link's delay (ns),
+  // generated or read from a file; a host link's rate is mac.rate_gbps's range.
+  static constexpr double kLinkGbpsMin = 0.001, kLinkGbpsMax = 1e4, kDelayNsMax = 1e10;
+
   std::string kind = "kpaths";   // pair | kpaths | leaf-spine | fat-tree | two-dc | file
   std::string file;              // kind file: ns-3 HPCC topology.txt
   uint32_t paths = 4;            // kpaths: spines between the two ToRs
@@ -42,8 +48,10 @@ struct TopologyParams {          // topology.*
   double dci_gbps = 400;         // two-dc: the long-haul link
   double dci_delay_ns = 100000;  // two-dc: its one-way delay
   void describe(ParamTable& t);
+  static network::Topology::Limits limits();
   // base_dir: where relative file names are looked up (the config's directory).
-  network::Topology build(const std::string& base_dir) const;
+  network::Topology build(const std::string& base_dir,
+                          const network::Topology::Limits& lim = limits()) const;
 };
 
 struct FlowParams {  // flows.*
@@ -98,6 +106,24 @@ struct AllParams {
     run.describe(t);
   }
 };
+
+// Everything a fabric run reads, checked before anything is built.
+struct Inputs {
+  network::Topology topo;
+  std::vector<uint32_t> host_nodes;   // host index -> node id
+  std::vector<int32_t> host_of_node;  // node id -> host index, -1 for a switch
+  std::vector<network::Flow> flows;
+  std::vector<network::Fault> faults;
+  uint64_t last_start_ps = 0;      // the latest flow start
+  int64_t themis_link = -1;        // themis.mode on: the long-haul link
+  std::vector<std::string> notes;  // said on stderr: what was read but not used
+};
+// The topology (generated, or topology.file), the flows (flows.file, or generated
+// from flows.*), the faults (faults.file) and the keys that name parts of them
+// (run.queues_switches, themis.mode). Throws Error(kConfig) naming file:line or
+// the key. max_flows bounds what a workload may hold (memory).
+Inputs read_inputs(const AllParams& all, const std::string& base_dir, uint64_t seed,
+                   uint64_t max_flows = network::kMaxFlows);
 
 // True when the configuration (file and --set overrides) asks for a fabric:
 // it has a topology section. Throws Error(kConfig) on unreadable YAML.

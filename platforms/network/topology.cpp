@@ -2,12 +2,14 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
 #include "model/core/error.h"
+#include "platforms/network/text_input.h"
 
 namespace oonic::network {
 
@@ -38,18 +40,17 @@ std::vector<uint32_t> Topology::hosts() const {
 }
 
 std::string Topology::hpcc_text() const {
-  std::vector<uint32_t> id(nodes.size());
-  const std::vector<uint32_t> hs = hosts(), ss = switches();
-  for (uint32_t i = 0; i < hs.size(); ++i) id[hs[i]] = i;
-  for (uint32_t i = 0; i < ss.size(); ++i) id[ss[i]] = static_cast<uint32_t>(hs.size()) + i;
+  const std::vector<uint32_t> ss = switches();
   std::ostringstream os;
   os << nodes.size() << " " << ss.size() << " " << links.size() << "\n";
-  for (uint32_t i = 0; i < ss.size(); ++i) os << (i ? " " : "") << id[ss[i]];
-  os << "\n";
+  if (!ss.empty()) {
+    for (uint32_t i = 0; i < ss.size(); ++i) os << (i ? " " : "") << ss[i];
+    os << "\n";
+  }
   os.precision(12);
   for (const Link& l : links)
-    os << id[l.a] << " " << id[l.b] << " " << l.gbps << "Gbps " << l.delay_ns << "ns "
-       << l.error_rate << "\n";
+    os << l.a << " " << l.b << " " << l.gbps << "Gbps " << l.delay_ns << "ns " << l.error_rate
+       << "\n";
   return os.str();
 }
 
@@ -160,95 +161,118 @@ Topology Topology::two_dc(uint32_t spines, uint32_t leaves, uint32_t hosts_per_l
 
 namespace {
 
-// "100Gbps" -> 100; "400Mbps" -> 0.4. Returns NaN when not a rate.
-double parse_rate_gbps(const std::string& s) {
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  const std::string unit = end ? end : "";
-  if (end == s.c_str() || !(v > 0)) return NAN;
-  if (unit == "Gbps") return v;
-  if (unit == "Mbps") return v / 1e3;
-  if (unit == "Kbps") return v / 1e6;
-  if (unit == "bps") return v / 1e9;
-  return NAN;
+// "100Gbps" -> 100, "400Mbps" -> 0.4 (units G/M/K/bps as ns-3 HPCC writes them).
+double rate_gbps(const TextInput& in, size_t i, double lo, double hi, const std::string& which) {
+  const std::string& s = in.field(i);
+  static const std::pair<const char*, double> kUnits[] = {
+      {"Gbps", 1}, {"Mbps", 1e-3}, {"Kbps", 1e-6}, {"bps", 1e-9}};
+  for (const auto& [unit, scale] : kUnits) {
+    const size_t u = std::strlen(unit);
+    if (s.size() <= u || s.compare(s.size() - u, u, unit) != 0) continue;
+    const std::string num = s.substr(0, s.size() - u);
+    if (num.back() == 'G' || num.back() == 'M' || num.back() == 'K') continue;  // "1Gbps" vs "bps"
+    double v = 0;
+    if (parse_real(num, &v) && v * scale >= lo && v * scale <= hi) return v * scale;
+    break;
+  }
+  in.fail(which + " rate '" + s + "': expected <number>Gbps (or Mbps, Kbps, bps) in " +
+          range_text(lo, hi) + " Gbit/s");
 }
 
-// "1000ns" / "1us" / "0.001ms" / "0s" -> ns. NaN when not a delay.
-double parse_delay_ns(const std::string& s) {
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  const std::string unit = end ? end : "";
-  if (end == s.c_str() || !(v >= 0)) return NAN;
-  if (unit == "ns") return v;
-  if (unit == "us") return v * 1e3;
-  if (unit == "ms") return v * 1e6;
-  if (unit == "s") return v * 1e9;
-  return NAN;
+// "1000ns" / "1us" / "0.001ms" / "0s" -> ns.
+double delay_ns(const TextInput& in, size_t i, double hi) {
+  const std::string& s = in.field(i);
+  static const std::pair<const char*, double> kUnits[] = {
+      {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+  for (const auto& [unit, scale] : kUnits) {
+    const size_t u = std::strlen(unit);
+    if (s.size() <= u || s.compare(s.size() - u, u, unit) != 0) continue;
+    const std::string num = s.substr(0, s.size() - u);
+    if (u == 1 && (num.back() == 'n' || num.back() == 'u' || num.back() == 'm')) continue;
+    double v = 0;
+    if (parse_real(num, &v) && v * scale >= 0 && v * scale <= hi) return v * scale;
+    break;
+  }
+  in.fail("delay '" + s + "': expected <number>ns (or us, ms, s) in " + range_text(0, hi) + " ns");
 }
 
 }  // namespace
 
-Topology Topology::read_hpcc(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw Error(msg::kConfig, path + ": cannot open topology");
-  std::string line;
-  uint32_t lineno = 0;
-  auto fail = [&](const std::string& what) {
-    throw Error(msg::kConfig, path + ":" + std::to_string(lineno) + ": " + what);
-  };
-  auto next_line = [&](bool required) {
-    while (std::getline(f, line)) {
-      ++lineno;
-      if (line.find_first_not_of(" \t\r") != std::string::npos) return true;
-    }
-    if (required) ++lineno, fail("unexpected end of file");
-    return false;
-  };
-  next_line(true);
-  long long n = -1, sw = -1, nl = -1;
-  {
-    std::istringstream is(line);
-    if (!(is >> n >> sw >> nl) || n <= 0 || sw < 0 || sw > n || nl < 0)
-      fail("expected '<nodes> <switches> <links>'");
-  }
+Topology Topology::read_hpcc(const std::string& path, const Limits& lim) {
+  TextInput in(path, "topology.file", false);
+  const std::string header = "<nodes> <switches> <links>";
+  if (!in.next()) in.fail("empty: expected '" + header + "'");
+  in.expect_fields(3, 3, header);
+  const uint64_t n = in.uint_at(0, "nodes", 2, kMaxNodes);
+  const uint64_t sw = in.uint_at(1, "switches", 0, n);
+  if (n - sw < 2)
+    in.fail(std::to_string(sw) + " switches of " + std::to_string(n) +
+            " nodes: a fabric needs at least two hosts");
+  // Every node sits on a link, so the links bound the nodes (and what is allocated
+  // before they are read).
+  const uint64_t nl = in.uint_at(2, "links", (n + 1) / 2, kMaxNodes * 64);
+  const uint32_t header_line = in.line();
   Topology t;
-  std::vector<bool> is_sw(static_cast<size_t>(n), false);
+  t.source = path;
+  std::vector<bool> is_sw(n, false);
   if (sw > 0) {
-    next_line(true);
-    std::istringstream is(line);
-    for (long long i = 0; i < sw; ++i) {
-      long long id;
-      if (!(is >> id)) fail("expected " + std::to_string(sw) + " switch ids");
-      if (id < 0 || id >= n) fail("switch id " + std::to_string(id) + " is not a node");
-      is_sw[static_cast<size_t>(id)] = true;
+    if (!in.next()) in.fail("expected the line of " + std::to_string(sw) + " switch ids");
+    in.expect_fields(sw, sw, std::to_string(sw) + " switch ids (the header's count)");
+    for (size_t i = 0; i < sw; ++i) {
+      const uint64_t id = in.uint_at(i, "switch id", 0, n - 1);
+      if (is_sw[id]) in.fail("switch id " + std::to_string(id) + " listed twice");
+      is_sw[id] = true;
     }
   }
-  for (long long i = 0; i < n; ++i)
-    t.add_node(is_sw[static_cast<size_t>(i)] ? Kind::kSwitch : Kind::kHost,
-               "n" + std::to_string(i));
-  for (long long i = 0; i < nl; ++i) {
-    next_line(true);
-    std::istringstream is(line);
-    long long a, b;
-    std::string rate, delay;
-    double err = 0;
-    if (!(is >> a >> b >> rate >> delay))
-      fail("expected 'src dst <rate>Gbps <delay>ns <error rate>'");
-    is >> err;
-    if (a < 0 || a >= n || b < 0 || b >= n || a == b)
-      fail("link " + std::to_string(a) + " - " + std::to_string(b) + ": not two distinct nodes");
-    const double g = parse_rate_gbps(rate);
-    if (std::isnan(g)) fail("rate '" + rate + "': expected e.g. 100Gbps");
-    const double d = parse_delay_ns(delay);
-    if (std::isnan(d)) fail("delay '" + delay + "': expected e.g. 1000ns or 0.001ms");
-    if (!(err >= 0 && err <= 1)) fail("error rate must be in [0, 1]");
-    t.add_link(static_cast<uint32_t>(a), static_cast<uint32_t>(b), g, d, err);
+  for (uint64_t i = 0; i < n; ++i)
+    t.add_node(is_sw[i] ? Kind::kSwitch : Kind::kHost, "n" + std::to_string(i));
+  std::vector<uint32_t> host_link_line(n, 0);
+  const std::string form = "src dst <rate>Gbps <delay>ns [<error rate>]";
+  for (uint64_t i = 0; i < nl; ++i) {
+    if (!in.next())
+      in.fail("expected " + std::to_string(nl) + " links (the header's count, line " +
+              std::to_string(header_line) + "), found " + std::to_string(i));
+    in.expect_fields(4, 5, form);
+    const uint64_t a = in.uint_at(0, "src", 0, n - 1), b = in.uint_at(1, "dst", 0, n - 1);
+    if (a == b) in.fail("a link from node " + std::to_string(a) + " to itself");
+    const bool host_link = !is_sw[a] || !is_sw[b];
+    if (!is_sw[a] && !is_sw[b])
+      in.fail("nodes " + std::to_string(a) + " and " + std::to_string(b) +
+              " are both hosts; a host's link goes to a switch");
+    for (const uint64_t h : {a, b})
+      if (!is_sw[h] && host_link_line[h])
+        in.fail("host " + std::to_string(h) + " already has a link (line " +
+                std::to_string(host_link_line[h]) + "); a host has one NIC port");
+    const double g = host_link ? rate_gbps(in, 2, lim.host_gbps_min, lim.host_gbps_max,
+                                           "host link (the NIC's mac.rate_gbps)")
+                               : rate_gbps(in, 2, lim.switch_gbps_min, lim.switch_gbps_max,
+                                           "switch-to-switch link");
+    const double d = delay_ns(in, 3, lim.delay_ns_max);
+    const double err = in.fields() == 5 ? in.real_at(4, "error rate", 0, 1) : 0;
+    for (const uint64_t h : {a, b})
+      if (!is_sw[h]) host_link_line[h] = in.line();
+    const uint32_t l = t.add_link(static_cast<uint32_t>(a), static_cast<uint32_t>(b), g, d, err);
+    t.links[l].line = in.line();
   }
+  if (in.next())
+    in.fail("more lines than the header's " + std::to_string(nl) + " links (line " +
+            std::to_string(header_line) + ")");
+  for (uint64_t i = 0; i < n; ++i)
+    if (t.ports[i].empty())
+      throw Error(msg::kConfig, path + ":" + std::to_string(header_line) + ": node " +
+                                    std::to_string(i) + " is on no link");
   return t;
 }
 
 Routes::Routes(const Topology& t) {
   const auto hosts = t.hosts();
+  // dist_ and next_ hold a row per host over every node: bound them before allocating.
+  if (static_cast<uint64_t>(hosts.size()) * t.nodes.size() > kMaxRouteEntries)
+    throw Error(msg::kConfig, (t.source.empty() ? std::string("topology") : t.source) + ": " +
+                                  std::to_string(hosts.size()) + " hosts x " +
+                                  std::to_string(t.nodes.size()) +
+                                  " nodes: the routing tables hold at most " +
+                                  std::to_string(kMaxRouteEntries) + " (host, node) entries");
   host_index_.assign(t.nodes.size(), kFar);
   for (uint32_t i = 0; i < hosts.size(); ++i) host_index_[hosts[i]] = i;
   dist_.assign(hosts.size(), std::vector<uint32_t>(t.nodes.size(), kFar));
@@ -266,9 +290,16 @@ Routes::Routes(const Topology& t) {
         if (d[p.peer] == kFar) d[p.peer] = d[u] + 1, q.push_back(p.peer);
     }
     for (uint32_t h : hosts)
-      if (d[h] == kFar)
-        throw Error(msg::kConfig, "topology: host " + t.nodes[h].name + " cannot reach host " +
-                                      t.nodes[hosts[i]].name);
+      if (d[h] == kFar) {
+        // A file names the unreachable host's link line; a generated fabric its kind.
+        std::string where = "topology";
+        if (!t.source.empty()) {
+          where = t.source;
+          if (!t.ports[h].empty()) where += ":" + std::to_string(t.links[t.ports[h][0].link].line);
+        }
+        throw Error(msg::kConfig, where + ": host " + t.nodes[h].name + " cannot reach host " +
+                                      t.nodes[hosts[i]].name + " (no path through switches)");
+      }
     for (uint32_t n = 0; n < t.nodes.size(); ++n) {
       if (n == hosts[i] || d[n] == kFar) continue;
       for (uint32_t k = 0; k < t.ports[n].size(); ++k) {

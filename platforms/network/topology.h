@@ -21,6 +21,7 @@ struct Topology {
     double gbps = 100;
     double delay_ns = 1000;
     double error_rate = 0;  // topology.txt's per-link loss rate
+    uint32_t line = 0;      // read_hpcc: the file's line (0: generated)
   };
   struct Port {
     uint32_t link;  // index into links
@@ -30,6 +31,7 @@ struct Topology {
   std::vector<Node> nodes;
   std::vector<Link> links;
   std::vector<std::vector<Port>> ports;  // per node, in the order its links were added
+  std::string source;                    // read_hpcc: the file (errors name it); else empty
 
   uint32_t add_node(Kind k, std::string name);
   uint32_t add_link(uint32_t a, uint32_t b, double gbps, double delay_ns, double error_rate = 0);
@@ -55,12 +57,21 @@ struct Topology {
   static Topology two_dc(uint32_t spines, uint32_t leaves, uint32_t hosts_per_leaf,
                          double host_gbps, double fabric_gbps, double delay_ns, double dci_gbps,
                          double dci_delay_ns);
-  // ns-3 HPCC's topology.txt: "<nodes> <switches> <links>", the switch ids, then
-  // "src dst <rate>(G|M|K)bps <delay>(ns|us|ms|s) <error rate>" a link. Node ids
-  // are kept. Throws oonic::Error (msg::kConfig) naming the file and line.
-  static Topology read_hpcc(const std::string& path);
-  // The same format written out, hosts renumbered 0.. in host order (the flow
-  // file's host indices) and switches after them; read_hpcc reads it back.
+  // What a link read from a file may carry: a host link feeds a NIC's
+  // mac.rate_gbps, a switch-to-switch link a switch port (topology.fabric_gbps).
+  struct Limits {
+    double host_gbps_min, host_gbps_max;
+    double switch_gbps_min, switch_gbps_max;
+    double delay_ns_max;
+  };
+  static constexpr uint32_t kMaxNodes = 1u << 20;
+  // ns-3 HPCC's topology.txt: "<nodes> <switches> <links>", the line of switch ids
+  // (absent when there are none), then "src dst <rate>(G|M|K)bps <delay>(ns|us|ms|s)
+  // [<error rate>]" a link. Node ids are kept. Strict (text_input.h): every node
+  // on a link, a host on exactly one, at least two hosts, no field left over.
+  // Throws oonic::Error (msg::kConfig) naming the file and line.
+  static Topology read_hpcc(const std::string& path, const Limits& limits);
+  // The same format written out, node ids kept; read_hpcc reads it back.
   std::string hpcc_text() const;
 };
 
@@ -68,6 +79,8 @@ struct Topology {
 // on a shortest path, in port order (the equal-cost set routing chooses from).
 class Routes {
  public:
+  // A table entry per (host, node): about 40 bytes each, so at most ~2.7 GB.
+  static constexpr uint64_t kMaxRouteEntries = uint64_t{1} << 26;
   explicit Routes(const Topology& t);  // throws Error(kConfig) if a host cannot reach another
   const std::vector<uint32_t>& next_ports(uint32_t node, uint32_t dst_host) const;
   uint32_t hops(uint32_t node, uint32_t dst_host) const;

@@ -10,6 +10,7 @@
 
 #include "model/core/error.h"
 #include "model/core/rng.h"
+#include "platforms/network/text_input.h"
 
 namespace oonic::network {
 
@@ -42,25 +43,14 @@ SizeCdf SizeCdf::from_points(std::vector<std::pair<double, double>> pts, const s
 }
 
 SizeCdf SizeCdf::read(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) fail(path, "cannot open size CDF");
+  TextInput in(path, "flows.cdf", true);
   std::vector<std::pair<double, double>> pts;
-  std::string line;
-  for (uint32_t n = 1; std::getline(f, line); ++n) {
-    const auto hash = line.find('#');
-    if (hash != std::string::npos) line.resize(hash);
-    std::istringstream is(line);
-    double x, p;
-    std::string rest;
-    if (!(is >> x)) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      fail(path + ":" + std::to_string(n), "expected 'bytes cumulative-percent'");
-    }
-    if (!(is >> p) || (is >> rest))
-      fail(path + ":" + std::to_string(n), "expected 'bytes cumulative-percent'");
-    const std::string where = path + ":" + std::to_string(n);
+  while (in.next()) {
+    in.expect_fields(2, 2, "bytes cumulative-percent");
+    const double x = in.real_at(0, "bytes", 0, static_cast<double>(kMaxFlowBytes));
+    const double p = in.real_at(1, "percent", 0, 100);
     if (!pts.empty() && (x < pts.back().first || p < pts.back().second))
-      fail(where, "sizes and percents must not decrease");
+      in.fail("sizes and percents must not decrease");
     pts.push_back({x, p});
   }
   return from_points(std::move(pts), path);
@@ -86,59 +76,59 @@ double SizeCdf::mean() const {
   return m;
 }
 
-std::vector<Flow> read_hpcc_flows(const std::string& path, uint32_t hosts) {
-  std::ifstream f(path);
-  if (!f) fail(path, "cannot open flow file");
-  std::string line;
-  uint32_t n = 0;
-  auto next = [&]() {
-    while (std::getline(f, line)) {
-      ++n;
-      if (line.find_first_not_of(" \t\r") != std::string::npos) return true;
-    }
-    return false;
-  };
-  if (!next()) fail(path + ":1", "expected the number of flows");
-  long long count = -1;
-  {
-    std::istringstream is(line);
-    if (!(is >> count) || count < 0)
-      fail(path + ":" + std::to_string(n), "expected the number of flows");
-  }
+std::vector<Flow> read_hpcc_flows(const std::string& path, const std::vector<int32_t>& host_of_node,
+                                  uint32_t* ignored_from) {
+  TextInput in(path, "flows.file", false);
+  if (!in.next()) in.fail("empty: expected the number of flows");
+  if (in.fields() != 1)
+    in.fail("expected the number of flows alone on the first line, found " +
+            std::to_string(in.fields()) + " fields (a flow file starts with its count)");
+  const uint64_t count = in.uint_at(0, "the number of flows", 0, kMaxFlows);
+  const uint32_t count_line = in.line();
+  const uint64_t nodes = host_of_node.size();
   std::vector<Flow> flows;
   double last_start = 0;
-  for (long long i = 0; i < count; ++i) {
-    if (!next())
-      fail(path + ":" + std::to_string(n + 1),
-           "expected " + std::to_string(count) + " flows, found " + std::to_string(i));
-    const std::string where = path + ":" + std::to_string(n);
-    std::istringstream is(line);
-    long long src, dst, prio, dport;
-    double bytes, start;
-    if (!(is >> src >> dst >> prio >> dport >> bytes >> start))
-      fail(where, "expected 'src dst priority dport bytes start_s'");
-    if (src < 0 || src >= hosts || dst < 0 || dst >= hosts)
-      fail(where, "host out of range (" + std::to_string(hosts) + " hosts)");
-    if (src == dst) fail(where, "a flow from host " + std::to_string(src) + " to itself");
-    if (!(bytes >= 1)) fail(where, "a flow of no bytes");
-    if (!(start >= 0) || start < last_start) fail(where, "start times must not go back");
-    last_start = start;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (!in.next())
+      in.fail("expected " + std::to_string(count) + " flows (the count on line " +
+              std::to_string(count_line) + "), found " + std::to_string(i));
+    in.expect_fields(6, 6, "src dst priority dport bytes start_s");
     Flow fl;
-    fl.src = static_cast<uint32_t>(src), fl.dst = static_cast<uint32_t>(dst);
-    fl.priority = static_cast<uint32_t>(prio), fl.dport = static_cast<uint32_t>(dport);
-    fl.bytes = static_cast<uint64_t>(bytes);
+    uint32_t host[2];
+    for (size_t k = 0; k < 2; ++k) {
+      const uint64_t node = in.uint_at(k, k ? "dst node" : "src node", 0, nodes - 1);
+      if (host_of_node[node] < 0)
+        in.fail(std::string(k ? "dst" : "src") + " node " + std::to_string(node) +
+                " is a switch (flows name hosts by node id, as ns-3 HPCC does)");
+      host[k] = static_cast<uint32_t>(host_of_node[node]);
+    }
+    if (host[0] == host[1]) in.fail("a flow from node " + in.field(0) + " to itself");
+    fl.src = host[0], fl.dst = host[1];
+    fl.priority = static_cast<uint32_t>(in.uint_at(2, "priority", 0, 7));
+    fl.dport = static_cast<uint32_t>(in.uint_at(3, "dport", 0, 65535));
+    fl.bytes = in.uint_at(4, "bytes", 1, kMaxFlowBytes);
+    const double start = in.real_at(5, "start_s", 0, kMaxStartS);
+    if (start < last_start)
+      in.fail("start " + in.field(5) + " s is before the previous flow's; starts must not go back");
+    last_start = start;
     fl.start_ps = static_cast<uint64_t>(std::llround(start * 1e12));
+    fl.line = in.line();
     flows.push_back(fl);
   }
+  // ns-3 HPCC reads the count's flows and no further (its own mix/flow.txt has more
+  // flow lines and a description after them): the rest is ignored, and said.
+  if (ignored_from) *ignored_from = in.next() ? in.line() : 0;
   return flows;
 }
 
-std::string hpcc_flows_text(const std::vector<Flow>& flows) {
+std::string hpcc_flows_text(const std::vector<Flow>& flows,
+                            const std::vector<uint32_t>& host_nodes) {
   std::ostringstream os;
   os << flows.size() << "\n";
   for (const Flow& f : flows)
-    os << f.src << " " << f.dst << " " << f.priority << " " << f.dport << " " << f.bytes << " "
-       << std::fixed << std::setprecision(9) << static_cast<double>(f.start_ps) / 1e12 << "\n";
+    os << host_nodes.at(f.src) << " " << host_nodes.at(f.dst) << " " << f.priority << " " << f.dport
+       << " " << f.bytes << " " << std::fixed << std::setprecision(9)
+       << static_cast<double>(f.start_ps) / 1e12 << "\n";
   return os.str();
 }
 
@@ -202,6 +192,10 @@ std::vector<Flow> generate_flows(const WorkloadParams& p, const SizeCdf& cdf, ui
         f.dst = 0;
       }
       flows.push_back(f);
+      if (flows.size() > p.max_flows)
+        fail("flows.duration_us", "the workload would hold more than " +
+                                      std::to_string(p.max_flows) +
+                                      " flows; shorten it or lower flows.load");
     }
   }
   std::stable_sort(flows.begin(), flows.end(),

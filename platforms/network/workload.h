@@ -9,8 +9,13 @@
 // zero-width segment is skipped). The mean is the integral of that piecewise
 // linear inverse: sum over segments of (x0 + x1) / 2 x (p1 - p0) / 100.
 //
-// Flow file (ns-3 HPCC's flow.txt): the number of flows, then one flow a line:
-// "src dst priority dport bytes start_s" (hosts by index among the hosts).
+// Flow file (ns-3 HPCC's flow.txt): the number of flows alone on the first line,
+// then that many flows, one a line (what follows is not read, as in ns-3): "src dst priority dport
+// bytes start_s". src and dst are node ids of the topology, as ns-3 HPCC's third.cc reads them
+// (n.Get(src)): a topology whose switches are numbered first has no host 0. priority is ns-3's
+// priority group 0..7 and dport its port 0..65535 (both recorded and written back to fct.txt; the
+// NICs' own queues decide the wire); bytes an integer 1..2^31-1 (one WQE); start_s seconds,
+// decimal, never going back.
 //
 // Generation (the method of ns-3 HPCC's traffic_gen): every host starts flows
 // as a Poisson process whose mean gap is mean_size x 8 / (load x host rate),
@@ -34,12 +39,17 @@
 
 namespace oonic::network {
 
+inline constexpr uint64_t kMaxFlowBytes = 0x7FFFFFFF;     // one WQE's length field
+inline constexpr uint64_t kMaxFlows = uint64_t{1} << 24;  // a workload's flows (memory)
+inline constexpr double kMaxStartS = 1e4;                 // run.max_sim_ms's upper end
+
 struct Flow {
-  uint32_t src = 0, dst = 0;  // host indexes
+  uint32_t src = 0, dst = 0;  // host indexes (among the topology's hosts, in node order)
   uint64_t bytes = 0;
   uint64_t start_ps = 0;
   uint32_t priority = 3;  // as in ns-3 HPCC's flow file
   uint32_t dport = 100;
+  uint32_t line = 0;  // read_hpcc_flows: the file's line
 };
 
 class SizeCdf {
@@ -54,11 +64,16 @@ class SizeCdf {
   std::vector<std::pair<double, double>> pts_;  // (bytes, percent)
 };
 
-// Throws oonic::Error (msg::kConfig) naming the file and line: a bad count, a
-// host out of range, a flow to itself, a zero size, times that go back.
-std::vector<Flow> read_hpcc_flows(const std::string& path, uint32_t hosts);
-// The same format back (start in seconds, 9 decimals).
-std::string hpcc_flows_text(const std::vector<Flow>& flows);
+// host_of_node: per node id, its host index, or -1 for a switch. Strict
+// (text_input.h); throws oonic::Error (msg::kConfig) naming the file and line.
+// Lines after the count's flows are not read, as in ns-3 HPCC; ignored_from (if
+// given) gets the first such line with text on it, 0 if none.
+std::vector<Flow> read_hpcc_flows(const std::string& path, const std::vector<int32_t>& host_of_node,
+                                  uint32_t* ignored_from = nullptr);
+// The same format back, hosts by node id (host_nodes: host index -> node id),
+// start in seconds with 9 decimals.
+std::string hpcc_flows_text(const std::vector<Flow>& flows,
+                            const std::vector<uint32_t>& host_nodes);
 
 struct WorkloadParams {
   std::string pattern = "random";   // random | permutation | incast | mix
@@ -68,6 +83,7 @@ struct WorkloadParams {
   double host_gbps = 100;
   double duration_s = 0.001;
   uint64_t seed = 1;
+  uint64_t max_flows = kMaxFlows;  // more is refused (flows.duration_us), bounding memory
 };
 
 // Throws oonic::Error (msg::kConfig) naming the flows.* key: load outside (0,

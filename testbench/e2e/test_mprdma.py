@@ -109,7 +109,7 @@ class MpRdma(e2e.OonicTestCase):
         d = self.mkdtemp()
         for line, needle in (("0 loss tor0 spine0 2", "probability"),
                              ("0 loss h0 tor0 0.1", "switch-to-switch"),
-                             ("0 ecn tor0 spine0 5000 100", "kmin <= kmax"),
+                             ("0 ecn tor0 spine0 5000 100", "kmax_bytes '100'"),
                              ("0 ecn tor0 spine0", "kmin")):
             faults = os.path.join(d, "faults.txt")
             with open(faults, "w") as f:

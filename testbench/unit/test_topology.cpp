@@ -85,6 +85,9 @@ TEST(Topology, PairIsOneLink) {
   EXPECT_EQ(r.next_ports(0, 1), (std::vector<uint32_t>{0}));
 }
 
+// The fabric's ranges (TopologyParams::limits): host links as mac.rate_gbps.
+constexpr Topology::Limits kLimits = {1, 1600, 0.001, 1e4, 1e10};
+
 class TopologyFile : public ::testing::Test {
  protected:
   std::string write(const std::string& text) {
@@ -99,7 +102,7 @@ class TopologyFile : public ::testing::Test {
   void TearDown() override { std::remove(path_.c_str()); }
   std::string error(const std::string& text) {
     try {
-      Topology::read_hpcc(write(text));
+      Topology::read_hpcc(write(text), kLimits);
     } catch (const Error& e) {
       EXPECT_EQ(e.id(), msg::kConfig);
       return e.what();
@@ -114,7 +117,8 @@ TEST_F(TopologyFile, ReadsNs3HpccTopologyTxt) {
   // Two hosts under switch 2, two under switch 3, the switches joined by two links.
   Topology t = Topology::read_hpcc(
       write("6 2 6\n2 3\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 0.001ms 0\n4 3 100Gbps 1us 0\n"
-            "5 3 25Gbps 1000ns 0.01\n2 3 400Gbps 1000ns 0\n2 3 400Gbps 1000ns 0\n"));
+            "5 3 25Gbps 1000ns 0.01\n2 3 400Gbps 1000ns 0\n2 3 400Gbps 1000ns 0\n"),
+      kLimits);
   EXPECT_EQ(t.hosts(), (std::vector<uint32_t>{0, 1, 4, 5}));
   EXPECT_EQ(t.switches(), (std::vector<uint32_t>{2, 3}));
   EXPECT_DOUBLE_EQ(t.links[1].delay_ns, 1000);
@@ -126,20 +130,69 @@ TEST_F(TopologyFile, ReadsNs3HpccTopologyTxt) {
 }
 
 TEST_F(TopologyFile, ErrorsNameFileAndLine) {
-  std::string e = error("3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Xbps 1000ns 0\n");
-  EXPECT_NE(e.find(path_ + ":4: rate '100Xbps'"), std::string::npos) << e;
-  e = error("3 1 2\n2\n0 2 100Gbps 1000ns 0\n");
-  EXPECT_NE(e.find(":4: unexpected end of file"), std::string::npos) << e;
-  e = error("3 1 1\n7\n");
-  EXPECT_NE(e.find(":2: switch id 7 is not a node"), std::string::npos) << e;
-  e = error("3 1 1\n2\n0 0 100Gbps 1000ns 0\n");
-  EXPECT_NE(e.find(":3: link 0 - 0"), std::string::npos) << e;
-  e = error("3 1 1\n2\n0 2 100Gbps 10parsecs 0\n");
-  EXPECT_NE(e.find(":3: delay '10parsecs'"), std::string::npos) << e;
-  // Host 1 is on no link: unreachable.
-  write("3 1 1\n2\n0 2 100Gbps 1000ns 0\n");
-  Topology t = Topology::read_hpcc(path_);
-  EXPECT_THROW(Routes r(t), Error);
+  // Each: file text, the line and words the error must carry.
+  const std::pair<const char*, const char*> cases[] = {
+      {"3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Xbps 1000ns 0\n",
+       ":4: host link (the NIC's "
+       "mac.rate_gbps) rate '100Xbps'"},
+      {"3 1 2\n2\n0 2 100Gbps 1000ns 0\n", ":4: expected 2 links (the header's count, line 1)"},
+      {"3 1 1\n7\n", ":1: links '1'"},  // 3 nodes need 2 links
+      {"3 1 2\n7\n", ":2: switch id '7'"},
+      {"3 1 2\n2\n0 0 100Gbps 1000ns 0\n", ":3: a link from node 0 to itself"},
+      {"3 1 2\n2\n0 2 100Gbps 10parsecs 0\n", ":3: delay '10parsecs'"},
+      // Every node a switch: no host to run a flow on (once a SIGSEGV).
+      {"3 3 2\n0 1 2\n0 1 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n",
+       ":1: 3 switches of 3 nodes: a fabric needs at least two hosts"},
+      // Huge node counts are bounded by the links before anything is allocated.
+      {"200000 1 65\n", ":1: links '65'"},
+      {"3000000000 1 65\n", ":1: nodes '3000000000'"},
+      {"3 1 2 9\n", ":1: expected '<nodes> <switches> <links>', found 4"},
+      {"4 1 3\n2 2\n", ":2: expected '1 switch ids"},
+      {"4 2 3\n2 2\n", ":2: switch id 2 listed twice"},
+      {"3 1 2\n2\n0 2 1601Gbps 1000ns 0\n",
+       ":3: host link (the NIC's mac.rate_gbps) rate '1601Gbps'"},
+      {"3 1 2\n2\n0 2 1bps 1000ns 0\n", ":3: host link"},
+      {"3 1 2\n2\n0 2 infGbps 1000ns 0\n", ":3: host link"},
+      {"3 1 2\n2\n0 2 1e99Gbps 1000ns 0\n", ":3: host link"},
+      {"3 1 2\n2\n0 2 1e-300Gbps 1000ns 0\n", ":3: host link"},
+      {"3 1 2\n2\n0 2 100Gbps 1e99ns 0\n", ":3: delay '1e99ns'"},
+      {"3 1 2\n2\n0 2 100Gbps infns 0\n", ":3: delay 'infns'"},
+      {"3 1 2\n2\n0 2 100Gbps 18446744073709551616ns 0\n", ":3: delay"},
+      {"3 1 2\n2\n0 2 100Gbps 1000ns nan\n", ":3: error rate 'nan'"},
+      {"3 1 2\n2\n0 2 100Gbps 1000ns inf\n", ":3: error rate 'inf'"},
+      {"3 1 2\n2\n0 2 100Gbps 1000ns abc\n", ":3: error rate 'abc'"},
+      {"3 1 2\n2\n0 2 100Gbps 1000ns 0x\n", ":3: error rate '0x'"},
+      {"3 1 2\n2\n0 2 100Gbps 1000ns 0 junk\n", ":3: expected 'src dst"},
+      {"3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n0 2 1Gbps 1ns 0\n",
+       ":5: more lines than the header's 2 links"},
+      {"4 1 2\n3\n0 3 100Gbps 1000ns 0\n0 3 100Gbps 1000ns 0\n", ":4: host 0 already has a link"},
+      {"4 1 2\n3\n0 3 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n",
+       ":4: nodes 1 and 2 are both hosts"},
+      {"4 1 2\n3\n0 3 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n", ":1: node 2 is on no link"},
+      {"5 2 3\n3 4\n0 3 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n2 4 1e-300Gbps 1000ns 0\n",
+       ":5: host link"},
+  };
+  for (const auto& [text, want] : cases) {
+    const std::string e = error(text);
+    EXPECT_NE(e.find(path_ + want), std::string::npos) << text << "\n" << e;
+  }
+  // A host that cannot reach another names the file and its link's line.
+  write(
+      "6 2 4\n4 5\n0 4 100Gbps 1000ns 0\n1 4 100Gbps 1000ns 0\n2 5 100Gbps 1000ns 0\n"
+      "3 5 100Gbps 1000ns 0\n");
+  Topology t = Topology::read_hpcc(path_, kLimits);
+  try {
+    Routes r(t);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(path_ + ":5: host n2 cannot reach host n0"),
+              std::string::npos)
+        << e.what();
+  }
+  // A slow switch-to-switch link is fine; a directory is not a topology.
+  write("4 2 3\n2 3\n0 2 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n2 3 1Mbps 1000ns\n");
+  EXPECT_DOUBLE_EQ(Topology::read_hpcc(path_, kLimits).links[2].gbps, 0.001);
+  EXPECT_THROW(Topology::read_hpcc("/tmp", kLimits), Error);
 }
 
 // The documented hash, computed here from its definition.

@@ -73,33 +73,91 @@ TEST_F(WorkloadFiles, CdfErrorsNameFileAndLine) {
   EXPECT_NE(error([&] { SizeCdf::read(p); }).find(p + ": the last percent must be 100"),
             std::string::npos);
   p = write("0 0\n100 fifty\n");
+  EXPECT_NE(error([&] { SizeCdf::read(p); }).find(p + ":2: percent 'fifty'"), std::string::npos);
+  p = write("0 0\n100 100 7\n");
   EXPECT_NE(error([&] { SizeCdf::read(p); }).find(p + ":2: expected 'bytes cumulative-percent'"),
             std::string::npos);
+  p = write("0 0\n1e30 100\n");
+  EXPECT_NE(error([&] { SizeCdf::read(p); }).find(p + ":2: bytes '1e30'"), std::string::npos);
   EXPECT_NE(error([&] { SizeCdf::read("/nonexistent/cdf.txt"); }).find("cannot open"),
             std::string::npos);
 }
 
 TEST_F(WorkloadFiles, HpccFlowFileReadsAndWritesBack) {
+  // Hosts first (node id = host index), as in a generated topology.
+  const std::vector<int32_t> three = {0, 1, 2};
   std::string p = write("3\n0 1 3 100 1000 0.000001\n2 0 3 100 5000 0.000002\n1 2 3 100 7 2e-6\n");
-  std::vector<Flow> f = read_hpcc_flows(p, 3);
+  std::vector<Flow> f = read_hpcc_flows(p, three);
   ASSERT_EQ(f.size(), 3u);
   EXPECT_EQ(f[1].src, 2u);
   EXPECT_EQ(f[1].bytes, 5000u);
   EXPECT_EQ(f[1].start_ps, 2000000u);
-  EXPECT_EQ(hpcc_flows_text(f),
+  EXPECT_EQ(f[2].line, 4u);
+  EXPECT_EQ(hpcc_flows_text(f, {0, 1, 2}),
             "3\n0 1 3 100 1000 0.000001000\n2 0 3 100 5000 0.000002000\n1 2 3 100 7 0.000002000\n");
-  std::string bad = write("2\n0 0 3 100 10 0\n");
-  EXPECT_NE(error([&] { read_hpcc_flows(bad, 3); }).find(bad + ":2: a flow from host 0 to itself"),
+}
+
+TEST_F(WorkloadFiles, HpccFlowFileNamesNodeIds) {
+  // ns-3 HPCC's mix/topology.txt numbers its switch 0 and hosts 1..: node 1 is host 0.
+  const std::vector<int32_t> nodes = {-1, 0, 1, 2};
+  std::vector<Flow> f =
+      read_hpcc_flows(write("2\n1 3 3 100 1000 2.0\n3 2 3 101 10 2.000001\n"), nodes);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].src, 0u);
+  EXPECT_EQ(f[0].dst, 2u);
+  EXPECT_EQ(f[1].dport, 101u);
+  EXPECT_EQ(f[0].start_ps, 2000000000000u);
+  // Written back by node id.
+  EXPECT_EQ(hpcc_flows_text(f, {1, 2, 3}).substr(0, 23), "2\n1 3 3 100 1000 2.0000");
+  const std::string bad = write("1\n0 1 3 100 10 0\n");
+  EXPECT_NE(error([&] { read_hpcc_flows(bad, nodes); }).find(bad + ":2: src node 0 is a switch"),
             std::string::npos);
-  bad = write("1\n0 9 3 100 10 0\n");
-  EXPECT_NE(error([&] { read_hpcc_flows(bad, 3); }).find(":2: host out of range"),
-            std::string::npos);
-  bad = write("3\n0 1 3 100 10 0\n");
-  EXPECT_NE(error([&] { read_hpcc_flows(bad, 3); }).find("expected 3 flows, found 1"),
-            std::string::npos);
-  bad = write("2\n0 1 3 100 10 0.5\n1 0 3 100 10 0.1\n");
-  EXPECT_NE(error([&] { read_hpcc_flows(bad, 3); }).find(":3: start times must not go back"),
-            std::string::npos);
+}
+
+TEST_F(WorkloadFiles, HpccFlowFileReadsTheCountsFlowsOnly) {
+  // ns-3 HPCC's mix/flow.txt: a count of 2, more flow lines, then a description.
+  const std::vector<int32_t> three = {0, 1, 2};
+  uint32_t ignored = 0;
+  std::vector<Flow> f = read_hpcc_flows(
+      write("2\n0 1 3 100 10 2\n1 2 3 100 10 2\n2 0 3 100 10 2\n\nFirst line: # of flows\n"), three,
+      &ignored);
+  EXPECT_EQ(f.size(), 2u);
+  EXPECT_EQ(ignored, 4u);
+  read_hpcc_flows(write("1\n0 1 3 100 10 2\n\n"), three, &ignored);
+  EXPECT_EQ(ignored, 0u);
+}
+
+TEST_F(WorkloadFiles, HpccFlowFileRefusesWhatItCannotRun) {
+  const std::vector<int32_t> three = {0, 1, 2};
+  // Each: file text, the line and words the error must carry.
+  const std::pair<const char*, const char*> cases[] = {
+      {"2\n0 0 3 100 10 0\n", ":2: a flow from node 0 to itself"},
+      {"1\n0 9 3 100 10 0\n", ":2: dst node '9'"},
+      {"3\n0 1 3 100 10 0\n", ":3: expected 3 flows (the count on line 1), found 1"},
+      {"2\n0 1 3 100 10 0.5\n1 0 3 100 10 0.1\n", ":3: start 0.1 s is before"},
+      // No count line: the first flow is not taken for a count.
+      {"0 1 3 100 10 0\n1 2 3 100 10 0\n", ":1: expected the number of flows alone"},
+      {"1e3\n", ":1: the number of flows '1e3'"},
+      {"2.5\n", ":1: the number of flows '2.5'"},
+      {"1\n0 1 3 100 18446744073709551616 0\n", ":2: bytes '18446744073709551616'"},
+      {"1\n0 1 3 100 18446744073709551615 0\n", ":2: bytes '18446744073709551615'"},
+      {"1\n0 1 3 100 1e30 0\n", ":2: bytes '1e30'"},
+      {"1\n0 1 3 100 1.5 0\n", ":2: bytes '1.5'"},
+      {"1\n0 1 3 100 2147483648 0\n", ":2: bytes '2147483648'"},
+      {"1\n0 1 3 100 0 0\n", ":2: bytes '0'"},
+      {"1\n0 1 -1 100 10 0\n", ":2: priority '-1'"},
+      {"1\n0 1 4294967296 100 10 0\n", ":2: priority '4294967296'"},
+      {"1\n0 1 3 65536 10 0\n", ":2: dport '65536'"},
+      {"1\n0 1 3 100 10 0 7\n", ":2: expected 'src dst priority dport bytes start_s', found 7"},
+      {"1\n0 1 3 100 10 nan\n", ":2: start_s 'nan'"},
+      {"1\n0 1 3 100 10 inf\n", ":2: start_s 'inf'"},
+      {"1\n0 1 3 100 10 0x10\n", ":2: start_s '0x10'"},
+  };
+  for (const auto& [text, want] : cases) {
+    const std::string p = write(text);
+    const std::string e = error([&] { read_hpcc_flows(p, three); });
+    EXPECT_NE(e.find(p + want), std::string::npos) << text << "\n" << e;
+  }
 }
 
 TEST(Workload, OfferedLoadMatchesTheTarget) {
