@@ -26,8 +26,10 @@ bool is_prefix(const ParamTable& t, const std::string& prefix) {
 
 // `line` is the 1-based line of the key that led here (yaml-cpp marks an empty
 // value at the next token, so the key's line is the one to name).
+// set_at: every parameter the file set, with its line, so that one reached twice
+// (`topology.kind: a` beside `topology: {kind: b}`) is refused, not last-wins.
 void walk(ParamTable& t, const YAML::Node& node, const std::string& prefix, const std::string& file,
-          int line) {
+          int line, std::map<std::string, int>& set_at) {
   std::string where = file + ":" + std::to_string(line);
   if (node.IsMap()) {
     std::map<std::string, int> seen;  // key -> its line: yaml-cpp keeps both of a duplicate
@@ -42,10 +44,14 @@ void walk(ParamTable& t, const YAML::Node& node, const std::string& prefix, cons
         throw Error(msg::kConfig, file + ":" + std::to_string(at) + ": duplicate key '" +
                                       (prefix.empty() ? k : prefix + "." + k) +
                                       "' (first on line " + std::to_string(seen[k]) + ")");
-      walk(t, kv.second, prefix.empty() ? k : prefix + "." + k, file, kv.first.Mark().line + 1);
+      walk(t, kv.second, prefix.empty() ? k : prefix + "." + k, file, kv.first.Mark().line + 1,
+           set_at);
     }
   } else if (node.IsScalar()) {
     if (prefix.empty()) throw Error(msg::kConfig, where + ": expected a map of parameters");
+    if (!set_at.emplace(prefix, line).second)
+      throw Error(msg::kConfig, where + ": parameter '" + prefix + "' set twice (first on line " +
+                                    std::to_string(set_at[prefix]) + ")");
     t.set(prefix, node.Scalar(), where);
   } else if (node.IsNull()) {
     if (prefix.empty()) return;
@@ -126,7 +132,8 @@ void apply_config_file(ParamTable& table, const std::string& path) {
   if (root.IsNull()) return;  // empty file: all defaults
   if (!root.IsMap()) throw Error(msg::kConfig, path + ":1: top level must be a map");
   try {
-    walk(table, root, "", path, 1);
+    std::map<std::string, int> set_at;
+    walk(table, root, "", path, 1, set_at);
   } catch (const YAML::Exception& e) {  // anything yaml-cpp refuses while walking
     throw Error(msg::kConfig, path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }

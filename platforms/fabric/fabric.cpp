@@ -346,12 +346,16 @@ const char* bucket_name(uint64_t b) {
 
 }  // namespace
 
+namespace {
+constexpr uint64_t kMaxRouteWork = uint64_t{1} << 31;
+}  // namespace
+
 Inputs read_inputs(const AllParams& all, const std::string& base, uint64_t seed,
                    uint64_t max_flows) {
   Inputs in;
   in.topo = all.topology.build(base);
   const Topology& t = in.topo;
-  const std::string where = t.source.empty() ? "topology." + all.topology.kind : t.source;
+  const std::string where = t.source.empty() ? "topology.kind " + all.topology.kind : t.source;
   in.host_of_node.assign(t.nodes.size(), -1);
   for (uint32_t n : t.hosts()) {
     if (t.ports[n].size() != 1)  // read_hpcc refuses it with the line; a generated one has 1
@@ -362,6 +366,23 @@ Inputs read_inputs(const AllParams& all, const std::string& base, uint64_t seed,
     in.host_nodes.push_back(n);
   }
   const uint32_t nh = static_cast<uint32_t>(in.host_nodes.size());
+  // Routing holds a row per host over every node and walks every link once per host:
+  // bounded here, naming the keys that sized a generated fabric.
+  {
+    const uint64_t entries = uint64_t{nh} * t.nodes.size();
+    const uint64_t work = uint64_t{nh} * (t.nodes.size() + t.links.size());
+    if (entries > network::Routes::kMaxRouteEntries || work > kMaxRouteWork)
+      throw Error(msg::kConfig,
+                  where +
+                      (t.source.empty() ? " (topology.spines, .leaves, .hosts_per_leaf, .k)"
+                                        : std::string()) +
+                      ": " + std::to_string(nh) + " hosts, " + std::to_string(t.nodes.size()) +
+                      " nodes and " + std::to_string(t.links.size()) +
+                      " links: routing would hold hosts x nodes = " + std::to_string(entries) +
+                      " entries (at most " + std::to_string(network::Routes::kMaxRouteEntries) +
+                      ") and walk hosts x (nodes + links) = " + std::to_string(work) +
+                      " (at most " + std::to_string(kMaxRouteWork) + ")");
+  }
   if (nh < 2)
     throw Error(msg::kConfig,
                 where + ": " + std::to_string(nh) + " host(s); a fabric needs at least two");
@@ -369,15 +390,12 @@ Inputs read_inputs(const AllParams& all, const std::string& base, uint64_t seed,
   // Flows: a file names hosts by node id (ns-3 HPCC); generated ones by host index.
   if (!all.flows.file.empty()) {
     const std::string path = resolve(base, all.flows.file);
-    uint32_t ignored = 0;
-    in.flows = network::read_hpcc_flows(path, in.host_of_node, &ignored);
-    if (ignored)
-      in.notes.push_back(path + ":" + std::to_string(ignored) + ": lines after the " +
-                         std::to_string(in.flows.size()) +
-                         " flows of the count on line 1 are not read (as in ns-3 HPCC)");
-    if (in.flows.size() > max_flows)
-      throw Error(msg::kConfig, all.flows.file + ":1: " + std::to_string(in.flows.size()) +
-                                    " flows; at most " + std::to_string(max_flows));
+    network::FlowFileInfo info;
+    in.flows = network::read_hpcc_flows(path, in.host_of_node, max_flows, &info);
+    if (info.ignored_from)
+      in.notes.push_back(path + ":" + std::to_string(info.ignored_from) + ": lines after the " +
+                         std::to_string(in.flows.size()) + " flows of the count on line " +
+                         std::to_string(info.count_line) + " are not read (as in ns-3 HPCC)");
   } else {
     network::WorkloadParams wp;
     wp.pattern = all.flows.pattern, wp.arrival = all.flows.arrival, wp.load = all.flows.load;
@@ -441,8 +459,11 @@ Inputs read_inputs(const AllParams& all, const std::string& base, uint64_t seed,
                   "themis.mode " + all.themis.mode + ": " + where + " has " + std::to_string(ties) +
                       " switch-to-switch links of the longest delay (" +
                       fmt(t.links[static_cast<size_t>(best)].delay_ns, 3) +
-                      " ns); THEMIS needs one long-haul link between two DCs (topology.kind "
-                      "two-dc, or a file with one longest link)");
+                      " ns); THEMIS needs one long-haul link between two DCs (" +
+                      (all.topology.kind == "two-dc"
+                           ? std::string("raise topology.dci_delay_ns above topology.link_delay_ns")
+                           : std::string("topology.kind two-dc, or a file with one longest link")) +
+                      ")");
     in.themis_link = best;
   }
   return in;
@@ -937,6 +958,7 @@ int run_fabric(const b2b::RunOptions& o) {
   // events, and the kernel does not keep the order of same-time events. A slice that
   // ends at t leaves t's events to the next one, so a fault at t applies before them.
   std::string stall;
+  bool idle = false;  // the kernel ran out of events with flows open
   // run.max_sim_ms counts from the last flow's start, so a flow file's starts (ns-3
   // HPCC's begin at 2 s) are always reached.
   const uint64_t max_ps =
@@ -946,27 +968,51 @@ int run_fabric(const b2b::RunOptions& o) {
     const uint64_t stall_ps = static_cast<uint64_t>(std::llround(all.run.stall_ms * 1e9));
     // The watchdog waits run.stall_ms plus what a frame needs to cross the fabric and
     // come back on its slowest links (a round trip of 2 x the hops from host 0 to the
-    // farthest host, at most, each at the slowest link's frame time), so a slow link
-    // is not taken for a stall before its first frame can land.
+    // farthest host, at most, each at the slowest link's frame time; a link's rate is
+    // the lowest it starts with or a rate fault gives it), so a slow link is not taken
+    // for a stall before its first frame can land. Clamped to the run's length.
     uint64_t slack_ps = 0;
     {
       uint32_t far = 0;
       for (uint32_t n : fb->host_nodes) far = std::max(far, fb->routes->hops(n, fb->host_nodes[0]));
+      std::vector<double> slowest(t.links.size());
+      for (size_t i = 0; i < t.links.size(); ++i) slowest[i] = t.links[i].gbps;
+      for (const network::Fault& x : faults)
+        if (x.what == "rate")
+          for (const auto& p : t.ports[x.a])
+            if (p.peer == x.b) slowest[p.link] = std::min(slowest[p.link], x.value);
       double frame_ps = 0;
       const double frame_bytes = all.nic.nic.pmtu_bytes + 128.0;
-      for (const Topology::Link& l : t.links)
-        frame_ps = std::max(frame_ps, l.delay_ns * 1000 + frame_bytes * 8 / l.gbps * 1000);
-      slack_ps = static_cast<uint64_t>(2.0 * 2 * far * frame_ps);
+      for (size_t i = 0; i < t.links.size(); ++i)
+        frame_ps =
+            std::max(frame_ps, t.links[i].delay_ns * 1000 + frame_bytes * 8 / slowest[i] * 1000);
+      slack_ps =
+          static_cast<uint64_t>(std::min(2.0 * 2 * far * frame_ps, static_cast<double>(max_ps)));
     }
     const uint64_t slice_ps = stall_ps ? std::max<uint64_t>(stall_ps / 4, 1) : max_ps;
-    // Faults still to come that could let frames through again (a link up, a rate or a
-    // loss change): while one is pending, an outage is planned, not a stall. Others
-    // (down, ecn, drop rules) never restore delivery, so they do not hold the watchdog.
-    std::vector<size_t> restoring_after(faults.size() + 1, 0);
-    for (size_t i = faults.size(); i-- > 0;)
-      restoring_after[i] =
-          restoring_after[i + 1] +
-          (faults[i].what == "up" || faults[i].what == "rate" || faults[i].what == "loss");
+    // A fault still to come holds the watchdog only if it can let frames through on a
+    // link that carries none now: an `up` for a link that is down, a `loss` below 1 for
+    // one that loses everything. Anything else (a rate, an ECN threshold, a drop rule, an
+    // `up` for a link that is up) cannot end a stall, however soon it comes.
+    std::set<uint32_t> dead;  // links down or at loss 1, by the faults applied so far
+    size_t dead_upto = 0;
+    auto restoring_pending = [&]() {
+      for (; dead_upto < faults_applied; ++dead_upto) {
+        const network::Fault& x = faults[dead_upto];
+        for (const auto& p : t.ports[x.a]) {
+          if (p.peer != x.b) continue;
+          if (x.what == "down" || (x.what == "loss" && x.value >= 1)) dead.insert(p.link);
+          if (x.what == "up" || (x.what == "loss" && x.value < 1)) dead.erase(p.link);
+        }
+      }
+      for (size_t i = faults_applied; i < faults.size(); ++i) {
+        const network::Fault& x = faults[i];
+        if (x.what != "up" && !(x.what == "loss" && x.value < 1)) continue;
+        for (const auto& p : t.ports[x.a])
+          if (p.peer == x.b && dead.count(p.link)) return true;
+      }
+      return false;
+    };
     uint64_t last = ~uint64_t{0}, since = 0;
     size_t last_faults = 0;
     apply_faults(0);
@@ -981,7 +1027,10 @@ int run_fabric(const b2b::RunOptions& o) {
       if (sc_core::sc_get_status() == sc_core::SC_STOPPED || drivers_left == 0) break;
       const uint64_t now = ClockDomain::ps_of(sc_core::sc_time_stamp());
       apply_faults(now);
-      if (!sc_core::sc_pending_activity() && faults_applied == faults.size()) break;
+      if (!sc_core::sc_pending_activity() && faults_applied == faults.size()) {
+        idle = drivers_left != 0;  // nothing left to happen, flows still open
+        break;
+      }
       if (!stall_ps) continue;
       uint64_t landed = done;
       for (auto& h : fb->hosts) landed += h->check.landed_bytes();
@@ -992,8 +1041,7 @@ int run_fabric(const b2b::RunOptions& o) {
       }
       // Progress: a byte landed, a flow completed, a fault changed the network, or one
       // that can restore delivery is still to come.
-      if (landed != last || open == 0 || faults_applied != last_faults ||
-          restoring_after[faults_applied] > 0) {
+      if (landed != last || open == 0 || faults_applied != last_faults || restoring_pending()) {
         last = landed, since = now, last_faults = faults_applied;
         continue;
       }
@@ -1308,7 +1356,12 @@ int run_fabric(const b2b::RunOptions& o) {
   sram_csv.finish(end);
   if (vcd) vcd->write(dir + "/waves.vcd", o.vcd_from, o.vcd_to);
   if (!stall.empty()) std::fprintf(stderr, "oonic run: stalled: %s\n", stall.c_str());
-  if (stall.empty() && !finished)
+  if (stall.empty() && !finished && idle)
+    std::fprintf(stderr,
+                 "oonic run: nothing left to simulate at %s us with %zu of %zu flows complete "
+                 "(no event pending: a flow waits on nothing that will happen)\n",
+                 fmt(end_ps / 1e6, 3).c_str(), static_cast<size_t>(completed), runs.size());
+  else if (stall.empty() && !finished)
     std::fprintf(stderr,
                  "oonic run: stopped at run.max_sim_ms: %s of %zu flows complete at %s us (the "
                  "last flow starts at %s us; the limit is %s ms after it)\n",

@@ -63,6 +63,17 @@ bool TextInput::next() {
   return false;
 }
 
+uint32_t TextInput::rest_line() {
+  std::string text;
+  bool too_long = false;
+  while (read_line(in_.rdbuf(), text, too_long) || too_long) {
+    ++line_;
+    if (too_long) return line_;
+    if (text.find_first_not_of(" \t\r") != std::string::npos) return line_;
+  }
+  return 0;
+}
+
 void TextInput::fail(const std::string& why) const {
   throw Error(msg::kConfig, path_ + ":" + std::to_string(line_) + ": " + why);
 }

@@ -22,6 +22,9 @@ class TextInput {
   // The next line with a field on it (blank and comment-only lines skipped);
   // false at the end of the file.
   bool next();
+  // The next line with text on it, however long, without reading it as fields (what
+  // a reader leaves unread); 0 if none.
+  uint32_t rest_line();
   uint32_t line() const { return line_; }
   const std::string& path() const { return path_; }
   size_t fields() const { return fields_.size(); }

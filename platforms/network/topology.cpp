@@ -215,10 +215,15 @@ Topology Topology::read_hpcc(const std::string& path, const Limits& lim) {
   Topology t;
   t.source = path;
   std::vector<bool> is_sw(n, false);
-  if (sw > 0) {
-    if (!in.next()) in.fail("expected the line of " + std::to_string(sw) + " switch ids");
-    in.expect_fields(sw, sw, std::to_string(sw) + " switch ids (the header's count)");
-    for (size_t i = 0; i < sw; ++i) {
+  // The switch ids: ns-3 HPCC reads them as tokens, so they may span lines.
+  for (uint64_t got = 0; got < sw;) {
+    if (!in.next())
+      in.fail("expected " + std::to_string(sw) + " switch ids (the header's count), found " +
+              std::to_string(got));
+    for (size_t i = 0; i < in.fields(); ++i, ++got) {
+      if (got == sw)
+        in.fail("more switch ids than the header's " + std::to_string(sw) + " ('" + in.field(i) +
+                "')");
       const uint64_t id = in.uint_at(i, "switch id", 0, n - 1);
       if (is_sw[id]) in.fail("switch id " + std::to_string(id) + " listed twice");
       is_sw[id] = true;
@@ -235,10 +240,7 @@ Topology Topology::read_hpcc(const std::string& path, const Limits& lim) {
     in.expect_fields(4, 5, form);
     const uint64_t a = in.uint_at(0, "src", 0, n - 1), b = in.uint_at(1, "dst", 0, n - 1);
     if (a == b) in.fail("a link from node " + std::to_string(a) + " to itself");
-    const bool host_link = !is_sw[a] || !is_sw[b];
-    if (!is_sw[a] && !is_sw[b])
-      in.fail("nodes " + std::to_string(a) + " and " + std::to_string(b) +
-              " are both hosts; a host's link goes to a switch");
+    const bool host_link = !is_sw[a] || !is_sw[b];  // two hosts joined directly: a pair
     for (const uint64_t h : {a, b})
       if (!is_sw[h] && host_link_line[h])
         in.fail("host " + std::to_string(h) + " already has a link (line " +

@@ -79,8 +79,9 @@ struct Topology {
 // on a shortest path, in port order (the equal-cost set routing chooses from).
 class Routes {
  public:
-  // A table entry per (host, node): about 40 bytes each, so at most ~2.7 GB.
-  static constexpr uint64_t kMaxRouteEntries = uint64_t{1} << 26;
+  // A table entry per (host, node): about 60 bytes each (a vector, its ports, a
+  // distance), so at most ~1 GB.
+  static constexpr uint64_t kMaxRouteEntries = uint64_t{1} << 24;
   explicit Routes(const Topology& t);  // throws Error(kConfig) if a host cannot reach another
   const std::vector<uint32_t>& next_ports(uint32_t node, uint32_t dst_host) const;
   uint32_t hops(uint32_t node, uint32_t dst_host) const;

@@ -45,7 +45,9 @@ SizeCdf SizeCdf::from_points(std::vector<std::pair<double, double>> pts, const s
 SizeCdf SizeCdf::read(const std::string& path) {
   TextInput in(path, "flows.cdf", true);
   std::vector<std::pair<double, double>> pts;
+  uint32_t last_line = 0;
   while (in.next()) {
+    last_line = in.line();
     in.expect_fields(2, 2, "bytes cumulative-percent");
     const double x = in.real_at(0, "bytes", 0, static_cast<double>(kMaxFlowBytes));
     const double p = in.real_at(1, "percent", 0, 100);
@@ -53,6 +55,10 @@ SizeCdf SizeCdf::read(const std::string& path) {
       in.fail("sizes and percents must not decrease");
     pts.push_back({x, p});
   }
+  if (pts.size() < 2) in.fail("a size CDF needs at least two points");
+  if (pts.back().second != 100)
+    throw Error(msg::kConfig,
+                path + ":" + std::to_string(last_line) + ": the last percent must be 100");
   return from_points(std::move(pts), path);
 }
 
@@ -77,13 +83,13 @@ double SizeCdf::mean() const {
 }
 
 std::vector<Flow> read_hpcc_flows(const std::string& path, const std::vector<int32_t>& host_of_node,
-                                  uint32_t* ignored_from) {
+                                  uint64_t max_flows, FlowFileInfo* info) {
   TextInput in(path, "flows.file", false);
   if (!in.next()) in.fail("empty: expected the number of flows");
   if (in.fields() != 1)
     in.fail("expected the number of flows alone on the first line, found " +
             std::to_string(in.fields()) + " fields (a flow file starts with its count)");
-  const uint64_t count = in.uint_at(0, "the number of flows", 0, kMaxFlows);
+  const uint64_t count = in.uint_at(0, "the number of flows", 0, max_flows);
   const uint32_t count_line = in.line();
   const uint64_t nodes = host_of_node.size();
   std::vector<Flow> flows;
@@ -117,7 +123,10 @@ std::vector<Flow> read_hpcc_flows(const std::string& path, const std::vector<int
   }
   // ns-3 HPCC reads the count's flows and no further (its own mix/flow.txt has more
   // flow lines and a description after them): the rest is ignored, and said.
-  if (ignored_from) *ignored_from = in.next() ? in.line() : 0;
+  if (info) {
+    info->count_line = count_line;
+    info->ignored_from = in.rest_line();
+  }
   return flows;
 }
 
@@ -141,6 +150,8 @@ std::vector<Flow> generate_flows(const WorkloadParams& p, const SizeCdf& cdf, ui
   if (p.pattern != "random" && p.pattern != "permutation" && p.pattern != "incast" &&
       p.pattern != "mix")
     fail("flows.pattern", "'" + p.pattern + "': expected random, permutation, incast or mix");
+  if (!once && !(cdf.mean() > 0))
+    fail("flows.cdf", "the mean flow size is 0: Poisson arrivals would never space out");
   if (p.pattern == "mix" && (hosts % 2 || hosts < 4))
     fail("flows.pattern", "mix needs two equal halves of at least 2 hosts (two-dc)");
   if (!(p.inter_fraction >= 0 && p.inter_fraction <= 1))
@@ -191,11 +202,11 @@ std::vector<Flow> generate_flows(const WorkloadParams& p, const SizeCdf& cdf, ui
       } else {
         f.dst = 0;
       }
-      flows.push_back(f);
-      if (flows.size() > p.max_flows)
+      if (flows.size() == p.max_flows)  // before it grows: memory stays bounded
         fail("flows.duration_us", "the workload would hold more than " +
                                       std::to_string(p.max_flows) +
                                       " flows; shorten it or lower flows.load");
+      flows.push_back(f);
     }
   }
   std::stable_sort(flows.begin(), flows.end(),

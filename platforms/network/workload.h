@@ -40,7 +40,7 @@
 namespace oonic::network {
 
 inline constexpr uint64_t kMaxFlowBytes = 0x7FFFFFFF;     // one WQE's length field
-inline constexpr uint64_t kMaxFlows = uint64_t{1} << 24;  // a workload's flows (memory)
+inline constexpr uint64_t kMaxFlows = uint64_t{1} << 22;  // a workload's flows (memory)
 inline constexpr double kMaxStartS = 1e4;                 // run.max_sim_ms's upper end
 
 struct Flow {
@@ -64,12 +64,17 @@ class SizeCdf {
   std::vector<std::pair<double, double>> pts_;  // (bytes, percent)
 };
 
+// Where a flow file's parts were (for notes and errors made after reading).
+struct FlowFileInfo {
+  uint32_t count_line = 0;    // the count's line
+  uint32_t ignored_from = 0;  // the first line with text after the count's flows; 0: none
+};
 // host_of_node: per node id, its host index, or -1 for a switch. Strict
-// (text_input.h); throws oonic::Error (msg::kConfig) naming the file and line.
-// Lines after the count's flows are not read, as in ns-3 HPCC; ignored_from (if
-// given) gets the first such line with text on it, 0 if none.
+// (text_input.h); throws oonic::Error (msg::kConfig) naming the file and line. A
+// count above max_flows is refused. Lines after the count's flows are not read, as
+// in ns-3 HPCC (info->ignored_from names the first).
 std::vector<Flow> read_hpcc_flows(const std::string& path, const std::vector<int32_t>& host_of_node,
-                                  uint32_t* ignored_from = nullptr);
+                                  uint64_t max_flows = kMaxFlows, FlowFileInfo* info = nullptr);
 // The same format back, hosts by node id (host_nodes: host index -> node id),
 // start in seconds with 9 decimals.
 std::string hpcc_flows_text(const std::vector<Flow>& flows,

@@ -14,6 +14,7 @@
   dport, one line per flow as it completes.
 """
 import os
+import re
 import sys
 import unittest
 
@@ -75,7 +76,8 @@ class FabricInputs(e2e.OonicTestCase):
             (TOPO_OK.replace("1000ns 0\n1", "1000ns 0 x\n1"), ":3:", "found 6 fields"),
             (TOPO_OK.replace("1000ns 0\n1", "1000ns 0.5x\n1"), ":3:", "error rate '0.5x'"),
             # Switch ids: extra, duplicate.
-            ("3 1 2\n2 1\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n", ":2:", "1 switch ids"),
+            ("3 1 2\n2 1\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n", ":2:",
+             "more switch ids than the header's 1"),
             ("4 2 3\n2 2\n", ":2:", "switch id 2 listed twice"),
         ]
         for text, line, what in cases:
@@ -153,6 +155,9 @@ class FabricInputs(e2e.OonicTestCase):
         self.assertError(self.run_fabric(config=cfg), cfg + ":5: duplicate key 'flows'")
         cfg = self.write("dup2.yaml", "topology:\n  kind: pair\n  kind: kpaths\n")
         self.assertError(self.run_fabric(config=cfg), cfg + ":3: duplicate key 'topology.kind'")
+        cfg = self.write("dup3.yaml", "topology.kind: pair\ntopology:\n  kind: kpaths\n")
+        self.assertError(self.run_fabric(config=cfg),
+                         cfg + ":3: parameter 'topology.kind' set twice (first on line 1)")
         cfg = self.write("two.yaml", "topology:\n  kind: pair\n---\nflows: {bytes: 4K}\n")
         self.assertError(self.run_fabric(config=cfg), cfg + ":3: a second YAML document")
         self.assertError(self.run_fabric(*LEAF_SPINE, "--set", "run.queues_switches=leaf9"),
@@ -188,9 +193,26 @@ class FabricInputs(e2e.OonicTestCase):
         r = self.run_fabric(*pair, "--set", "topology.link_delay_ns=1e8")
         self.assertOk(r)
         one = self.write("one.txt", "1\n0 7 3 100 4096 0\n")
-        r = self.run_fabric("--set", "topology.kind=kpaths", "--set", "topology.paths=1",
-                            "--set", "topology.fabric_gbps=0.001", "--set", "flows.file=" + one)
+        kp1 = ["--set", "topology.kind=kpaths", "--set", "topology.paths=1", "--set",
+               "flows.file=" + one]
+        r = self.run_fabric(*kp1, "--set", "topology.fabric_gbps=0.001")
         self.assertOk(r)
+        # The same slowness made by a fault.
+        slow = self.write("slow.txt", "0 rate tor0 spine0 0.001\n")
+        self.assertOk(self.run_fabric(*kp1, "--set", "faults.file=" + slow))
+        # A fault to come that cannot restore delivery (a rate change elsewhere while h0's
+        # link is down) does not hold the watchdog: the stall is reported long before it.
+        cut = self.write("cut.txt", "1 down h0 tor0\n900000 rate tor1 spine0 50\n")
+        r = self.run_fabric(*kp1, "--set", "faults.file=" + cut, "--set", "run.stall_ms=1")
+        self.assertEqual(r.rc, 1, r.describe())
+        m = re.search(r"stalled: no byte landed and no flow completed from [0-9.]+ us to "
+                      r"([0-9.]+) us", r.stderr)
+        self.assertIsNotNone(m, r.stderr)
+        self.assertLess(float(m.group(1)), 10000)
+        # A size CDF of mean 0 would start flows without end: refused, not allocated.
+        cdf = self.write("zero.cdf", "0 0\n0 100\n")
+        self.assertError(self.run_fabric(*LEAF_SPINE, "--set", "flows.cdf=" + cdf),
+                         "flows.cdf", "mean flow size is 0")
 
     def test_ns3_hpcc_files_run_unmodified_with_node_ids(self):
         # ns-3 HPCC's mix/ layout: switch 0 first, hosts 1..8 (written here in its format),

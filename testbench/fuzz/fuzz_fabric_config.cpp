@@ -28,13 +28,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const oonic::Error& e) {
     const std::string what = e.what();
     bool named = what.find(f.path()) != std::string::npos;
-    for (const auto& en : t.entries()) {  // a key, its section ("flows: ..."), or a file it names
+    // A key, its section ("flows: ..."), or a file an input key names (file:line).
+    for (const auto& en : t.entries()) {
       named = named || what.find(en.key) != std::string::npos ||
-              what.find(en.key.substr(0, en.key.find('.')) + ":") != std::string::npos;
-      if (en.type == oonic::ParamTable::Type::kString) {
+              what.rfind(en.key.substr(0, en.key.find('.')) + ":", 0) == 0;
+      const bool file_key =
+          en.key.size() > 5 &&
+          (en.key.compare(en.key.size() - 5, 5, ".file") == 0 || en.key == "flows.cdf");
+      if (file_key) {
         const std::string v = t.value_text(en);
-        const std::string name = std::filesystem::path(v).filename().string();
-        named = named || (!name.empty() && what.find(name) != std::string::npos);
+        named = named || (!v.empty() && what.find(std::filesystem::path(v).filename().string() +
+                                                  ":") != std::string::npos);
       }
     }
     if (what.empty() || !named) {
@@ -50,5 +54,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (v < e.min || v > e.max) std::abort();
   }
   if (in.host_nodes.size() < 2 || in.flows.empty()) std::abort();
+  // Small fabrics are routed too (a larger one would take this input past its time).
+  if (in.host_nodes.size() * in.topo.nodes.size() <= (1u << 16)) {
+    try {
+      oonic::network::Routes routes(in.topo);
+    } catch (const oonic::Error& e) {
+      if (std::string(e.what()).empty()) std::abort();
+    }
+  }
   return 0;
 }

@@ -39,7 +39,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (back.size() != flows.size()) std::abort();
   for (size_t i = 0; i < flows.size(); ++i)
     if (back[i].src != flows[i].src || back[i].dst != flows[i].dst ||
-        back[i].bytes != flows[i].bytes || back[i].dport != flows[i].dport)
+        back[i].bytes != flows[i].bytes || back[i].dport != flows[i].dport ||
+        back[i].priority != flows[i].priority ||
+        // written with 9 decimals of a second: within half a nanosecond
+        (back[i].start_ps > flows[i].start_ps ? back[i].start_ps - flows[i].start_ps
+                                              : flows[i].start_ps - back[i].start_ps) > 500)
       std::abort();
   return 0;
 }

@@ -70,7 +70,7 @@ TEST_F(WorkloadFiles, CdfErrorsNameFileAndLine) {
   EXPECT_NE(error([&] { SizeCdf::read(p); }).find(p + ":3: sizes and percents must not decrease"),
             std::string::npos);
   p = write("# comment\n0 0\n100 90\n");
-  EXPECT_NE(error([&] { SizeCdf::read(p); }).find(p + ": the last percent must be 100"),
+  EXPECT_NE(error([&] { SizeCdf::read(p); }).find(p + ":3: the last percent must be 100"),
             std::string::npos);
   p = write("0 0\n100 fifty\n");
   EXPECT_NE(error([&] { SizeCdf::read(p); }).find(p + ":2: percent 'fifty'"), std::string::npos);
@@ -117,14 +117,24 @@ TEST_F(WorkloadFiles, HpccFlowFileNamesNodeIds) {
 TEST_F(WorkloadFiles, HpccFlowFileReadsTheCountsFlowsOnly) {
   // ns-3 HPCC's mix/flow.txt: a count of 2, more flow lines, then a description.
   const std::vector<int32_t> three = {0, 1, 2};
-  uint32_t ignored = 0;
+  FlowFileInfo info;
   std::vector<Flow> f = read_hpcc_flows(
       write("2\n0 1 3 100 10 2\n1 2 3 100 10 2\n2 0 3 100 10 2\n\nFirst line: # of flows\n"), three,
-      &ignored);
+      kMaxFlows, &info);
   EXPECT_EQ(f.size(), 2u);
-  EXPECT_EQ(ignored, 4u);
-  read_hpcc_flows(write("1\n0 1 3 100 10 2\n\n"), three, &ignored);
-  EXPECT_EQ(ignored, 0u);
+  EXPECT_EQ(info.count_line, 1u);
+  EXPECT_EQ(info.ignored_from, 4u);
+  read_hpcc_flows(write("\n1\n0 1 3 100 10 2\n\n"), three, kMaxFlows, &info);
+  EXPECT_EQ(info.count_line, 2u);
+  EXPECT_EQ(info.ignored_from, 0u);
+  // A trailing line longer than any reader takes is still only not read.
+  read_hpcc_flows(write("1\n0 1 3 100 10 2\n" + std::string(3 << 20, 'x') + "\n"), three, kMaxFlows,
+                  &info);
+  EXPECT_EQ(info.ignored_from, 3u);
+  // More flows than the cap a caller sets: refused at the count.
+  const std::string p = write("3\n0 1 3 100 10 2\n");
+  EXPECT_NE(error([&] { read_hpcc_flows(p, three, 2); }).find(p + ":1: the number of flows '3'"),
+            std::string::npos);
 }
 
 TEST_F(WorkloadFiles, HpccFlowFileRefusesWhatItCannotRun) {
