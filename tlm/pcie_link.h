@@ -11,6 +11,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "model/core/signal.h"
 #include "model/core/stats.h"
 #include "tlm/pcie_link_core.h"
 
@@ -27,14 +28,14 @@ class PcieLink : public sc_core::sc_module {
   const PcieParams& params() const { return core.params(); }
   // Observer of every NIC write into host memory, called when the write is
   // booked with the time its last TLP reaches the host (e.g. the host driver
-  // watching its completion queues). At most one.
+  // watching its completion queues). Each call adds an observer.
   using WriteObserver = std::function<void(uint64_t done_ps, uint64_t addr, uint64_t len)>;
-  void on_write(WriteObserver f) { write_observer_ = std::move(f); }
+  void on_write(WriteObserver f) { write_observer_.connect(std::move(f)); }
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   unsigned int transport_dbg(tlm::tlm_generic_payload& gp);
-  WriteObserver write_observer_;
+  Signal<uint64_t, uint64_t, uint64_t> write_observer_;
 };
 
 }  // namespace oonic

@@ -49,7 +49,8 @@ class OrnicNic : public sc_core::sc_module {
   uint32_t add_qp(const QpContext& ctx);
   void add_read_wqe(uint32_t qpn, const ReadWqe& rw);
   void set_packet_log(PacketLog* log) { rx_.set_packet_log(log); }
-  // Called with every packet's record (testbenches).
+  // Called with every packet's record (testbenches, the fabric's arrival order);
+  // each call adds an observer.
   void set_packet_observer(std::function<void(const PacketRecord&)> f) {
     rx_.set_packet_observer(std::move(f));
   }

@@ -15,6 +15,7 @@
 #include <tlm>
 
 #include "model/core/clock.h"
+#include "model/core/signal.h"
 #include "model/ornic/block_env.h"
 #include "model/ornic/register_map.h"
 
@@ -28,9 +29,9 @@ class RegisterManager : public sc_core::sc_module {
   RegisterManager(sc_core::sc_module_name name, const BlockEnv& env);
   RegisterFile& registers() { return regs_; }
   // Called after every successful write through reg_socket with the cycle it
-  // takes effect (after reg.access_cycles): doorbells.
+  // takes effect (after reg.access_cycles): doorbells. Each call adds an observer.
   void on_write(std::function<void(Cycle, uint32_t addr, uint32_t value)> f) {
-    on_write_ = std::move(f);
+    on_write_.connect(std::move(f));
   }
 
  private:
@@ -39,7 +40,7 @@ class RegisterManager : public sc_core::sc_module {
   ClockDomain clk_;
   uint32_t access_cycles_;
   RegisterFile regs_;
-  std::function<void(Cycle, uint32_t, uint32_t)> on_write_;
+  Signal<Cycle, uint32_t, uint32_t> on_write_;
   Cycle access_cycle_ = 0;
   Counter& reads_;
   Counter& writes_;

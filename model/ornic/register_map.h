@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "model/core/signal.h"
+
 namespace oonic::ornic {
 
 enum class Access : uint8_t { kRO, kRW, kWO, kW1C };
@@ -91,7 +93,10 @@ class RegisterFile {
   RegStatus write(uint32_t addr, uint32_t value);
 
   // Called after every successful write (addr, new value): doorbells, QP setup.
-  void on_write(std::function<void(uint32_t addr, uint32_t value)> f) { on_write_ = std::move(f); }
+  // Each call adds an observer.
+  void on_write(std::function<void(uint32_t addr, uint32_t value)> f) {
+    on_write_.connect(std::move(f));
+  }
   // Backdoor for the NIC's blocks (no access rules, no callback).
   uint32_t peek(uint32_t addr) const;
   void poke(uint32_t addr, uint32_t value);
@@ -112,7 +117,7 @@ class RegisterFile {
   std::vector<uint32_t> global_;
   std::vector<uint32_t> qp_;  // max_qps * qp_registers().size()
   std::vector<uint32_t> global_reset_;
-  std::function<void(uint32_t, uint32_t)> on_write_;
+  Signal<uint32_t, uint32_t> on_write_;
   uint64_t errors_ = 0;
 };
 

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "model/core/cycles.h"
+#include "model/core/signal.h"
 #include "model/sender/loss_recovery.h"
 #include "model/wire/roce.h"
 
@@ -51,12 +52,13 @@ class RateControl {
   virtual bool ecn_capable() const { return false; }
   // Called at every change of a QP's sending rate, with the cycle it took effect
   // (a core that evaluates timers lazily reports their ticks' cycles, so calls
-  // need not come in time order) and the new rate in Gbit/s.
+  // need not come in time order) and the new rate in Gbit/s. Each call adds an
+  // observer (model/core/signal.h).
   using RateFn = std::function<void(uint32_t qi, Cycle t, double gbps)>;
-  void on_rate(RateFn f) { on_rate_ = std::move(f); }
+  void on_rate(RateFn f) { on_rate_.connect(std::move(f)); }
 
  protected:
-  RateFn on_rate_;
+  Signal<uint32_t, Cycle, double> on_rate_;
 };
 
 // Line rate, no pacing, the QP's source port: today's behaviour.

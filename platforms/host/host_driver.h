@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "model/core/clock.h"
+#include "model/core/signal.h"
 #include "model/core/stats.h"
 #include "model/ornic/wqe.h"
 #include "tlm/host_memory.h"
@@ -71,9 +72,9 @@ class HostDriver : public sc_core::sc_module {
   void every_completions(uint64_t n, std::function<void(uint64_t)> f) {
     every_ = n, on_every_ = std::move(f);
   }
-  // Called once every WQE has completed (default: sc_stop(); a fabric stops
-  // when the last of its drivers is done).
-  void on_finished(std::function<void()> f) { on_finished_ = std::move(f); }
+  // Called once every WQE has completed (default, with no observer: sc_stop(); a
+  // fabric stops when the last of its drivers is done). Each call adds an observer.
+  void on_finished(std::function<void()> f) { on_finished_.connect(std::move(f)); }
   // When the QPs' register setup ended (ps; 0 before).
   uint64_t setup_end_ps() const { return setup_end_ps_; }
 
@@ -101,7 +102,7 @@ class HostDriver : public sc_core::sc_module {
   sc_core::sc_event post_event_;              // a QP's next WQE becomes due
   using Due = std::pair<uint64_t, uint32_t>;  // (not_before, slot)
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
-  std::function<void()> on_finished_;
+  Signal<> on_finished_;
   uint64_t setup_end_ps_ = 0;
   tlm::tlm_generic_payload gp_;
   uint64_t done_ = 0, bad_cqes_ = 0, reg_errors_ = 0, last_cqe_ps_ = 0;

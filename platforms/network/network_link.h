@@ -23,6 +23,7 @@
 #include <tlm>
 #include <vector>
 
+#include "model/core/signal.h"
 #include "model/core/stats.h"
 #include "platforms/network/frame_slots.h"
 #include "platforms/network/link_core.h"
@@ -49,10 +50,10 @@ class NetworkLink : public sc_core::sc_module {
 
   // Called at each delivery, before the peer's b_transport, with the delivery
   // time (= sim time, last byte at the receiver) and the frame.
-  void on_deliver(DeliverFn f) { on_deliver_ = std::move(f); }
+  void on_deliver(DeliverFn f) { on_deliver_.connect(std::move(f)); }
   // Called when a frame is dropped (at the time it enters), with the time its
   // first byte left the sender and the reason ("random" or "listed").
-  void on_drop(DropFn f) { on_drop_ = std::move(f); }
+  void on_drop(DropFn f) { on_drop_.connect(std::move(f)); }
 
   // Time of the last delivery (0 if none yet).
   uint64_t last_delivery_ps() const { return last_delivery_ps_; }
@@ -81,8 +82,8 @@ class NetworkLink : public sc_core::sc_module {
   LinkCore core_;
   FrameSlots slots_;  // frame copies, by the core's tag
   sc_core::sc_event wake_;
-  DeliverFn on_deliver_;
-  DropFn on_drop_;
+  Signal<uint64_t, const uint8_t*, size_t> on_deliver_;
+  Signal<uint64_t, const uint8_t*, size_t, const char*> on_drop_;
   uint64_t last_delivery_ps_ = 0;
   uint64_t wakes_ = 0;
   bool down_ = false;

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "model/core/rng.h"
+#include "model/core/signal.h"
 #include "model/core/stats.h"
 #include "platforms/network/frame_slots.h"
 #include "platforms/network/path_select.h"
@@ -76,16 +77,16 @@ class Switch : public sc_core::sc_module {
   // Called whenever a port's queued bytes (every priority) change: at an
   // enqueue and when a frame starts leaving (queues.csv).
   using QueueFn = std::function<void(uint64_t ps, uint32_t port, uint64_t bytes)>;
-  void on_queue(QueueFn f) { on_queue_ = std::move(f); }
+  void on_queue(QueueFn f) { on_queue_.connect(std::move(f)); }
   // Called for each PFC frame sent (sent = true, at its first byte) or received
   // (at its last byte), once per priority it names; quanta 0 is XON.
   using PfcFn =
       std::function<void(uint64_t ps, uint32_t port, uint8_t prio, uint32_t quanta, bool sent)>;
-  void on_pfc(PfcFn f) { on_pfc_ = std::move(f); }
+  void on_pfc(PfcFn f) { on_pfc_.connect(std::move(f)); }
   // Called for every frame delivered out of a port (its last byte at the far end),
   // before the far end takes it (link captures).
   using DeliverFn = std::function<void(uint32_t port, uint64_t ps, const uint8_t* f, size_t n)>;
-  void on_deliver(DeliverFn f) { on_deliver_ = std::move(f); }
+  void on_deliver(DeliverFn f) { on_deliver_.connect(std::move(f)); }
   // Faults (docs/FABRIC.md "Faults"), from the time they are called: a port's
   // rate; a port down (every frame leaving it is lost, PFC frames too) or up; a
   // rule losing frames leaving the port whose BTH PSN mod n == r.
@@ -180,9 +181,9 @@ class Switch : public sc_core::sc_module {
   std::vector<std::vector<PsnRule>> psn_rules_;  // per port
   Counter& fault_lost_;
   bool fault_lost(uint32_t port, uint32_t slot);  // a fault loses this departing frame
-  QueueFn on_queue_;
-  PfcFn on_pfc_;
-  DeliverFn on_deliver_;
+  Signal<uint64_t, uint32_t, uint64_t> on_queue_;
+  Signal<uint64_t, uint32_t, uint8_t, uint32_t, bool> on_pfc_;
+  Signal<uint32_t, uint64_t, const uint8_t*, size_t> on_deliver_;
   std::array<uint8_t, 6> mac_;
   std::unique_ptr<ThemisCore> themis_;
   uint32_t wan_port_ = 0;

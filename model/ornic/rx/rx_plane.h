@@ -9,6 +9,7 @@
 #include <systemc>
 #include <vector>
 
+#include "model/core/signal.h"
 #include "model/core/stats.h"
 #include "model/ornic/block_env.h"
 #include "model/ornic/block_interfaces.h"
@@ -36,7 +37,10 @@ class RxPlane : public sc_core::sc_module, public FrameIn {
 
   void frame_in(Cycle arrival, const uint8_t* frame, uint32_t len, uint32_t record) override;
   void set_packet_log(PacketLog* log) { log_ = log; }
-  void set_packet_observer(std::function<void(const PacketRecord&)> f) { observer_ = std::move(f); }
+  // Adds an observer of every packet's record (several may listen).
+  void set_packet_observer(std::function<void(const PacketRecord&)> f) {
+    observer_.connect(std::move(f));
+  }
   PacketLog* packet_log() { return log_; }
   const Counter& drops(Drop d) const { return *drops_[static_cast<size_t>(d)]; }
   uint64_t drops_total() const;
@@ -61,7 +65,7 @@ class RxPlane : public sc_core::sc_module, public FrameIn {
   Counter& ce_marked_;
   void notify_congestion(Cycle t, bool ce);  // ce: a CE mark (else an OOO arrival)
   PacketLog* log_ = nullptr;
-  std::function<void(const PacketRecord&)> observer_;
+  Signal<const PacketRecord&> observer_;
   std::vector<Counter*> drops_;
   Counter accepted_frames_;  // frames with no drop (not a registered stat)
   wire::PacketView view_;
