@@ -12,13 +12,19 @@
 
 namespace oonic::ornic {
 
+// What the receive side did with a packet (packets.csv's verdict column). An enum,
+// not text, so that no block compares strings per packet.
+enum class RecordVerdict : uint8_t { kNone, kAccepted, kOoo, kDuplicate, kDropped, kCnp, kSkipped };
+// "", "accepted", "ooo", "duplicate", "dropped", "cnp", "skipped"
+const char* to_string(RecordVerdict v);
+
 struct PacketRecord {
   uint32_t index = 0;  // trace record number (1-based)
   Cycle arrival = 0, parsed = 0, processed = 0, dma_done = 0;
   uint32_t qpn = 0, psn = 0;
   int opcode = -1;
   uint32_t payload = 0;
-  const char* verdict = "";  // accepted, ooo, duplicate, dropped
+  RecordVerdict verdict = RecordVerdict::kNone;
   Drop drop = Drop::kNone;
   uint32_t locate_cycles = 0, bitmap_cycles = 0, blocks_held = 0;
   bool bitmap = false;

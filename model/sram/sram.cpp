@@ -21,12 +21,15 @@ void SramParams::describe(ParamTable& t, const std::string& prefix, const char* 
 Sram::Sram(std::string name, const SramParams& p, Stats& stats, const std::string& stat_prefix)
     : name_(std::move(name)),
       p_(p),
-      ports_(p.ports == "1RW" ? 1 : 2),
+      kind_(p.ports == "1RW"    ? Ports::k1RW
+            : p.ports == "1R1W" ? Ports::k1R1W  // once
+                                : Ports::k2RW),
+      ports_(kind_ == Ports::k1RW ? 1 : 2),
       occupancy_(stats.gauge(stat_prefix + ".used_bits", "bit",
                              "bits allocated to a live purpose (peak, time-weighted mean, final)")),
       reads_(&stats.counter(stat_prefix + ".reads", "access", "read accesses")),
       writes_(&stats.counter(stat_prefix + ".writes", "access", "write accesses")) {
-  if (p.ports != "1RW" && p.ports != "1R1W" && p.ports != "2RW")
+  if (p.ports != "1RW" && p.ports != "1R1W" && p.ports != "2RW")  // once
     throw Error(msg::kConfig, "SRAM " + name_ + ": ports must be 1RW, 1R1W or 2RW");
   occupancy_.track_histogram(static_cast<int64_t>(capacity_bits()), kOccupancyBuckets);
   stats.derived(stat_prefix + ".capacity_bits", "bit", "width_bits x depth",
@@ -39,8 +42,9 @@ Sram::Sram(std::string name, const SramParams& p, Stats& stats, const std::strin
 }
 
 Resource& Sram::port_for(bool is_read, Cycle t) {
-  if (p_.ports == "1RW") return ports_[0];
-  if (p_.ports == "1R1W") return ports_[is_read ? 0 : 1];
+  // Per access: the port kind is an enum, read from sram.*.ports at construction.
+  if (kind_ == Ports::k1RW) return ports_[0];
+  if (kind_ == Ports::k1R1W) return ports_[is_read ? 0 : 1];
   // 2RW: the port that can start earliest (port 0 on a tie).
   Cycle a = std::max(t, ports_[0].free_at()), b = std::max(t, ports_[1].free_at());
   return b < a ? ports_[1] : ports_[0];

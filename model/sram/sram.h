@@ -63,6 +63,7 @@ class Sram {
   Resource& port_for(bool is_read, Cycle t);
   std::string name_;
   SramParams p_;
+  enum class Ports : uint8_t { k1RW, k1R1W, k2RW } kind_;  // sram.*.ports, read once
   std::vector<Resource> ports_;
   TimeWeighted& occupancy_;
   Counter* reads_;

@@ -817,15 +817,17 @@ int run_fabric(const b2b::RunOptions& o) {
       // Packets that carry a message's data (standard and ORNIC's OOO opcodes).
       const bool data = (r.opcode >= 0 && r.opcode <= wire::kReadResponseOnly) ||
                         (r.opcode >= wire::kOooWriteFSpot && r.opcode <= wire::kOooReadResponse);
-      if (!data || r.drop != ornic::Drop::kNone) return;
+      if (!data) return;
       auto it = qmap->find(r.qpn);
       if (it == qmap->end()) return;
       FlowRun& fr = runs[it->second];
-      if (r.bitmap) fr.peak_blocks = std::max(fr.peak_blocks, r.blocks_held);
-      if (std::strcmp(r.verdict, "duplicate") == 0) {
+      // A duplicate is a drop (Drop::kDuplicate): counted before the other drops leave.
+      if (r.drop == ornic::Drop::kDuplicate) {
         ++fr.duplicates;
         return;
       }
+      if (r.drop != ornic::Drop::kNone) return;
+      if (r.bitmap) fr.peak_blocks = std::max(fr.peak_blocks, r.blocks_held);
       ++fr.packets;
       uint32_t ood = 0;
       if (!fr.seen) {

@@ -21,13 +21,13 @@ void RoutingParams::describe(ParamTable& t) {
 PathSelect::PathSelect(const RoutingParams& p, uint64_t run_seed, const std::string& switch_name)
     : p_(p),
       mode_(p.mode == "spray"      ? Mode::kSpray
-            : p.mode == "flowlet"  ? Mode::kFlowlet
-            : p.mode == "adaptive" ? Mode::kAdaptive
+            : p.mode == "flowlet"  ? Mode::kFlowlet   // once
+            : p.mode == "adaptive" ? Mode::kAdaptive  // once
                                    : Mode::kEcmp),
       rr_(p.spray_mode == "rr"),
       gap_ps_(static_cast<uint64_t>(std::llround(p.flowlet_gap_ns * 1000.0))),
       rng_(make_rng(run_seed, switch_name + ".routing")) {
-  if (p.mode != "ecmp" && p.mode != "spray" && p.mode != "flowlet" && p.mode != "adaptive")
+  if (p.mode != "ecmp" && p.mode != "spray" && p.mode != "flowlet" && p.mode != "adaptive")  // once
     throw Error(msg::kConfig, "routing.mode '" + p.mode +
                                   "': expected ecmp, spray, flowlet or "
                                   "adaptive");

@@ -313,7 +313,7 @@ void Switch::admit(uint32_t port, uint32_t slot, uint64_t now) {
   bool np_out = false;  // a data packet leaving over the long haul under THEMIS's np
   if (themis_ && roce && (port == wan_port_ || out == wan_port_)) {
     if (!themis_in(port, out, slot, v, fr, now)) return;
-    np_out = out == wan_port_ && themis_->params().np() && data_opcode(v.bth.opcode);
+    np_out = out == wan_port_ && themis_->np() && data_opcode(v.bth.opcode);
     if (np_out && (v.tos & 3) == 3 && !np_keep_mark(slot, now)) clear_ce(slots_[slot].data(), len);
   }
   enqueue_frame(out, fr, now, np_out);
@@ -341,7 +341,7 @@ void Switch::enable_themis(const ThemisParams& p, const sender::DcqcnParams& dcq
 
 bool Switch::themis_in(uint32_t port, uint32_t out, uint32_t slot, const wire::PacketView& v,
                        const SwitchCore::Frame& fr, uint64_t now) {
-  const ThemisParams& tp = themis_->params();
+  const ThemisCore& tp = *themis_;
   const bool in = port == wan_port_;
   const uint8_t op = v.bth.opcode;
   // The flow: data goes sender -> receiver; ACKs and CNPs come back receiver -> sender.
@@ -488,8 +488,8 @@ void Switch::run_due(uint64_t now) {
         const uint32_t slot = static_cast<uint32_t>(d->frame.tag);
         // Under THEMIS's np a data packet marked as it leaves over the long haul is
         // taken by the switch instead (its sender gets a CNP from here).
-        if (d->ce && !(themis_ && e.port == wan_port_ && themis_->params().np() &&
-                       d->frame.prio == 1 && !np_keep_mark(slot, now)))
+        if (d->ce && !(themis_ && e.port == wan_port_ && themis_->np() && d->frame.prio == 1 &&
+                       !np_keep_mark(slot, now)))
           mark_ce(slots_[slot].data(), slots_[slot].size());
         ++port_frames_[e.port];
         port_bytes_[e.port] += slots_[slot].size();

@@ -128,7 +128,12 @@ SwitchCore::SwitchCore(const SwitchParams& p, std::vector<double> port_gbps, uin
     if (!(gbps_[k] > 0))
       throw Error(msg::kConfig, name + ": port " + std::to_string(k) + " has no rate");
   pfc_dynamic_ = p_.pfc_threshold == "dynamic";
-  if (p_.pfc_headroom_pool == "reserved") hdrm_pool_ = p_.headroom_bytes * gbps_.size();
+  // Modes as flags, once: nothing compares a string per frame.
+  static_admission_ = p_.admission == "static";
+  mark_at_enqueue_ = p_.ecn && p_.mark_at == "enqueue";
+  mark_at_dequeue_ = p_.ecn && p_.mark_at == "dequeue";
+  hdrm_reserved_ = p_.pfc_headroom_pool == "reserved";
+  if (hdrm_reserved_) hdrm_pool_ = p_.headroom_bytes * gbps_.size();
   // ns-3 HPCC: shift 3 (1/8) at the host rate, one less per doubling above it.
   for (double g : gbps_) {
     uint32_t s = p_.pfc_shift;
@@ -191,7 +196,7 @@ SwitchCore::Admit SwitchCore::enqueue(uint64_t now_ps, uint32_t out_port, const 
       drop = SwitchDrop::kHeadroom;
     }
   } else if (f.prio != 0) {
-    const double limit = p_.admission == "static"
+    const double limit = static_admission_
                              ? static_cast<double>(p_.static_limit_bytes)
                              : p_.alpha * static_cast<double>(p_.buffer_bytes - used_);
     if (static_cast<double>(q.bytes + b) > limit) drop = SwitchDrop::kThreshold;
@@ -204,7 +209,7 @@ SwitchCore::Admit SwitchCore::enqueue(uint64_t now_ps, uint32_t out_port, const 
   a.accepted = true;
   // ns-3 HPCC takes T before the frame counts (where its bytes go), then after (pause).
   const uint64_t t_before = pfc_dynamic_ ? pfc_xoff(f.in_port) : 0;
-  if (p_.ecn && f.ect && p_.mark_at == "enqueue") a.ce = draw(mark_probability(out_port, q.bytes));
+  if (mark_at_enqueue_ && f.ect) a.ce = draw(mark_probability(out_port, q.bytes));
   q.items.push_back({f, now_ps + latency_ps_, a.ce});
   q.bytes += b;
   used_ += b;
@@ -256,7 +261,7 @@ std::optional<SwitchCore::Departure> SwitchCore::start_next(uint32_t port, uint6
     d.end_ps = now_ps + serialization_ps(port, it.f.len);
     free_[port] = d.end_ps;
     d.ce = it.ce;
-    if (p_.ecn && it.f.ect && p_.mark_at == "dequeue") d.ce = draw(mark_probability(port, q.bytes));
+    if (mark_at_dequeue_ && it.f.ect) d.ce = draw(mark_probability(port, q.bytes));
     if (d.ce) ++c_.marked;
     const size_t ii = idx(it.f.in_port, c);
     in_[ii] -= b;

@@ -170,7 +170,7 @@ class SwitchCore {
   // PFC headroom of one ingress port (switch.headroom_auto; default switch.headroom_bytes).
   void set_headroom(uint32_t port, uint64_t bytes) {
     if (headroom_.empty()) headroom_.assign(ports(), p_.headroom_bytes);
-    if (p_.pfc_headroom_pool == "reserved") hdrm_pool_ += bytes - headroom_.at(port);
+    if (hdrm_reserved_) hdrm_pool_ += bytes - headroom_.at(port);
     headroom_.at(port) = bytes;
   }
   // PFC's XOFF threshold of ingress port i now (switch.pfc_threshold), in bytes.
@@ -200,6 +200,9 @@ class SwitchCore {
   std::vector<uint64_t> headroom_;                  // per port; empty: switch.headroom_bytes
   std::vector<uint32_t> shift_;                     // per port: dynamic PFC's shift
   bool pfc_dynamic_ = false;                        // switch.pfc_threshold dynamic
+  bool static_admission_ = false;                   // switch.admission static
+  bool mark_at_enqueue_ = false, mark_at_dequeue_ = false;  // switch.ecn and switch.mark_at
+  bool hdrm_reserved_ = false;                              // switch.pfc_headroom_pool reserved
   uint64_t hdrm_pool_ = 0;  // headroom set aside (pfc_headroom_pool reserved): every port's
   Rng rng_;
   uint64_t latency_ps_;

@@ -74,6 +74,7 @@ struct ThemisParams {           // themis.*
   double pass_ns = 100;         // rp: one recirculation pass (the loop port's delay)
   double loop_gbps = 1600;      // rp: the loop port's rate
   uint32_t max_flows = 65536;   // flows an external switch tracks
+  // Read at construction (ThemisCore keeps them as flags), never per frame.
   bool np() const { return mode == "np" || mode == "both"; }
   bool loop() const { return block == "loop"; }
   bool rp() const { return mode == "rp" || mode == "both"; }
@@ -94,6 +95,8 @@ class ThemisCore {
   ThemisCore(const ThemisParams& p, const sender::DcqcnParams& dcqcn, uint64_t rtt_ps,
              const StatGroup& stats);
   const ThemisParams& params() const { return p_; }
+  bool np() const { return np_on_; }  // themis.mode np or both
+  bool rp() const { return rp_on_; }  // themis.mode rp or both
 
   // An ACK, NAK or feedback frame of flow k coming in: it names the sender's QP.
   void learn_qpn(const FlowKey& k, uint32_t qpn);
@@ -132,7 +135,8 @@ class ThemisCore {
   void recover(Flow& f, uint64_t now_ps);
   Flow* flow(const FlowKey& k);  // null when max_flows are tracked already
   ThemisParams p_;
-  bool loop_;  // themis.block loop (read once, not per packet)
+  bool loop_;           // themis.block loop (read once, not per packet)
+  bool np_on_, rp_on_;  // themis.mode (read once, not per packet)
   uint64_t interval_ps_;
   uint64_t rtt_ps_;
   uint64_t looping_bytes_ = 0;  // rp: bytes recirculating (the loop's queue)

@@ -127,7 +127,7 @@ int run_replay(const ReplayOptions& o) {
     if (!plog_raw) return;
     ornic::PacketRecord r;
     r.index = tr.records[i].index;
-    r.verdict = "skipped";
+    r.verdict = ornic::RecordVerdict::kSkipped;
     r.drop = ornic::Drop::kNotForDut;
     plog_raw->write(r);
   });

@@ -9,6 +9,13 @@
 3. The blocks do not branch on a scheme's name: no `ordering ==`, `scheme ==`,
    `recovery ==` comparisons in model/ (the seams' tables carry the differences).
 4. No `using namespace` in a header.
+5. No string is compared per frame: no `strcmp` in model/, tlm/ or platforms/ (verdicts
+   and modes are enums or flags), and in the code that runs per packet (model/, tlm/, the
+   switch, link, THEMIS and path-selection code, the host driver, the fabric's checker)
+   a string literal is compared only where a member is set once from a parameter (an
+   initializer `flag_(p.mode == "x")` or `flag_ = p.mode == "x";`) or on a line marked
+   `// once` (a factory or a parameter check). Parameter tables (*_params.cpp) are
+   exempt: they run before the kernel.
 Each failure names the file and line.
 """
 import os
@@ -105,6 +112,32 @@ def main():
             for n, line in enumerate(f, 1):
                 if name_compare.search(line):
                     problems.append(f"{rel(p)}:{n}: compares a scheme name: {line.strip()}")
+
+    # 5. No per-frame string compares.
+    strcmp = re.compile(r"\bstr(n)?cmp\s*\(")
+    for top in ["model", "tlm", "platforms"]:
+        for p in files(top, lambda p: p.endswith((".h", ".cpp"))):
+            with open(p, encoding="utf-8") as f:
+                for n, line in enumerate(f, 1):
+                    if strcmp.search(line.split("//")[0]):
+                        problems.append(f"{rel(p)}:{n}: strcmp (compare an enum): {line.strip()}")
+    literal = re.compile(r'[!=]=\s*"')
+    set_once = re.compile(r'^\s*(\w+_\(|\w+_\s*=[^=])')
+    tables = ("_params.cpp", "core/config.cpp", "core/params.cpp")  # before the kernel
+    hot = [p for p in files("model", lambda p: p.endswith(".cpp") and
+                            not p.endswith(tables))]
+    hot += files("tlm", lambda p: p.endswith(".cpp"))
+    hot += [os.path.join(ROOT, "platforms", x) for x in (
+        "network/switch.cpp", "network/switch_core.cpp", "network/link_core.cpp",
+        "network/network_link.cpp", "network/themis.cpp", "network/path_select.cpp",
+        "host/host_driver.cpp", "fabric/flow_check.cpp")]
+    for p in hot:
+        with open(p, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                code = line.split("//")[0]
+                if literal.search(code) and not set_once.match(line) and "// once" not in line:
+                    problems.append(f"{rel(p)}:{n}: compares a string outside a one-time "
+                                    f"setting: {line.strip()}")
 
     # 4. No using-directives in headers.
     for top in ["model", "tlm", "platforms", "testbench"]:

@@ -84,7 +84,7 @@ TEST(EunomiaRx, FirstOooPacketAllocatesMetadata) {
   sc_core::sc_start();
   ASSERT_EQ(b.records.size(), 1u);
   const auto& r = b.records[0];
-  EXPECT_STREQ(r.verdict, "ooo");
+  EXPECT_STREQ(to_string(r.verdict), "ooo");
   EXPECT_EQ(r.parsed, 110u);
   EXPECT_EQ(r.bitmap_cycles, 16u);
   EXPECT_EQ(r.locate_cycles, 0u);  // creation: no bitmap to locate
@@ -145,7 +145,7 @@ TEST(EunomiaRx, GrowthByALinearRow) {
   sc_core::sc_start();
   ASSERT_EQ(b.records.size(), 2u);
   const auto& r = b.records[1];
-  EXPECT_STREQ(r.verdict, "ooo");
+  EXPECT_STREQ(to_string(r.verdict), "ooo");
   EXPECT_EQ(r.bitmap_cycles, 14u);
   EXPECT_EQ(r.locate_cycles, 8u);
   EXPECT_EQ(r.processed, 229u);
@@ -182,7 +182,7 @@ TEST(EunomiaRx, MergeWhenTheCircularPartIsFlushed) {
   sc_core::sc_start();
   ASSERT_EQ(b.records.size(), 17u);
   const auto& r = b.records.back();
-  EXPECT_STREQ(r.verdict, "accepted");
+  EXPECT_STREQ(to_string(r.verdict), "accepted");
   EXPECT_EQ(r.bitmap_cycles, 22u);
   EXPECT_EQ(r.locate_cycles, 8u);
   EXPECT_EQ(r.processed, 3037u);
@@ -249,7 +249,7 @@ TEST(EunomiaRx, PacketBeyondTheCapIsNacked) {
   b.inject(200, eunomia_packet(400, 512));
   sc_core::sc_start();
   ASSERT_EQ(b.records.size(), 2u);
-  EXPECT_STREQ(b.records[1].verdict, "dropped");
+  EXPECT_STREQ(to_string(b.records[1].verdict), "dropped");
   EXPECT_EQ(b.records[1].bitmap_cycles, 8u);
   EXPECT_EQ(stat(b, "hd_bitmap.nacks"), 1u);
   int nacks = 0;
@@ -287,9 +287,9 @@ TEST(EunomiaRx, SendCompletionHeldUntilLastSeq) {
   }
   sc_core::sc_start();
   ASSERT_EQ(b.records.size(), 3u);
-  EXPECT_STREQ(b.records[0].verdict, "ooo");
-  EXPECT_STREQ(b.records[1].verdict, "ooo");
-  EXPECT_STREQ(b.records[2].verdict, "accepted");
+  EXPECT_STREQ(to_string(b.records[0].verdict), "ooo");
+  EXPECT_STREQ(to_string(b.records[1].verdict), "ooo");
+  EXPECT_STREQ(to_string(b.records[2].verdict), "accepted");
   EXPECT_EQ(b.stats.counter_value("nic0.rx.req_processor.messages"), 1u);
   EXPECT_EQ(stat(b, "hd_bitmap.garbage_collections"), 1u);
   // No ACK says the message is complete before PSN 0 was processed; one does after.

@@ -54,7 +54,7 @@ TEST(OrnicRx, InOrderPacketsAndTheirAcks) {
   const Cycle parsed[] = {107, 109, 111}, processed[] = {112, 115, 119}, dma[] = {116, 119, 123};
   for (int i = 0; i < 3; ++i) {
     SCOPED_TRACE(i);
-    EXPECT_STREQ(b.records[i].verdict, "accepted");
+    EXPECT_STREQ(to_string(b.records[i].verdict), "accepted");
     EXPECT_EQ(b.records[i].parsed, parsed[i]);
     EXPECT_EQ(b.records[i].processed, processed[i]);
     EXPECT_EQ(b.records[i].dma_done, dma[i]);
@@ -111,7 +111,7 @@ TEST(OrnicRx, OutOfOrderPacket) {
   sc_core::sc_start();
   ASSERT_EQ(b.records.size(), 1u);
   const auto& r = b.records[0];
-  EXPECT_STREQ(r.verdict, "ooo");
+  EXPECT_STREQ(to_string(r.verdict), "ooo");
   EXPECT_EQ(r.parsed, 110u);
   EXPECT_EQ(r.processed, 118u);
   EXPECT_EQ(r.dma_done, 125u);
@@ -206,7 +206,7 @@ TEST(OrnicRx, StandardGapNakAndDuplicate) {
   sc_core::sc_start();
   ASSERT_EQ(b.records.size(), 3u);
   EXPECT_EQ(b.records[0].drop, ornic::Drop::kPsnSequenceError);
-  EXPECT_STREQ(b.records[1].verdict, "accepted");
+  EXPECT_STREQ(to_string(b.records[1].verdict), "accepted");
   EXPECT_EQ(b.records[2].drop, ornic::Drop::kDuplicate);
   ASSERT_EQ(b.port.sent.size(), 3u);
   EXPECT_EQ(b.port.sent[0]->v.aeth.syndrome, wire::kAethNakPsnSeqErr);

@@ -653,7 +653,7 @@ TEST(ReqProcessorCore, FSpotCachesStartAddrByEq2ThenSpotsArePlacedByEq1) {
   // FSpot of PSN 2 (ePSN 0): Start_Addr = 0x10200 - (2 - 0) x 256 = 0x10000 (Eq. 2).
   PacketRecord a = r.receive(wire::kOooWriteFSpot, 2);
   EXPECT_EQ(a.drop, Drop::kNone);
-  EXPECT_STREQ(a.verdict, "ooo");
+  EXPECT_STREQ(to_string(a.verdict), "ooo");
   EXPECT_TRUE(r.qps.at(0).start_addr_cached);
   EXPECT_EQ(r.qps.at(0).start_addr, 0x10000u);
   // Spots of PSN 1 and 0 carry no address: Start_Addr + (PSN - Start_PSN) x PMTU (Eq. 1).

@@ -34,8 +34,8 @@ uint32_t id_bits(uint32_t blocks) {
 // The unit: the scheme's core, or for `bitmap.impl: rtl` the Verilated RTL.
 std::unique_ptr<ordering::OrderingUnit> make_unit(const ordering::Scheme& s, const OrnicParams& p) {
   if (s.traits.receiver_agent) return nullptr;
-  if (p.bitmap.impl != "rtl") return s.make(geometry(p));
-  if (std::string(s.name) != "ornic")
+  if (p.bitmap.impl != "rtl") return s.make(geometry(p));  // once
+  if (std::string(s.name) != "ornic")                      // once
     throw Error(msg::kConfig,
                 "bitmap.impl rtl: the RTL (testbench/rtl/ornic_bitmap.v) is ORNIC's "
                 "bitmap; nic.ordering is '" +

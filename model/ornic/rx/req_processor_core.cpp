@@ -64,7 +64,7 @@ bool ReqProcessorCore::region_ok(const QpContext& c, uint32_t rkey, uint64_t va,
 
 void ReqProcessorCore::drop(Cycle t, const wire::PacketView& v, PacketRecord& rec, Drop d) {
   rec.drop = d;
-  rec.verdict = d == Drop::kDuplicate ? "duplicate" : "dropped";
+  rec.verdict = d == Drop::kDuplicate ? RecordVerdict::kDuplicate : RecordVerdict::kDropped;
   l_.pkt_buf.discard(t, v.payload_len);
 }
 
@@ -86,7 +86,7 @@ void ReqProcessorCore::process(Cycle ready, const wire::PacketView& v, PacketRec
   const Cycle s = cs.issue;
   const Cycle t3 = cs.t3;
   Cycle t4 = t3;
-  rec.verdict = "accepted";
+  rec.verdict = RecordVerdict::kAccepted;
   if (is_ooo_write(op))
     ooo_write(t3, static_cast<uint32_t>(qi), c, v, rec, &t4);
   else if (traits_.ooo_send && op <= wire::kSendOnlyImm &&
@@ -418,7 +418,7 @@ void ReqProcessorCore::ordered(Cycle t3, uint32_t qi, QpContext& c, const wire::
       if (r.out.verdict == ordering::Verdict::kInOrder)
         in_order_.inc();
       else
-        ooo_packets_.inc(), rec.verdict = "ooo";
+        ooo_packets_.inc(), rec.verdict = RecordVerdict::kOoo;
       if (last) c.wqe_last_psn = psn, c.wqe_last_known = true;
       c.epsn = r.out.epsn;
       bool complete = false;

@@ -35,7 +35,7 @@ RspProcessorCore::RspProcessorCore(const CoreEnv& env, QpContextTable& qps, Link
 
 void RspProcessorCore::drop(Cycle t, const wire::PacketView& v, PacketRecord& rec, Drop d) {
   rec.drop = d;
-  rec.verdict = d == Drop::kDuplicate ? "duplicate" : "dropped";
+  rec.verdict = d == Drop::kDuplicate ? RecordVerdict::kDuplicate : RecordVerdict::kDropped;
   l_.pkt_buf.discard(t, v.payload_len);
 }
 
@@ -43,7 +43,7 @@ void RspProcessorCore::process(Cycle ready, const wire::PacketView& v, PacketRec
   packets_.inc();
   const ContextStage cs = context_stage(pipe_, ready, p_.rsp_processor.ii_cycles, l_.hdr_buf, v,
                                         qps_, p_.rsp_processor.check_cycles);
-  rec.verdict = "accepted";
+  rec.verdict = RecordVerdict::kAccepted;
   if (cs.qi < 0) {
     drop(cs.t1, v, rec, Drop::kUnknownQp);
     rec.processed = cs.t1;
@@ -129,7 +129,7 @@ void RspProcessorCore::process(Cycle ready, const wire::PacketView& v, PacketRec
                : r.out.verdict == ordering::Verdict::kPoolExhausted ? Drop::kBitmapPoolExhausted
                                                                     : Drop::kUnknownQp);
         else if (r.out.verdict == ordering::Verdict::kOutOfOrder)
-          rec.verdict = "ooo";
+          rec.verdict = RecordVerdict::kOoo;
       } else {
         int32_t d = wire::psn_diff(psn, rw->next_psn);
         if (d == 0) {

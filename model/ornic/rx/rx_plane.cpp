@@ -85,11 +85,11 @@ void RxPlane::frame_in(Cycle arrival, const uint8_t* frame, uint32_t len, uint32
                              : -1;
   if (cnp_qi >= 0) {
     rate_.on_cnp(static_cast<uint32_t>(cnp_qi), r.ready);
-    rec.verdict = "cnp";
+    rec.verdict = RecordVerdict::kCnp;
     rec.opcode = view_.bth.opcode, rec.qpn = view_.bth.dest_qp, rec.psn = view_.bth.psn;
     rec.payload = view_.payload_len;
   } else if (r.drop != Drop::kNone) {
-    rec.verdict = "dropped";
+    rec.verdict = RecordVerdict::kDropped;
     rec.drop = r.drop;
     if (r.drop == Drop::kBadIcrc || r.drop == Drop::kUdOrCnp || r.drop >= Drop::kReqPktBufferFull) {
       rec.opcode = view_.bth.opcode, rec.qpn = view_.bth.dest_qp, rec.psn = view_.bth.psn;
@@ -103,7 +103,7 @@ void RxPlane::frame_in(Cycle arrival, const uint8_t* frame, uint32_t len, uint32
       req_processor.core.process(r.ready, view_, rec);
     else
       rsp_processor.core.process(r.ready, view_, rec);
-    if (cnp_on_ooo_ && (view_.tos & 3) != 3 && std::strcmp(rec.verdict, "ooo") == 0)
+    if (cnp_on_ooo_ && (view_.tos & 3) != 3 && rec.verdict == RecordVerdict::kOoo)
       notify_congestion(r.ready, false);
   }
   drops_[static_cast<size_t>(rec.drop)]->inc();
