@@ -240,9 +240,10 @@ OOO_NAK = 0x1F
 
 def read_pcap_frames(path):
     """Frames (bytes) of a pcap/pcapng file, read with scapy."""
-    import scapy.layers.l2  # noqa: F401 (LINKTYPE_ETHERNET -> Ether)
-    import scapy.layers.inet  # noqa: F401
-    from scapy.utils import rdpcap  # noqa: lazy
+    import importlib
+    for m in ("scapy.layers.l2", "scapy.layers.inet"):  # LINKTYPE_ETHERNET -> Ether, IP
+        importlib.import_module(m)
+    from scapy.utils import rdpcap  # lazy: scapy is slow to import
     return [bytes(p) for p in rdpcap(path)]
 
 

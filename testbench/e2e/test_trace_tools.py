@@ -295,9 +295,10 @@ class TraceTools(e2e.OonicTestCase):
         self.assertIn("--eunomia-metadata needs --mode ooo", p.stderr)
 
     def test_convert_captures_round_trip(self):
-        import scapy.layers.l2  # noqa: F401 (LINKTYPE_ETHERNET -> Ether)
-        import scapy.layers.inet  # noqa: F401
-        from scapy.utils import rdpcap  # noqa: lazy
+        import importlib
+        for m in ("scapy.layers.l2", "scapy.layers.inet"):  # LINKTYPE_ETHERNET -> Ether, IP
+            importlib.import_module(m)
+        from scapy.utils import rdpcap  # lazy: scapy is slow to import
         d = self.mkdtemp()
         caps = e2e.all_captures()
         self.assertEqual(len(caps), 5)
