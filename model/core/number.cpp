@@ -1,7 +1,11 @@
 #include "model/core/number.h"
 
+#include <cerrno>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <string>
 
 namespace oonic {
 
@@ -35,6 +39,20 @@ std::optional<uint64_t> parse_uint(std::string_view v, NumberSuffix suffix) {
   if (r.ec != std::errc() || r.ptr != v.data() + v.size()) return std::nullopt;
   if (x != 0 && mult > std::numeric_limits<uint64_t>::max() / x) return std::nullopt;
   return x * mult;
+}
+
+std::optional<double> parse_real(std::string_view v) {
+  if (v.empty()) return std::nullopt;
+  // strtod would take hex floats, "inf" and "nan": only digits, sign, point, exponent.
+  for (char c : v)
+    if (!((c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'))
+      return std::nullopt;
+  const std::string s(v);
+  char* end = nullptr;
+  errno = 0;
+  const double x = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(x)) return std::nullopt;
+  return x;
 }
 
 const char* number_syntax(NumberSuffix suffix) {

@@ -19,6 +19,10 @@ enum class NumberSuffix {
 std::optional<uint64_t> parse_uint(std::string_view text,
                                    NumberSuffix suffix = NumberSuffix::kNone);
 
+// A real: decimal, the whole text, finite ("1e3", "0.5", "-2"). nullopt for
+// anything else: empty, hex, inf, nan, overflow, trailing characters.
+std::optional<double> parse_real(std::string_view text);
+
 // What parse_uint accepts, for an error message: "a non-negative integer
 // (decimal or 0x hex)", with kBinary "...; K/M/G = 2^10/2^20/2^30)".
 const char* number_syntax(NumberSuffix suffix);

@@ -158,11 +158,9 @@ void ParamTable::set(const std::string& key, const std::string& text, const std:
       break;
     }
     case Type::kDouble: {
-      char* endp = nullptr;
-      errno = 0;
-      double v = std::strtod(text.c_str(), &endp);
-      if (text.empty() || *endp != '\0' || errno != 0 || !std::isfinite(v))
-        throw bad("expected a number, got '" + text + "'");
+      const std::optional<double> parsed = parse_real(text);  // the shared number rule
+      if (!parsed) throw bad("expected a number, got '" + text + "'");
+      const double v = *parsed;
       if (v < e->min || v > e->max)
         throw bad("value " + text + " out of range [" + fmt_double(e->min) + ", " +
                   fmt_double(e->max) + "] " + e->unit);

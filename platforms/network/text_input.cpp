@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "model/core/error.h"
@@ -95,24 +96,10 @@ uint64_t TextInput::uint_at(size_t i, const std::string& name, uint64_t lo, uint
 
 double TextInput::real_at(size_t i, const std::string& name, double lo, double hi) const {
   const std::string& f = field(i);
-  double v = 0;
-  if (!parse_real(f, &v) || v < lo || v > hi)
+  const std::optional<double> v = parse_real(f);
+  if (!v || *v < lo || *v > hi)
     fail(name + " '" + f + "': expected a decimal number in " + range_text(lo, hi));
-  return v;
-}
-
-bool parse_real(const std::string& text, double* out) {
-  if (text.empty()) return false;
-  // strtod would take hex floats, "inf" and "nan": only digits, sign, point, exponent.
-  for (char c : text)
-    if (!((c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'))
-      return false;
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v)) return false;
-  *out = v;
-  return true;
+  return *v;
 }
 
 std::string range_text(double lo, double hi) {

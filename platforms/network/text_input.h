@@ -46,9 +46,6 @@ class TextInput {
   std::vector<std::string> fields_;
 };
 
-// A decimal real, the whole text, finite ("1e3", "0.5", "-2"); false otherwise
-// (empty, hex, inf, nan, trailing characters).
-bool parse_real(const std::string& text, double* out);
 // "[lo, hi]" with numbers in their shortest form.
 std::string range_text(double lo, double hi);
 

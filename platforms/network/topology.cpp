@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "model/core/error.h"
+#include "model/core/number.h"
 #include "platforms/network/text_input.h"
 
 namespace oonic::network {
@@ -171,8 +172,8 @@ double rate_gbps(const TextInput& in, size_t i, double lo, double hi, const std:
     if (s.size() <= u || s.compare(s.size() - u, u, unit) != 0) continue;
     const std::string num = s.substr(0, s.size() - u);
     if (num.back() == 'G' || num.back() == 'M' || num.back() == 'K') continue;  // "1Gbps" vs "bps"
-    double v = 0;
-    if (parse_real(num, &v) && v * scale >= lo && v * scale <= hi) return v * scale;
+    const std::optional<double> v = parse_real(num);
+    if (v && *v * scale >= lo && *v * scale <= hi) return *v * scale;
     break;
   }
   in.fail(which + " rate '" + s + "': expected <number>Gbps (or Mbps, Kbps, bps) in " +
@@ -189,8 +190,8 @@ double delay_ns(const TextInput& in, size_t i, double hi) {
     if (s.size() <= u || s.compare(s.size() - u, u, unit) != 0) continue;
     const std::string num = s.substr(0, s.size() - u);
     if (u == 1 && (num.back() == 'n' || num.back() == 'u' || num.back() == 'm')) continue;
-    double v = 0;
-    if (parse_real(num, &v) && v * scale >= 0 && v * scale <= hi) return v * scale;
+    const std::optional<double> v = parse_real(num);
+    if (v && *v * scale >= 0 && *v * scale <= hi) return *v * scale;
     break;
   }
   in.fail("delay '" + s + "': expected <number>ns (or us, ms, s) in " + range_text(0, hi) + " ns");

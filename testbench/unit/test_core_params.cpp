@@ -148,7 +148,8 @@ TEST(CoreParams, Double) {
   f.t.set("nic.clock_mhz", "0.5", "a");  // min, inclusive
   EXPECT_DOUBLE_EQ(f.mhz, 0.5);
   EXPECT_EQ(f.t.value_text(*f.t.find("nic.clock_mhz")), "0.5");
-  for (const char* bad : {"abc", "", "inf", "nan", "1.5x", "1e999" /* ERANGE */}) {
+  for (const char* bad :
+       {"abc", "", "inf", "nan", "1.5x", "1e999" /* ERANGE */, "0x10" /* hex */}) {
     std::string m = config_error([&] { f.t.set("nic.clock_mhz", bad, "s"); });
     EXPECT_EQ(m, std::string("s: parameter 'nic.clock_mhz': expected a number, got '") + bad + "'")
         << bad;
