@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Docs follow the code: docs/PARAMS.md and docs/STATS.md equal what the binary
-prints, every stat a replay writes is documented, and every documented stat is
-registered (appears in a run's stats.json)."""
+"""Docs follow the code: docs/PARAMS.md, docs/STATS*.md and docs/REGISTERS.md equal what
+the binary prints, every stat a replay
+writes is documented, and every documented stat is registered (appears in a run's
+stats.json). The site these pages belong to is checked by test_docs_site.py."""
 import json
 import os
 import re
@@ -109,13 +110,10 @@ class Docs(unittest.TestCase):
             self.assertEqual(undocumented, set(), "registered but not documented")
             self.assertFalse(any(".sram.bitmap." in k for k in registered), "bitmap.* with eunomia")
 
-    def test_readme_register_map_matches_binary(self):
+    def test_registers_doc_matches_binary(self):
         out = subprocess.run([BIN, "registers"], capture_output=True, text=True, check=True).stdout
-        with open(os.path.join(SRC, "README.md")) as f:
-            text = f.read()
-        a, b = "<!-- registers:begin -->\n", "<!-- registers:end -->"
-        self.assertEqual(text[text.index(a) + len(a):text.index(b)], out.rstrip("\n") + "\n",
-                         "README register map is stale: run scripts/gen-docs")
+        self.assertEqual(doc_table(os.path.join(SRC, "docs", "REGISTERS.md")), out,
+                         "docs/REGISTERS.md is stale: run scripts/gen-docs")
 
     def test_every_param_has_unit_and_description(self):
         for line in open(os.path.join(SRC, "docs", "PARAMS.md")):

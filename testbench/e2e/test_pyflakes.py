@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Every Python program of the project passes pyflakes (Debian's python3-pyflakes):
-the commands in scripts/ (named without .py), their libraries, the experiments, and the
-testbench's scripts. An unused import, an undefined name or a placeholder-less f-string
-fails the suite, naming the file and line.
+the commands in scripts/ (named without .py), their package scripts/lib/oonic, the
+experiments, and the testbench's scripts. An unused import, an undefined name or a
+placeholder-less f-string fails the suite, naming the file and line.
 """
 import os
 import subprocess
@@ -38,6 +38,10 @@ class Pyflakes(unittest.TestCase):
         files = python_files()
         self.assertGreater(len(files), 40)  # the scripts are found, not skipped
         self.assertIn(os.path.join(ROOT, "scripts", "fuzz"), files)
+        # the package the commands share (scripts/lib/oonic/*.py)
+        for m in ("__init__", "paths", "quoting", "points", "batch", "results", "experiment_tools",
+                  "mprdma_testbed"):
+            self.assertIn(os.path.join(ROOT, "scripts", "lib", "oonic", m + ".py"), files)
         p = subprocess.run([sys.executable, "-m", "pyflakes"] + files, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, universal_newlines=True)
         self.assertEqual(p.returncode, 0, "pyflakes:\n" + p.stdout)

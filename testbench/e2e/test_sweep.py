@@ -26,7 +26,7 @@ SWEEP = os.path.join(SOURCE_DIR, "scripts", "sweep")
 TIMEOUT = 60
 
 sys.path.insert(0, os.path.join(SOURCE_DIR, "scripts", "lib"))
-import oonic_results as R  # noqa: E402
+from oonic import results as R  # noqa: E402
 
 
 def env(binary=None):

@@ -201,7 +201,7 @@ class SweepRunSlurm(unittest.TestCase):
         self.assertIn("%s_%d" % (job, task), by["64"]["error"])
 
     def test_experiments_on_slurm_match_local(self):
-        # The experiments run their points through scripts/lib/oonic_batch.py: the same
+        # The experiments run their points through oonic.batch (scripts/batch): the same
         # tables from a Slurm job array as from the local pool.
         exp = os.path.join(SOURCE_DIR, "scripts", "experiments")
         cases = [

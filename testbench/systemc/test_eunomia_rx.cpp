@@ -1,5 +1,5 @@
 // Exact cycle counts of Eunomia's receiver agent (nic.ordering: eunomia) inside the
-// NIC, derived by hand from the documented defaults (README "Timing model" and the
+// NIC, derived by hand from the documented defaults (docs/model/timing.md and the
 // access sequence in model/eunomia/hd_bitmap_core.cpp):
 //   clock 250 MHz, datapath 64 B, rx.parser.latency 4, Req Processor ii 4 / check 1,
 //   SRAM read latency 1; Eunomia geometry from the QP window: rows of bitmap.block_bits

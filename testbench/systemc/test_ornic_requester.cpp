@@ -1,5 +1,5 @@
 // Exact cycles of ORNIC's requester side (TX plane and Control plane), derived
-// by hand from the documented defaults (README "Timing model"): 250 MHz (4000
+// by hand from the documented defaults (docs/model/timing.md): 250 MHz (4000
 // ps), reg.access_cycles 2, dma.setup_cycles 2 (a DMA read holds the read
 // channel 3 cycles, starts PCIe 2 cycles after its grant), PCIe Gen3 x16 at
 // 63.4765625 ps/B with 24 B per TLP (a read request TLP = 1524 ps, completions

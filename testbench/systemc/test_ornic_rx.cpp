@@ -1,5 +1,5 @@
 // Exact cycle counts of ORNIC's receive path for small sequences, derived by
-// hand from the documented default latencies (README "Timing model"):
+// hand from the documented default latencies (docs/model/timing.md):
 //   clock 250 MHz (4000 ps), datapath 64 B, rx.parser.latency 4,
 //   rx.req_processor.ii_cycles 4 / check_cycles 1, SRAM read latency 1
 //   (hdr buffers 1R1W x 512 bit, qp.context 2RW x 512 bit, acked_psn_mem 1R1W x 64 bit),

@@ -15,9 +15,9 @@ import os
 import struct
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
-import oonic_batch as B  # noqa: E402
+from . import batch as B
+from .points import BatchPoint
+
 PATHS = ["spine0", "spine1", "spine2", "spine3"]
 
 TESTBED = ["topology.kind=kpaths", "topology.paths=4", "topology.hosts_per_leaf=5",
@@ -40,21 +40,13 @@ SYSTEMS = {
 }
 
 
-def oonic_bin(prog):
-    b = os.environ.get("OONIC_BIN", os.path.join(ROOT, "build", "oonic"))
-    if not os.access(b, os.X_OK):
-        sys.stderr.write("%s: error: %s: no oonic binary (scripts/build)\n" % (prog, b))
-        sys.exit(2)
-    return b
-
-
 def flows_text(flows):
     """ns-3 HPCC flow file: (src, dst, bytes) at time 0."""
     return "%d\n" % len(flows) + "".join("%d %d 3 100 %d 0\n" % (s, d, n) for s, d, n in flows)
 
 
 def add_args(ap):
-    """-j and the batch backend options (scripts/lib/oonic_batch.py) of an experiment."""
+    """-j and the batch backend options (oonic.batch) of an experiment."""
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
                     help="runs at once on this machine (default: the cores)")
     B.add_backend_args(ap)
@@ -84,8 +76,8 @@ class Batch:
         if faults:
             inputs["faults.in"] = "".join(ln + "\n" for ln in faults)
             args += ["--set", "faults.file=" + os.path.join(d, "faults.in")]
-        self.points.append(B.Point(os.path.basename(d), args, d, {"system": system, "seed": seed},
-                                   inputs=inputs))
+        self.points.append(BatchPoint(os.path.basename(d), args, d, {"system": system, "seed": seed},
+                                     inputs=inputs))
         self.meta[d] = (self.points[-1], system, seed)
 
     def run(self):

@@ -1,19 +1,16 @@
-"""Shared helpers of scripts/sweep and scripts/plot (standard library only).
+"""Results of oonic runs, shared by scripts/sweep and scripts/plot (standard library only).
 
-- repo_root(), oonic_bin(): where the repository and the oonic binary are
 - run_listings(), parse_params_listing(), parse_stats_listing(): `oonic params` /
   `oonic stats` output and as dicts
 - lookup_stat(doc, path): a dotted path into a stats.json document
 - stat_unit(doc, path): the unit of that path, where one can be told
 - format_value(v): a value as written to --set and to results.csv
+- load_json(path)
 """
 
 import difflib
 import json
-import os
 import subprocess
-
-REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 # Top-level sections of stats.json; a stat path starting with anything else is the
 # short form of stats.<name>.value.
@@ -22,15 +19,6 @@ SECTIONS = ("run", "stats", "sram", "integrity", "scoreboard", "setup", "trace_i
 
 class LookupFailed(Exception):
     """A stat path that does not resolve in one stats.json."""
-
-
-def repo_root():
-    return REPO
-
-
-def oonic_bin():
-    """$OONIC_BIN, else <repo>/build/oonic."""
-    return os.environ.get("OONIC_BIN") or os.path.join(REPO, "build", "oonic")
 
 
 def run_listings(binary, commands):

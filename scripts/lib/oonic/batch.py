@@ -1,21 +1,21 @@
-#!/usr/bin/python3
 """Running oonic commands as points, on this machine or as a Slurm job array.
 
 Shared by scripts/sweep and the experiments (scripts/experiments/*), so any of them
-goes to Slurm unchanged. A point (Point) is one command (argv) writing one
-directory (pdir); it is done when pdir/done.json exists with the point's signature
-(written last, atomically: status ok or failed, the error, the command, the
-backend). stdout.log and stderr.log sit beside it. Both backends record points the
-same way, so what one started the other can finish, and a rerun skips done points.
+goes to Slurm unchanged. A point (points.BatchPoint) is one command (argv) writing
+one directory (pdir); it is done when pdir/done.json exists with the point's
+signature (written last, atomically: status ok or failed, the error, the command,
+the backend). stdout.log and stderr.log sit beside it. Both backends record points
+the same way, so what one started the other can finish, and a rerun skips done points.
 
   run_points(points, out, backend="local", jobs=N, slurm=None, name="...")
       runs the points not yet done; returns (stopped signal or None, Slurm job id or
       None). out/slurm/ holds the Slurm batch files, job.json and the task logs.
 
-As a script this file is the Slurm array task: `oonic_batch.py --task BATCH.json I`
-runs chunk I of a batch, one point after another. `oonic_batch.py run --out DIR
-[--backend slurm] -- CMD...` runs one command as a point (the experiments that are
-one process, bitmap-compare and eunomia-memory, go to Slurm this way).
+Its command line is scripts/batch (main): `scripts/batch --task BATCH.json I` is the
+Slurm array task, running chunk I of a batch, one point after another. `scripts/batch
+run --out DIR [--backend slurm] -- CMD...` runs one command as a point (the
+experiments that are one process, bitmap-compare and eunomia-memory, go to Slurm
+this way).
 
 Slurm settings (the `slurm:` mapping of a sweep spec, or an experiment's
 --slurm KEY=VALUE): partition, account, qos, time, mem, cpus_per_task (1), chunk
@@ -33,129 +33,18 @@ import subprocess
 import sys
 import time
 
+from .paths import REPO
+from .points import BatchPoint, read_done, record_done, run_error, write_inputs, write_json_atomic
+from .quoting import quote, safe
+
+# The command line of this module (main): what a Slurm array task runs.
+COMMAND = os.path.join(REPO, "scripts", "batch")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 BACKENDS = ("local", "slurm")
 SLURM_KEYS = ("partition", "account", "qos", "time", "mem", "cpus_per_task", "chunk", "max_running",
               "max_array_size", "sbatch_args", "python", "oonic", "poll_seconds")
 SLURM_DEFAULTS = {"cpus_per_task": 1, "chunk": 1, "max_running": None, "max_array_size": 1000,
                   "sbatch_args": [], "python": "/usr/bin/python3", "oonic": None, "poll_seconds": 2}
-
-
-class Point:
-    """One command: argv (the whole command line), pdir (its results directory),
-    fields (recorded in done.json), sig (what must match for the point to count as
-    done; default: argv without the binary)."""
-
-    def __init__(self, id, argv, pdir, fields=None, sig=None, expect="stats.json", inputs=None):
-        self.id = id
-        pdir = os.path.abspath(pdir)
-        self.inputs = dict(inputs or {})  # file name in pdir -> text, written before the run
-        self.expect = expect  # the JSON file a successful run leaves in pdir ("" for none)
-        self.argv = list(argv)
-        self.pdir = pdir
-        self.fields = dict(fields or {}, point=id)
-        self.sig = sig if sig is not None else {"argv": self.argv[1:]}
-
-    def done(self):
-        d = read_done(self.pdir)
-        return d is not None and d.get("signature") == self.sig
-
-    def status(self):
-        """ok, failed or pending."""
-        d = read_done(self.pdir)
-        if d is None or d.get("signature") != self.sig:
-            return "pending"
-        return d.get("status", "failed")
-
-    def error(self):
-        return (read_done(self.pdir) or {}).get("error", "")
-
-
-def safe(text):
-    return re.sub(r"[^A-Za-z0-9._+=-]", "_", text)
-
-
-def quote(a):
-    return a if re.match(r"^[A-Za-z0-9_./=:+,@-]+$", a) else "'" + a.replace("'", "'\\''") + "'"
-
-
-def read_done(pdir):
-    try:
-        with open(os.path.join(pdir, "done.json")) as f:
-            d = json.load(f)
-        return d if isinstance(d, dict) else None
-    except (OSError, ValueError):
-        return None
-
-
-def write_json_atomic(path, obj):
-    tmp = path + ".tmp%d" % os.getpid()
-    with open(tmp, "w") as f:
-        json.dump(obj, f, indent=2, sort_keys=True)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def last_line(path):
-    try:
-        with open(path, errors="replace") as f:
-            lines = [l.strip() for l in f.read().splitlines() if l.strip()]
-    except OSError:
-        return ""
-    return lines[-1] if lines else ""
-
-
-def write_inputs(pdir, inputs):
-    """A point's input files (flow lists, fault files), written into its fresh directory."""
-    for name, text in (inputs or {}).items():
-        with open(os.path.join(pdir, name), "w") as f:
-            f.write(text)
-
-
-def run_error(rc, pdir, expect="stats.json"):
-    """'' for a run that finished and left a readable JSON file `expect` (none: not
-    checked), else why not."""
-    if rc != 0:
-        error = last_line(os.path.join(pdir, "stderr.log"))
-        how = ("exit status %d" % rc) if rc > 0 else ("killed by signal %d" % -rc)
-        error = error or how
-        if rc < 0:
-            error = "%s (%s)" % (error, how) if error != how else error
-        return error
-    if not expect:
-        return ""
-    try:
-        with open(os.path.join(pdir, expect)) as f:
-            json.load(f)
-    except (OSError, ValueError) as e:
-        return "exit status 0 but no readable %s (%s)" % (expect, e)
-    return ""
-
-
-def record_done(pdir, fields, sig, cmd, rc, error, wall, where="local", keep_existing=False):
-    """done.json, written last and atomically; the same from every backend. keep_existing:
-    never replace one already there (returns None then)."""
-    rec = dict(fields)
-    rec.update({"status": "ok" if not error else "failed", "error": error, "returncode": rc,
-                "signature": sig, "command": cmd, "wall_seconds": round(wall, 3), "backend": where,
-                "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
-    path = os.path.join(pdir, "done.json")
-    if not keep_existing:
-        write_json_atomic(path, rec)
-        return rec["status"]
-    tmp = path + ".tmp%d" % os.getpid()
-    with open(tmp, "w") as f:
-        json.dump(rec, f, indent=2, sort_keys=True)
-        f.write("\n")
-    try:
-        os.link(tmp, path)  # fails if the file exists: no clobbering
-    except FileExistsError:
-        return None
-    finally:
-        os.unlink(tmp)
-    return rec["status"]
 
 
 class Progress:
@@ -403,7 +292,7 @@ class SlurmBackend:
         with open(script, "w") as f:
             f.write("#!/bin/sh\n# One array task of scripts/sweep: runs chunk $SLURM_ARRAY_TASK_ID of %s\n"
                     "exec %s %s --task %s \"$SLURM_ARRAY_TASK_ID\"\n" % (
-                        batch, quote(self.cfg["python"]), quote(os.path.abspath(__file__)), quote(batch)))
+                        batch, quote(self.cfg["python"]), quote(COMMAND), quote(batch)))
         os.chmod(script, 0o755)
         array = "0-%d" % (len(chunks) - 1)
         if self.cfg["max_running"]:
@@ -534,7 +423,7 @@ def run_task(batch_path, index):
             batch = json.load(f)
         chunk = batch["chunks"][int(index)]
     except (OSError, ValueError, KeyError, IndexError) as e:
-        sys.stderr.write("oonic_batch --task: cannot read chunk %s of %s: %s\n" % (index, batch_path, e))
+        sys.stderr.write("scripts/batch --task: cannot read chunk %s of %s: %s\n" % (index, batch_path, e))
         return EXIT_USAGE
     current = {"proc": None}
 
@@ -640,12 +529,12 @@ def add_backend_args(ap):
 
 
 def run_one(argv):
-    """`oonic_batch.py run --out DIR [--backend B] [--slurm K=V]... [--expect FILE] -- CMD...`:
+    """`scripts/batch run --out DIR [--backend B] [--slurm K=V]... [--expect FILE] -- CMD...`:
     one command as a point (for the single-process experiments' shell scripts). Its
     stdout and stderr are passed on at the end; the exit status is the command's (1 when
     it never finished, e.g. a Slurm task killed)."""
     import argparse
-    ap = argparse.ArgumentParser(prog="oonic_batch.py run", description=run_one.__doc__)
+    ap = argparse.ArgumentParser(prog="scripts/batch run", description=run_one.__doc__)
     ap.add_argument("--out", required=True, help="the point's directory (done.json, stdout.log, stderr.log)")
     ap.add_argument("--name", default="run", help="the Slurm job name's tail")
     ap.add_argument("--expect", default="", help="a JSON file the command leaves in --out")
@@ -660,7 +549,7 @@ def run_one(argv):
     except ValueError as e:
         ap.error(str(e))
     out = os.path.abspath(a.out)
-    point = Point(a.name, cmd, out, sig={"argv": cmd}, expect=a.expect)
+    point = BatchPoint(a.name, cmd, out, sig={"argv": cmd}, expect=a.expect)
     if os.path.isdir(out):  # a fresh run each time, as the scripts' own runs were
         shutil.rmtree(out)
     try:
@@ -685,11 +574,18 @@ def run_one(argv):
     return rc if rc >= 0 else EXIT_FAILED
 
 
-if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "--task":
-        sys.exit(run_task(sys.argv[2], sys.argv[3]))
-    if len(sys.argv) >= 2 and sys.argv[1] == "run":
-        sys.exit(run_one(sys.argv[2:]))
-    sys.stderr.write("usage: oonic_batch.py --task BATCH.json INDEX (a Slurm array task)\n"
-                     "       oonic_batch.py run --out DIR [--backend local|slurm] [--slurm KEY=VALUE] -- CMD...\n")
-    sys.exit(EXIT_USAGE)
+USAGE = ("usage: scripts/batch --task BATCH.json INDEX (a Slurm array task)\n"
+         "       scripts/batch run --out DIR [--backend local|slurm] [--slurm KEY=VALUE] -- CMD...\n")
+
+
+def main(argv):
+    """scripts/batch: a Slurm array task (--task) or one command as a point (run)."""
+    if len(argv) == 3 and argv[0] == "--task":
+        return run_task(argv[1], argv[2])
+    if len(argv) >= 1 and argv[0] == "run":
+        return run_one(argv[1:])
+    if argv in (["-h"], ["--help"]):
+        sys.stdout.write(USAGE)
+        return EXIT_OK
+    sys.stderr.write(USAGE)
+    return EXIT_USAGE

@@ -1,6 +1,5 @@
-"""Helpers of the scripts under scripts/experiments/ (standard library only).
+"""The C++ tools of the scripts under scripts/experiments/ (standard library only).
 
-- REPO: the repository root
 - find_tool(name, explicit, jobs): the path of a test tool <build>/<name>
   (testbench/tools/<name>.cpp). In order: `explicit` if given; else
   dirname($OONIC_BIN)/<name> when OONIC_BIN is set (nothing is built); else
@@ -10,10 +9,9 @@
 """
 
 import os
-import subprocess
 import sys
 
-REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
+from . import paths
 
 
 class ToolMissing(Exception):
@@ -26,13 +24,9 @@ def find_tool(name, explicit=None, jobs=None):
     elif os.environ.get("OONIC_BIN"):
         path = os.path.join(os.path.dirname(os.path.abspath(os.environ["OONIC_BIN"])), name)
     else:
-        build = os.environ.get("OONIC_BUILD_DIR") or os.path.join(REPO, "build")
-        cmd = [os.path.join(REPO, "scripts", "build")]
-        if jobs:
-            cmd += ["-j", str(jobs)]
-        env = dict(os.environ, OONIC_BUILD_DIR=build)
+        build = paths.build_dir()
         # Build output goes to stderr so stdout stays the experiment's own.
-        r = subprocess.run(cmd, env=env, stdout=sys.stderr, stderr=sys.stderr)
+        r = paths.run_build(jobs, stdout=sys.stderr, stderr=sys.stderr)
         if r.returncode != 0:
             raise ToolMissing("scripts/build failed (exit %d) for %s" % (r.returncode, build))
         path = os.path.join(build, name)
