@@ -242,6 +242,16 @@ uint64_t Stats::counter_value(const std::string& name) const {
   return c ? c->value : 0;
 }
 
+double Stats::scalar_value(const std::string& name) const {
+  for (const auto& it : items_) {
+    if (it.info.name != name) continue;
+    if (it.info.kind == Kind::kCounter) return static_cast<double>(it.c->value);
+    if (it.info.kind == Kind::kDerived) return it.f();
+    return 0;
+  }
+  return 0;
+}
+
 TimeWeighted* Stats::find_gauge(const std::string& name) {
   for (auto& it : items_)
     if (it.info.name == name && it.g) return it.g;

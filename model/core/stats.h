@@ -125,6 +125,9 @@ class Stats {
   std::string listing(bool markdown) const;
   const Counter* find_counter(const std::string& name) const;
   uint64_t counter_value(const std::string& name) const;  // 0 if absent
+  // A counter's or a derived stat's value now (0 if absent or another kind); a scan,
+  // for end-of-run summaries.
+  double scalar_value(const std::string& name) const;
   TimeWeighted* find_gauge(const std::string& name);
 
  private:

@@ -4,7 +4,7 @@
 
 namespace oonic::eunomia {
 
-MemoryController::MemoryController(sc_core::sc_module_name name, const ornic::BlockEnv& env,
+MemoryController::MemoryController(sc_core::sc_module_name name, const BlockEnv& env,
                                    eunomia::PacketDriverCore& core)
     : sc_module(name),
       core_(core),

@@ -24,17 +24,17 @@
 #include <systemc>
 #include <vector>
 
+#include "model/core/block_env.h"
 #include "model/core/resource.h"
 #include "model/core/stats.h"
 #include "model/eunomia/packet_driver_core.h"
-#include "model/ornic/block_env.h"
 #include "model/sram/sram.h"
 
 namespace oonic::eunomia {
 
 class MemoryController : public sc_core::sc_module {
  public:
-  MemoryController(sc_core::sc_module_name name, const ornic::BlockEnv& env,
+  MemoryController(sc_core::sc_module_name name, const BlockEnv& env,
                    eunomia::PacketDriverCore& core);
 
   // Books cost on bank b at or after t; returns the grant (the bank is busy for

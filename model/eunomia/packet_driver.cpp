@@ -10,7 +10,7 @@ uint32_t bits_for(uint32_t n) {  // bits to number n values (0 for one)
 }
 }  // namespace
 
-PacketDriver::PacketDriver(sc_core::sc_module_name name, const ornic::BlockEnv& env,
+PacketDriver::PacketDriver(sc_core::sc_module_name name, const BlockEnv& env,
                            eunomia::PacketDriverCore& core)
     : sc_module(name),
       core_(core),

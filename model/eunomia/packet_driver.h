@@ -16,16 +16,15 @@
 #include <systemc>
 #include <vector>
 
+#include "model/core/block_env.h"
 #include "model/eunomia/packet_driver_core.h"
-#include "model/ornic/block_env.h"
 #include "model/sram/sram.h"
 
 namespace oonic::eunomia {
 
 class PacketDriver : public sc_core::sc_module {
  public:
-  PacketDriver(sc_core::sc_module_name name, const ornic::BlockEnv& env,
-               eunomia::PacketDriverCore& core);
+  PacketDriver(sc_core::sc_module_name name, const BlockEnv& env, eunomia::PacketDriverCore& core);
   // Reads qp's map entry at or after t; returns the cycle the module is known and
   // sets *grant to the read's grant.
   Cycle lookup(Cycle t, uint32_t qp, Cycle* grant);

@@ -3,13 +3,13 @@
 namespace oonic::eunomia {
 
 namespace {
-Counter* hd_counter(const ornic::BlockEnv& env, const std::string& agent, const char* stat,
+Counter* hd_counter(const BlockEnv& env, const std::string& agent, const char* stat,
                     const char* unit, const char* desc) {
   return &env.stats.counter(agent + ".hd_bitmap." + stat, unit, desc);
 }
 }  // namespace
 
-ReceiverAgent::ReceiverAgent(sc_core::sc_module_name name, const ornic::BlockEnv& env,
+ReceiverAgent::ReceiverAgent(sc_core::sc_module_name name, const BlockEnv& env,
                              const eunomia::PacketDriverCore::Params& p)
     : sc_module(name),
       core_(std::make_unique<eunomia::PacketDriverCore>(p)),

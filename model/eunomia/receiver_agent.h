@@ -21,19 +21,19 @@
 #include <systemc>
 #include <vector>
 
+#include "model/core/block_env.h"
 #include "model/core/stats.h"
 #include "model/core/vcd.h"
 #include "model/eunomia/hd_bitmap.h"
 #include "model/eunomia/memory_controller.h"
 #include "model/eunomia/packet_driver.h"
 #include "model/eunomia/packet_driver_core.h"
-#include "model/ornic/block_env.h"
 
 namespace oonic::eunomia {
 
 class ReceiverAgent : public sc_core::sc_module {
  public:
-  ReceiverAgent(sc_core::sc_module_name name, const ornic::BlockEnv& env,
+  ReceiverAgent(sc_core::sc_module_name name, const BlockEnv& env,
                 const eunomia::PacketDriverCore::Params& p);
   ~ReceiverAgent() override;
 

@@ -29,7 +29,7 @@
 #include "model/ornic/register_manager.h"
 #include "model/ornic/rx/rx_plane.h"
 #include "model/ornic/tx/tx_plane.h"
-#include "model/sender/sender_policy.h"
+#include "model/schemes/sender_policies.h"
 
 namespace oonic::ornic {
 

@@ -1,8 +1,8 @@
 #include "model/ornic/ornic_params.h"
 
 #include "model/core/error.h"
-#include "model/ordering/factory.h"
-#include "model/sender/sender_policy.h"
+#include "model/schemes/receive_schemes.h"
+#include "model/schemes/sender_policies.h"
 #include "model/wire/roce.h"
 
 namespace oonic::ornic {
@@ -13,7 +13,7 @@ void OrnicParams::describe(ParamTable& t) {
   t.add("nic.datapath_bytes", &nic.datapath_bytes, "byte",
         "datapath width: a B-byte packet takes ceil(B/width) beats", 8, 1024);
   t.add("nic.ordering", &nic.ordering,
-        "receive-order scheme of the Bitmap Manager for OOO WQEs (model/ordering/factory.h): "
+        "receive-order scheme of the Bitmap Manager for OOO WQEs (model/schemes/receive_schemes.h): "
         "ornic (block node array, OTD, NAK with bitmap), gbn, irn, static, melo, melo+, left, "
         "left+, mprdma, eunomia (eunomia.*); each gets the QP window nodes_per_qp x block_bits",
         ordering::scheme_names());

@@ -14,7 +14,7 @@
 #include "model/core/config.h"
 #include "model/core/error.h"
 #include "model/core/report.h"
-#include "model/ordering/factory.h"
+#include "model/schemes/receive_schemes.h"
 #include "model/ornic/ornic_nic.h"
 #include "platforms/b2b/scoreboard.h"
 #include "platforms/common/results.h"

@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "model/core/error.h"
-#include "model/ordering/factory.h"
+#include "model/schemes/receive_schemes.h"
 #include "platforms/cli/cli.h"
 #include "platforms/common/results.h"
 

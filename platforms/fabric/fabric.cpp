@@ -21,14 +21,14 @@
 #include "model/core/config.h"
 #include "model/core/error.h"
 #include "model/core/report.h"
-#include "model/ordering/factory.h"
+#include "model/schemes/receive_schemes.h"
 #include "model/ornic/ornic_nic.h"
 #include "model/wire/roce.h"
 #include "platforms/common/results.h"
 #include "platforms/fabric/flow_check.h"
 #include "platforms/host/host_driver.h"
 #include "platforms/network/network_link.h"
-#include "platforms/network/switch.h"
+#include "platforms/network/switch_node.h"
 #include "platforms/network/workload.h"
 #include "platforms/trace/pcap_io.h"
 #include "tlm/host_memory.h"
@@ -279,14 +279,25 @@ uint32_t p999(const std::map<uint32_t, uint64_t>& h, uint64_t n) {
   return h.empty() ? 0 : h.rbegin()->first;
 }
 
+// What the switch factory builds switch node n from.
+network::SwitchBuild switch_build(const AllParams& all, const Topology& t,
+                                  const network::Routes& routes, uint32_t n,
+                                  const network::AddressMap& addrs, uint64_t seed, Stats& stats) {
+  network::SwitchBuild b;
+  b.name = t.nodes[n].name;
+  b.sp = &all.sw, b.rp = &all.routing, b.topology = &t, b.routes = &routes, b.node = n;
+  b.hosts = &addrs, b.seed = seed, b.stats = &stats;
+  return b;
+}
+
 struct Fabric {
   Topology topo;
   std::unique_ptr<network::Routes> routes;
   network::AddressMap addrs;
-  std::vector<uint32_t> host_nodes;          // host index -> node
-  std::vector<int32_t> host_of_node;         // node -> host index (-1: switch)
-  std::vector<std::unique_ptr<Host>> hosts;  // by host index
-  std::vector<std::unique_ptr<network::Switch>> switches;
+  std::vector<uint32_t> host_nodes;                            // host index -> node
+  std::vector<int32_t> host_of_node;                           // node -> host index (-1: switch)
+  std::vector<std::unique_ptr<Host>> hosts;                    // by host index
+  std::vector<std::unique_ptr<network::SwitchNode>> switches;  // made by switch.model's row
   std::vector<int32_t> switch_of_node;
 };
 
@@ -353,6 +364,7 @@ constexpr uint64_t kMaxRouteWork = uint64_t{1} << 31;
 Inputs read_inputs(const AllParams& all, const std::string& base, uint64_t seed,
                    uint64_t max_flows) {
   Inputs in;
+  network::check_switch_model(all.sw.model);
   in.topo = all.topology.build(base);
   const Topology& t = in.topo;
   const std::string where = t.source.empty() ? "topology.kind " + all.topology.kind : t.source;
@@ -487,29 +499,23 @@ std::string stall_report(Fabric& fb, const Topology& t, const std::vector<FlowRu
     << fmt(now / 1e6, 3) << " us (run.stall_ms) with " << open << " flow(s) open: " << first
     << (open > 3 ? ", ..." : "");
   std::vector<std::string> held;
-  for (uint32_t n : t.switches()) {
-    const auto& sw = *fb.switches[fb.switch_of_node[n]];
-    for (uint32_t k = 0; k < t.ports[n].size(); ++k)
-      for (uint8_t c = 0; c < sw.core().priorities(); ++c) {
-        const std::string port = t.nodes[n].name + " port " + std::to_string(k) + " (to " +
-                                 t.nodes[t.ports[n][k].peer].name + ") priority " +
-                                 std::to_string(c);
-        if (sw.core().paused_until_ps(k, c) > now)
-          held.push_back(port + " paused until " + fmt(sw.core().paused_until_ps(k, c) / 1e6, 3) +
-                         " us with " + std::to_string(sw.core().queue_bytes(k, c)) + " B queued");
-        if (sw.core().xoff(k, c))
-          held.push_back(port + " holds XOFF upstream with " +
-                         std::to_string(sw.core().ingress_bytes(k, c)) + " B from it");
-      }
-  }
   // A cycle of paused egress ports (each switch paused by the next) is a PFC deadlock.
   std::map<uint32_t, std::vector<uint32_t>> paused_by;  // node -> nodes pausing it
   for (uint32_t n : t.switches()) {
-    const auto& sw = *fb.switches[fb.switch_of_node[n]];
-    for (uint32_t k = 0; k < t.ports[n].size(); ++k)
-      for (uint8_t c = 0; c < sw.core().priorities(); ++c)
-        if (sw.core().paused_until_ps(k, c) > now && !t.is_host(t.ports[n][k].peer))
-          paused_by[n].push_back(t.ports[n][k].peer);
+    for (const network::PortHold& h : fb.switches[fb.switch_of_node[n]]->holds(now)) {
+      const uint32_t k = h.port;
+      const std::string port = t.nodes[n].name + " port " + std::to_string(k) + " (to " +
+                               t.nodes[t.ports[n][k].peer].name + ") priority " +
+                               std::to_string(h.prio);
+      if (h.paused_until_ps > now)
+        held.push_back(port + " paused until " + fmt(h.paused_until_ps / 1e6, 3) + " us with " +
+                       std::to_string(h.queued_bytes) + " B queued");
+      if (h.xoff)
+        held.push_back(port + " holds XOFF upstream with " + std::to_string(h.ingress_bytes) +
+                       " B from it");
+      if (h.paused_until_ps > now && !t.is_host(t.ports[n][k].peer))
+        paused_by[n].push_back(t.ports[n][k].peer);
+    }
   }
   std::vector<uint32_t> cycle;
   {
@@ -622,28 +628,27 @@ int run_fabric(const b2b::RunOptions& o) {
     fb->hosts.push_back(
         std::make_unique<Host>(t.nodes[n].name.c_str(), np, up, o.seed, stats, vcd.get()));
   }
+  // Switches through the factory (switch.model). THEMIS: the DCs' external switches
+  // are the two ends of the switch-to-switch link with the longest delay (two-dc: the
+  // DCI switches; a topology file: its long haul).
   for (uint32_t n : t.switches()) {
-    fb->switch_of_node[n] = static_cast<int32_t>(fb->switches.size());
-    fb->switches.push_back(std::make_unique<network::Switch>(
-        t.nodes[n].name.c_str(), all.sw, all.routing, t, *fb->routes, n, fb->addrs, o.seed, stats));
-  }
-  // THEMIS: the DCs' external switches are the two ends of the switch-to-switch link
-  // with the longest delay (two-dc: the DCI switches; a topology file: its long haul).
-  if (in.themis_link >= 0) {
-    const uint32_t best = static_cast<uint32_t>(in.themis_link);
-    const Topology::Link& l = t.links[best];
-    for (const uint32_t n : {l.a, l.b})
+    network::SwitchBuild b = switch_build(all, t, *fb->routes, n, fb->addrs, o.seed, stats);
+    if (in.themis_link >= 0) {
+      const Topology::Link& l = t.links[static_cast<uint32_t>(in.themis_link)];
       for (uint32_t k = 0; k < t.ports[n].size(); ++k)
-        if (t.ports[n][k].link == best)
-          fb->switches[fb->switch_of_node[n]]->enable_themis(
-              all.themis, all.nic.sender.dcqcn, k,
-              static_cast<uint64_t>(std::llround(2 * l.delay_ns * 1000.0)), stats);
+        if (t.ports[n][k].link == static_cast<uint32_t>(in.themis_link))
+          b.themis =
+              network::ThemisSetup{&all.themis, &all.nic.sender.dcqcn, k,
+                                   static_cast<uint64_t>(std::llround(2 * l.delay_ns * 1000.0))};
+    }
+    fb->switch_of_node[n] = static_cast<int32_t>(fb->switches.size());
+    fb->switches.push_back(network::make_switch(all.sw.model, b));
   }
   // Bind every link end by name: a host's uplink delivers to the far end's
   // receiving socket; a switch port sends to the far end's.
   auto rx_of = [&](uint32_t node, uint32_t port) -> tlm::tlm_target_socket<>& {
     if (fb->host_of_node[node] >= 0) return fb->hosts[fb->host_of_node[node]]->nic.mac_rx_socket;
-    return *fb->switches[fb->switch_of_node[node]]->rx_socket[port];
+    return fb->switches[fb->switch_of_node[node]]->rx(port);
   };
   auto port_to = [&](uint32_t node, uint32_t link) {
     for (uint32_t k = 0; k < t.ports[node].size(); ++k)
@@ -659,7 +664,7 @@ int run_fabric(const b2b::RunOptions& o) {
     auto& sw = *fb->switches[fb->switch_of_node[n]];
     for (uint32_t k = 0; k < t.ports[n].size(); ++k) {
       const auto& p = t.ports[n][k];
-      sw.tx_socket[k]->bind(rx_of(p.peer, port_to(p.peer, p.link)));
+      sw.tx(k).bind(rx_of(p.peer, port_to(p.peer, p.link)));
     }
   }
 
@@ -777,35 +782,33 @@ int run_fabric(const b2b::RunOptions& o) {
     for (; faults_applied < faults.size(); ++faults_applied) {
       const network::Fault& x = faults[faults_applied];
       if (static_cast<uint64_t>(std::llround(x.at_us * 1e6)) > now) break;
+      using K = network::PortFault::Kind;
       for (const auto& [a, b] : {std::pair{x.a, x.b}, std::pair{x.b, x.a}}) {
+        network::PortFault pf;
         if (x.what == "rate") {
-          end(
-              a, b, [&](network::Switch& s, uint32_t k) { s.set_port_rate(k, x.value); },
-              [](network::NetworkLink&) {});
+          pf.kind = K::kRate, pf.value = x.value;
         } else if (x.what == "ecn") {
-          end(
-              a, b, [&](network::Switch& s, uint32_t k) { s.set_port_ecn(k, x.n, x.r); },
-              [](network::NetworkLink&) {});
+          pf.kind = K::kEcn, pf.a = x.n, pf.b = x.r;
         } else if (x.what == "loss") {
-          end(
-              a, b, [&](network::Switch& s, uint32_t k) { s.set_port_loss(k, x.value); },
-              [](network::NetworkLink&) {});
+          pf.kind = K::kLoss, pf.value = x.value;
         } else if (x.what == "down" || x.what == "up") {
-          const bool down = x.what == "down";
-          end(
-              a, b, [&](network::Switch& s, uint32_t k) { s.set_port_down(k, down); },
-              [&](network::NetworkLink& l) { l.set_down(down); });
+          pf.kind = x.what == "down" ? K::kDown : K::kUp;
         } else if (a == x.a) {  // drop_psn_mod, drop_ipid_mod: from a to b only
-          const bool ipid = x.what == "drop_ipid_mod";
-          end(
-              a, b,
-              [&](network::Switch& s, uint32_t k) {
-                s.add_psn_rule(k, static_cast<uint32_t>(x.n), static_cast<uint32_t>(x.r), ipid);
-              },
-              [&](network::NetworkLink& l) {
-                l.add_psn_rule(static_cast<uint32_t>(x.n), static_cast<uint32_t>(x.r), ipid);
-              });
+          pf.kind = K::kPsnRule, pf.a = x.n, pf.b = x.r, pf.ip_id = x.what == "drop_ipid_mod";
+        } else {
+          continue;
         }
+        end(
+            a, b,
+            [&](network::SwitchNode& s, uint32_t k) {
+              pf.port = k;
+              s.apply_fault(pf);
+            },
+            [&](network::NetworkLink& l) {  // a host's uplink: down/up and rules only
+              if (pf.kind == K::kDown || pf.kind == K::kUp) l.set_down(pf.kind == K::kDown);
+              if (pf.kind == K::kPsnRule)
+                l.add_psn_rule(static_cast<uint32_t>(pf.a), static_cast<uint32_t>(pf.b), pf.ip_id);
+            });
       }
     }
   };
@@ -868,7 +871,7 @@ int run_fabric(const b2b::RunOptions& o) {
     }
     const uint64_t sample_ps = static_cast<uint64_t>(std::llround(all.run.queues_sample_ns * 1000));
     for (auto& sw : fb->switches) {
-      const std::string name = sw->name();
+      const std::string name = sw->module().name();
       if (!only.empty() && !only.count(name)) continue;
       auto last = std::make_shared<std::vector<uint64_t>>(sw->port_frames_out().size(), kNoTime);
       sw->on_queue([&qcsv, name, sample_ps, last](uint64_t ps, uint32_t port, uint64_t bytes) {
@@ -888,7 +891,7 @@ int run_fabric(const b2b::RunOptions& o) {
       auto& sw = *fb->switches[fb->switch_of_node[n]];
       std::vector<std::string> peers;
       for (const auto& p : t.ports[n]) peers.push_back(t.nodes[p.peer].name);
-      sw.on_pfc([&pcsv, name = std::string(sw.name()), peers](
+      sw.on_pfc([&pcsv, name = std::string(sw.module().name()), peers](
                     uint64_t ps, uint32_t port, uint8_t prio, uint32_t quanta, bool sent) {
         *pcsv << fmt(ps / 1000.0, 3) << "," << name << "," << port << "," << peers[port] << ","
               << int{prio} << "," << quanta << ","
@@ -1254,10 +1257,8 @@ int run_fabric(const b2b::RunOptions& o) {
   };
   uint64_t marked = 0, drops = 0, lost = 0, cnps = 0;
   for (auto& sw : fb->switches) {
-    marked += sw->core().counters().marked;
-    for (size_t d = 1; d < static_cast<size_t>(network::SwitchDrop::kCount); ++d)
-      drops += sw->core().counters().drops[d];
-    lost += stats.counter_value(std::string(sw->name()) + ".lost");
+    const network::SwitchTotals x = sw->totals();
+    marked += x.marked, drops += x.drops, lost += x.lost;
   }
   for (auto& h : fb->hosts)
     cnps += stats.counter_value(std::string(h->name()) + ".nic.tx.hdr_generator.cnps");
@@ -1300,8 +1301,7 @@ int run_fabric(const b2b::RunOptions& o) {
     << " PSNs; peak bitmap blocks of a QP " << peak_blocks << "\n";
   if (all.sw.pfc) {
     uint64_t xoff = 0, xon = 0;
-    for (auto& sw : fb->switches)
-      xoff += sw->core().counters().xoff_sent, xon += sw->core().counters().xon_sent;
+    for (auto& sw : fb->switches) xoff += sw->totals().xoff_sent, xon += sw->totals().xon_sent;
     double nic_paused_us = 0;
     for (auto& h : fb->hosts)
       nic_paused_us += h->nic.mac().paused_cycles(1) * clk.period_ps() / 1e6;
@@ -1310,8 +1310,7 @@ int run_fabric(const b2b::RunOptions& o) {
   }
   if (!faults.empty()) {
     uint64_t fault_lost = 0;
-    for (auto& sw : fb->switches)
-      fault_lost += stats.counter_value(std::string(sw->name()) + ".fault_lost");
+    for (auto& sw : fb->switches) fault_lost += sw->totals().fault_lost;
     for (auto& h : fb->hosts)
       fault_lost += stats.counter_value(std::string(h->name()) + ".uplink.fault_lost");
     s << "  faults      " << faults_applied << " of " << faults.size()
@@ -1394,16 +1393,18 @@ std::string stats_listing(bool markdown, const std::vector<std::string>& sets) {
     network::Routes routes(t);
     network::AddressMap addrs;
     std::vector<std::unique_ptr<Host>> hosts;
-    std::vector<std::unique_ptr<network::Switch>> sws;
+    std::vector<std::unique_ptr<network::SwitchNode>> sws;
     network::NetworkParams up;
     for (uint32_t n : t.hosts())
       hosts.push_back(
           std::make_unique<Host>(t.nodes[n].name.c_str(), all.nic, up, 1, stats, nullptr));
-    for (uint32_t n : t.switches())
-      sws.push_back(std::make_unique<network::Switch>(t.nodes[n].name.c_str(), all.sw, all.routing,
-                                                      t, routes, n, addrs, 1, stats));
-    // THEMIS's stats, as a DC's external switch has them (listed under tor0).
-    sws.front()->enable_themis(all.themis, all.nic.sender.dcqcn, 0, 1000000, stats);
+    for (uint32_t n : t.switches()) {
+      network::SwitchBuild b = switch_build(all, t, routes, n, addrs, 1, stats);
+      // THEMIS's stats, as a DC's external switch has them (listed under tor0).
+      if (sws.empty())
+        b.themis = network::ThemisSetup{&all.themis, &all.nic.sender.dcqcn, 0, 1000000};
+      sws.push_back(network::make_switch(all.sw.model, b));
+    }
   }
   return stats.listing(markdown);
 }

@@ -24,6 +24,7 @@
 #include "platforms/network/faults.h"
 #include "platforms/network/path_select.h"
 #include "platforms/network/switch_core.h"
+#include "platforms/network/switch_hook.h"
 #include "platforms/network/themis.h"
 #include "platforms/network/topology.h"
 #include "platforms/network/workload.h"
@@ -104,6 +105,7 @@ struct AllParams {
     flows.describe(t);
     faults.describe(t);
     run.describe(t);
+    network::describe_switch_hooks(t);  // the parameters of hooks users added
   }
 };
 

@@ -7,8 +7,8 @@
 
 #include "model/core/clock.h"
 #include "model/core/error.h"
-#include "model/wire/pfc.h"
 #include "model/wire/roce.h"
+#include "platforms/network/frame_ecn.h"
 
 namespace oonic::network {
 
@@ -34,14 +34,6 @@ const SwitchParams& checked(const SwitchParams& p) {
   return p;
 }
 
-// BTH byte 8 bit 0 of a CNP: THEMIS's reaction point already reacted to it.
-constexpr uint8_t kThemisCnpBit = 0x01;
-
-bool data_opcode(uint8_t op) {
-  const wire::OpcodeInfo* i = wire::opcode_info(op);
-  return i && (i->flags & wire::kHasPayload) && (i->flags & wire::kIsRequest);
-}
-
 bool control_opcode(uint8_t op) {
   return op == wire::kAcknowledge || op == wire::kOooNak || op == wire::kSchemeFeedback ||
          op == wire::kCnp;
@@ -54,49 +46,13 @@ uint64_t ip_key(const wire::PacketView& v, bool dst) {
   return fnv1a(std::string_view(reinterpret_cast<const char*>(ip.data()), ip.size()));
 }
 
-// The THEMIS bit on a CNP (BTH byte 8 bit 0); the ICRC covers it and is rewritten.
-void set_themis_bit(uint8_t* f, size_t len, const wire::PacketView& v) {
-  const size_t l3 = v.has_vlan ? 18 : 14;
-  const size_t bth = l3 + (v.ip_version == 6 ? 40 : 20) + 8;
-  if (len < bth + 12 + 4) return;
-  f[bth + 8] |= kThemisCnpBit;
-  const size_t end = std::min<size_t>(len, v.frame_len);
-  const uint32_t icrc = wire::compute_icrc(f, end, l3);
-  for (int i = 0; i < 4; ++i) f[end - 4 + i] = static_cast<uint8_t>(icrc >> (8 * i));
-}
-
-// The ECN bits of an Ethernet frame's IP header (optional 802.1Q tag) set to ecn; the
-// IPv4 checksum is rewritten (the ICRC masks the ECN bits). False without an IP header.
-bool set_ecn(uint8_t* f, size_t len, uint8_t ecn) {
-  size_t l3 = 14;
-  if (len < 14) return false;
-  uint16_t type = uint16_t(f[12] << 8 | f[13]);
-  if (type == 0x8100 && len >= 18) type = uint16_t(f[16] << 8 | f[17]), l3 = 18;
-  if (type == 0x0800 && len >= l3 + 20) {
-    f[l3 + 1] = static_cast<uint8_t>((f[l3 + 1] & 0xFC) | ecn);
-    f[l3 + 10] = f[l3 + 11] = 0;
-    uint32_t sum = 0;
-    const size_t ihl = size_t{f[l3] & 0x0Fu} * 4;
-    for (size_t i = 0; i + 1 < ihl && l3 + i + 1 < len; i += 2)
-      sum += uint32_t(f[l3 + i] << 8 | f[l3 + i + 1]);
-    while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
-    const uint16_t c = static_cast<uint16_t>(~sum);
-    f[l3 + 10] = static_cast<uint8_t>(c >> 8), f[l3 + 11] = static_cast<uint8_t>(c);
-    return true;
-  }
-  if (type == 0x86DD && len >= l3 + 40) {  // traffic class: bits 4..11 of the first word
-    f[l3 + 1] = static_cast<uint8_t>((f[l3 + 1] & 0xCF) | ecn << 4);
-    return true;
-  }
-  return false;
-}
-// CE (RED's mark).
-bool mark_ce(uint8_t* f, size_t len) {
-  return set_ecn(f, len, 3);
-}
-// Back to ECT(0): THEMIS's np takes the mark, later hops may mark again.
-bool clear_ce(uint8_t* f, size_t len) {
-  return set_ecn(f, len, 2);
+SwitchBuild plain_build(const SwitchParams& sp, const RoutingParams& rp, const Topology& t,
+                        const Routes& routes, uint32_t node, const AddressMap& hosts, uint64_t seed,
+                        Stats& stats) {
+  SwitchBuild b;
+  b.sp = &sp, b.rp = &rp, b.topology = &t, b.routes = &routes, b.node = node;
+  b.hosts = &hosts, b.seed = seed, b.stats = &stats;
+  return b;
 }
 
 }  // namespace
@@ -104,47 +60,40 @@ bool clear_ce(uint8_t* f, size_t len) {
 Switch::Switch(sc_core::sc_module_name name, const SwitchParams& sp, const RoutingParams& rp,
                const Topology& t, const Routes& routes, uint32_t node, const AddressMap& hosts,
                uint64_t seed, Stats& stats)
+    : Switch(name, plain_build(sp, rp, t, routes, node, hosts, seed, stats)) {}
+
+Switch::Switch(sc_core::sc_module_name name, const SwitchBuild& b)
     : sc_module(name),
-      routes_(routes),
-      node_(node),
-      hosts_(hosts),
-      core_(checked(sp), port_rates(t, node), seed, this->name()),
-      select_(rp, seed, this->name()),
-      wire_(t.ports[node].size()),
-      start_at_(t.ports[node].size(), kNone),
-      unroutable_(stats.counter(std::string(this->name()) + ".unroutable", "frame",
-                                "frames to no known host, or not IP (dropped)")),
-      lost_(stats.counter(std::string(this->name()) + ".lost", "frame",
-                          "frames lost on an egress wire (switch.loss_rate, the link's error "
-                          "rate)")),
-      lost_data_(stats.counter(std::string(this->name()) + ".lost_data", "frame",
-                               "of .lost, frames of the data class (PFC class 1: data, READ "
-                               "requests and responses); the rest are ACK/NAK/CNP/feedback")),
-      loss_rng_(make_rng(seed, std::string(this->name()) + ".loss")),
-      down_(t.ports[node].size(), 0),
-      refresh_at_(t.ports[node].size() * 8, kNone),
-      psn_rules_(t.ports[node].size()),
-      fault_lost_(stats.counter(std::string(this->name()) + ".fault_lost", "frame",
-                                "frames lost on an egress wire to a fault: the link down, or a "
-                                "PSN rule (faults.file)")),
-      port_frames_(t.ports[node].size()),
-      port_bytes_(t.ports[node].size()) {
+      routes_(*b.routes),
+      node_(b.node),
+      hosts_(*b.hosts),
+      core_(checked(*b.sp), port_rates(*b.topology, b.node), this->name()),
+      select_(*b.rp, b.seed, this->name()),
+      wire_(b.topology->ports[b.node].size()),
+      start_at_(b.topology->ports[b.node].size(), kNone),
+      unroutable_(b.stats->counter(std::string(this->name()) + ".unroutable", "frame",
+                                   "frames to no known host, or not IP (dropped)")),
+      port_frames_(b.topology->ports[b.node].size()),
+      port_bytes_(b.topology->ports[b.node].size()),
+      stats_(*b.stats) {
   const std::string n = this->name();
-  for (const auto& [addr, host] : hosts)
+  const Topology& t = *b.topology;
+  const SwitchParams& sp = *b.sp;
+  Stats& stats = *b.stats;
+  for (const auto& [addr, host] : hosts_)
     if (addr.first == 4)
       v4_hosts_[uint32_t{addr.second[0]} << 24 | uint32_t{addr.second[1]} << 16 |
                 uint32_t{addr.second[2]} << 8 | addr.second[3]] = host;
-  for (uint32_t k = 0; k < t.ports[node].size(); ++k) {
+  for (uint32_t k = 0; k < t.ports[node_].size(); ++k) {
     rx_socket.push_back(std::make_unique<Target>(("rx_socket_" + std::to_string(k)).c_str()));
     tx_socket.push_back(std::make_unique<Initiator>(("tx_socket_" + std::to_string(k)).c_str()));
     rx_socket.back()->register_b_transport(this, &Switch::b_transport, static_cast<int>(k));
-    const Topology::Link& l = t.links[t.ports[node][k].link];
+    const Topology::Link& l = t.links[t.ports[node_][k].link];
     prop_ps_.push_back(static_cast<uint64_t>(std::llround(l.delay_ns * 1000.0)));
     if (sp.headroom_auto)
       core_.set_headroom(k,
                          std::max<uint64_t>(sp.headroom_bytes,
                                             static_cast<uint64_t>(3.0 * l.gbps * l.delay_ns / 8)));
-    loss_.push_back(1 - (1 - sp.loss_rate) * (1 - l.error_rate));
   }
   auto c = [this](auto get) { return [this, get] { return static_cast<double>(get(core_)); }; };
   stats.derived(n + ".frames_in", "frame", "frames that arrived (any port)",
@@ -153,8 +102,6 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchParams& sp, const Routi
                 c([](const SwitchCore& s) { return s.counters().frames_out; }));
   stats.derived(n + ".bytes_out", "byte", "frame bytes sent (without FCS)",
                 c([](const SwitchCore& s) { return s.counters().bytes_out; }));
-  stats.derived(n + ".marked", "frame", "frames marked CE by RED",
-                c([](const SwitchCore& s) { return s.counters().marked; }));
   stats.derived(n + ".peak_buffer_bytes", "byte", "most bytes in the shared buffer at once",
                 c([](const SwitchCore& s) { return s.counters().peak_used_bytes; }));
   for (size_t d = 1; d < static_cast<size_t>(SwitchDrop::kCount); ++d)
@@ -168,64 +115,118 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchParams& sp, const Routi
   stats.derived(n + ".pfc.pauses_received", "frame",
                 "PAUSE frames received from downstream devices (per enabled priority)",
                 c([](const SwitchCore& s) { return s.counters().pauses_received; }));
-  for (uint8_t b = 0; b < 6; ++b) mac_[b] = 0;
+  for (uint8_t i = 0; i < 6; ++i) mac_[i] = 0;
   mac_[0] = 0x02;  // locally administered: 02:00:00:00:<node>
-  mac_[4] = static_cast<uint8_t>(node >> 8), mac_[5] = static_cast<uint8_t>(node);
+  mac_[4] = static_cast<uint8_t>(node_ >> 8), mac_[5] = static_cast<uint8_t>(node_);
+  // The hooks that are on for this switch, in registry order; each stage calls only
+  // those that implement it.
+  SwitchBuild hb = b;
+  hb.name = n;
+  for (const SwitchHookRow& row : switch_hook_registry()) {
+    std::unique_ptr<SwitchHook> h = row.make(*this, hb);
+    if (!h) continue;
+    const uint32_t s = h->stages();
+    SwitchHook* p = h.get();
+    hook_index_[p] = static_cast<uint32_t>(hooks_.size());
+    hooks_.push_back(std::move(h));
+    if (s & SwitchHook::kIngress) ingress_.push_back(p);
+    if (s & SwitchHook::kAdmission) admission_.push_back(p);
+    if (s & SwitchHook::kBuffered) buffered_.push_back(p);
+    if (s & SwitchHook::kMark) mark_.push_back(p);
+    if (s & SwitchHook::kDequeued) dequeued_.push_back(p);
+    if (s & SwitchHook::kEgress) egress_.push_back(p);
+    if (s & SwitchHook::kFault) fault_.push_back(p);
+  }
   SC_METHOD(run);  // a method, not a thread: no stack switch per wake
   sensitive << wake_ << arrived_;
   dont_initialize();
 }
 
-void Switch::set_port_rate(uint32_t port, double gbps) {
-  core_.set_rate(port, gbps);
+void Switch::apply_fault(const PortFault& f) {
+  if (f.port >= core_.ports())
+    throw Error(msg::kConfig, std::string(name()) + ": a fault on port " + std::to_string(f.port) +
+                                  " of " + std::to_string(core_.ports()));
+  if (f.kind == PortFault::Kind::kRate) {
+    core_.set_rate(f.port, f.value);
+    return;
+  }
+  bool applied = false;
+  for (SwitchHook* h : fault_) applied = h->fault(f) || applied;
+  if (!applied)
+    throw Error(msg::kConfig, std::string(name()) + ": no hook of this switch takes this fault");
 }
 
-void Switch::set_port_loss(uint32_t port, double p) {
-  loss_.at(port) = p;
+SwitchTotals Switch::totals() const {
+  const std::string n = name();
+  SwitchTotals s;
+  const SwitchCore::Counters& c = core_.counters();
+  for (size_t d = 1; d < static_cast<size_t>(SwitchDrop::kCount); ++d) s.drops += c.drops[d];
+  s.xoff_sent = c.xoff_sent, s.xon_sent = c.xon_sent;
+  s.marked = static_cast<uint64_t>(stats_.scalar_value(n + ".marked"));
+  s.lost = stats_.counter_value(n + ".lost");
+  s.fault_lost = stats_.counter_value(n + ".fault_lost");
+  return s;
 }
 
-void Switch::set_port_down(uint32_t port, bool down) {
-  down_.at(port) = down;
+std::vector<PortHold> Switch::holds(uint64_t now) const {
+  std::vector<PortHold> out;
+  for (uint32_t k = 0; k < core_.ports(); ++k)
+    for (uint8_t c = 0; c < core_.priorities(); ++c) {
+      PortHold h;
+      h.port = k, h.prio = c;
+      if (core_.paused_until_ps(k, c) > now) h.paused_until_ps = core_.paused_until_ps(k, c);
+      h.queued_bytes = core_.queue_bytes(k, c);
+      h.xoff = core_.xoff(k, c);
+      h.ingress_bytes = core_.ingress_bytes(k, c);
+      if (h.paused_until_ps || h.xoff) out.push_back(h);
+    }
+  return out;
 }
 
-void Switch::add_psn_rule(uint32_t port, uint32_t n, uint32_t r, bool ip_id) {
-  psn_rules_.at(port).push_back({n, r, ip_id});
+std::optional<uint32_t> Switch::host_of(uint8_t ip_version, const uint8_t* ip) const {
+  if (ip_version == 4) {  // a hash lookup: once per frame and hop
+    auto h = v4_hosts_.find(uint32_t{ip[0]} << 24 | uint32_t{ip[1]} << 16 | uint32_t{ip[2]} << 8 |
+                            ip[3]);
+    if (h == v4_hosts_.end()) return std::nullopt;
+    return h->second;
+  }
+  std::array<uint8_t, 16> a{};
+  std::copy(ip, ip + 16, a.begin());
+  auto h = hosts_.find({ip_version, a});
+  if (h == hosts_.end()) return std::nullopt;
+  return h->second;
 }
 
-bool Switch::fault_lost(uint32_t port, uint32_t slot) {
-  const std::vector<uint8_t>& b = slots_[slot];
-  return down_[port] || psn_rule_hit(b.data(), b.size(), psn_rules_[port]);
+std::optional<uint32_t> Switch::port_to_host(const FlowKey& key, uint32_t host, uint64_t now) {
+  const std::vector<uint32_t>& ports = routes_.next_ports(node_, host);
+  if (ports.empty()) return std::nullopt;
+  return select_.choose(key, host, ports, now, [this](uint32_t p) { return core_.port_bytes(p); });
 }
 
 uint64_t Switch::send_ahead(uint32_t port, const uint8_t* f, uint32_t len, uint64_t now) {
   const uint32_t slot = slots_.put(f, len);
   const auto [start, end] = core_.send_control(port, len, now);
-  if (down_[port]) {
-    fault_lost_.inc();
+  if (lost_on_wire(port, slot, 0, true, now)) {
     slots_.release(slot);
   } else {
     wire_[port].push_back({end + prop_ps_[port], slot});
-    schedule(end + prop_ps_[port], 1, port);
+    schedule(end + prop_ps_[port], EventKind::kArrive, port);
   }
   return start;
 }
 
-void Switch::send_pause(const SwitchCore::Pause& p, uint64_t now) {
-  wire::Pfc pf;
-  pf.enable = static_cast<uint8_t>(1u << p.prio);
-  pf.quanta[p.prio] = static_cast<uint16_t>(p.quanta);
-  uint8_t frame[wire::kPfcFrameBytes];
-  wire::build_pfc(pf, mac_, frame);
-  const uint64_t start = send_ahead(p.port, frame, sizeof frame, now);
-  if (on_pfc_) on_pfc_(start, p.port, p.prio, p.quanta, true);
-  if (p.quanta) {  // one refresh chain per port and priority: the newest XOFF's
-    refresh_at_[size_t{p.port} * 8 + p.prio] = now + core_.refresh_ps(p.port);
-    schedule(now + core_.refresh_ps(p.port), 2, p.port, p.prio);
-  }
+bool Switch::lost_on_wire(uint32_t port, uint32_t slot, uint8_t prio, bool control, uint64_t now) {
+  for (SwitchHook* h : egress_)
+    if (h->egress(port, slot, prio, control, now)) return true;
+  return false;
 }
 
-void Switch::schedule(uint64_t t, uint8_t kind, uint32_t port, uint8_t prio) {
-  events_.push({t, seq_++, kind, port, prio});
+void Switch::book(SwitchHook* hook, uint64_t t, uint32_t arg) {
+  schedule(t, EventKind::kHook, hook_index_.at(hook), arg);
+}
+
+void Switch::schedule(uint64_t t, EventKind kind, uint32_t port, uint32_t arg) {
+  events_.push({t, seq_++, kind, port, arg});
   if (!running_) arm(t);  // step() arms for its earliest event when it ends
 }
 
@@ -240,7 +241,7 @@ void Switch::try_start(uint32_t port, uint64_t now) {
   const uint64_t t = core_.next_start_ps(port);
   if (t == kNone || t >= start_at_[port]) return;  // nothing, or an earlier start is pending
   start_at_[port] = std::max(t, now);
-  schedule(start_at_[port], 0, port);
+  schedule(start_at_[port], EventKind::kStart, port);
 }
 
 void Switch::b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
@@ -265,173 +266,53 @@ void Switch::b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_tim
   }
 }
 
+// Arrival: ingress hooks, route, admission hooks, then the buffer (enqueue).
 void Switch::admit(uint32_t port, uint32_t slot, uint64_t now) {
-  std::vector<uint8_t>& buf = slots_[slot];
-  const uint8_t* f = buf.data();
+  for (SwitchHook* h : ingress_)
+    if (h->ingress(port, slot, now)) return;
+  const std::vector<uint8_t>& buf = slots_[slot];
   const uint32_t len = static_cast<uint32_t>(buf.size());
-  wire::Pfc pf;
-  if (wire::parse_pfc(f, len, pf)) {  // from the downstream device of this port
-    slots_.release(slot);
-    for (uint8_t c = 0; c < 8; ++c) {
-      if (!(pf.enable >> c & 1) || c >= core_.priorities()) continue;
-      core_.pause(port, c, pf.quanta[c], now);
-      if (on_pfc_) on_pfc_(now, port, c, pf.quanta[c], false);
-    }
-    try_start(port, now);
-    return;
-  }
   wire::PacketView v;
-  const wire::ParseStatus st = wire::parse(f, len, v, false);
+  const wire::ParseStatus st = wire::parse(buf.data(), len, v, false);
   auto unroutable = [&] {
     unroutable_.inc();
     slots_.release(slot);
   };
   if (!v.ip_version) return unroutable();
-  uint32_t dst_host;
-  if (v.ip_version == 4) {  // a hash lookup: once per frame and hop
-    auto h = v4_hosts_.find(static_cast<uint32_t>(ip_key(v, true)));
-    if (h == v4_hosts_.end()) return unroutable();
-    dst_host = h->second;
-  } else {
-    auto h = hosts_.find({v.ip_version, v.dst_ip});
-    if (h == hosts_.end()) return unroutable();
-    dst_host = h->second;
-  }
-  const std::vector<uint32_t>& ports = routes_.next_ports(node_, dst_host);
-  if (ports.empty()) return unroutable();
+  const std::optional<uint32_t> dst_host = host_of(v.ip_version, v.dst_ip.data());
+  if (!dst_host) return unroutable();
   FlowKey key{ip_key(v, false), ip_key(v, true), v.udp_sport, v.udp_dport, 17};
-  const uint32_t out =
-      select_.choose(key, dst_host, ports, now, [this](uint32_t p) { return core_.port_bytes(p); });
-  const bool roce = st == wire::ParseStatus::kOk || st == wire::ParseStatus::kBadIcrc ||
-                    st == wire::ParseStatus::kUdOrCnp;
-  SwitchCore::Frame fr;
-  fr.len = len;
-  fr.prio = roce && control_opcode(v.bth.opcode) ? 0 : 1;
-  fr.ect = (v.tos & 3) == 1 || (v.tos & 3) == 2;
-  fr.in_port = port;
-  fr.tag = slot;
-  bool np_out = false;  // a data packet leaving over the long haul under THEMIS's np
-  if (themis_ && roce && (port == wan_port_ || out == wan_port_)) {
-    if (!themis_in(port, out, slot, v, fr, now)) return;
-    np_out = out == wan_port_ && themis_->np() && data_opcode(v.bth.opcode);
-    if (np_out && (v.tos & 3) == 3 && !np_keep_mark(slot, now)) clear_ce(slots_[slot].data(), len);
-  }
-  enqueue_frame(out, fr, now, np_out);
+  const std::optional<uint32_t> out = port_to_host(key, *dst_host, now);
+  if (!out) return unroutable();
+  PipeFrame f;
+  f.slot = slot;
+  f.out_port = *out;
+  f.view = &v;
+  f.roce = st == wire::ParseStatus::kOk || st == wire::ParseStatus::kBadIcrc ||
+           st == wire::ParseStatus::kUdOrCnp;
+  f.fr.len = len;
+  f.fr.prio = f.roce && control_opcode(v.bth.opcode) ? 0 : 1;
+  f.fr.ect = (v.tos & 3) == 1 || (v.tos & 3) == 2;
+  f.fr.in_port = port;
+  f.fr.tag = slot;
+  for (SwitchHook* h : admission_)
+    if (h->admission(f, now)) return;
+  enqueue(f, now);
 }
 
-void Switch::enqueue_frame(uint32_t out, SwitchCore::Frame fr, uint64_t now, bool np_out) {
-  const uint32_t slot = static_cast<uint32_t>(fr.tag);
-  SwitchCore::Admit a = core_.enqueue(now, out, fr);
-  if (a.pause) send_pause(*a.pause, now);
+// The buffer, buffered hooks, mark hooks at enqueue.
+void Switch::enqueue(PipeFrame& f, uint64_t now) {
+  const SwitchCore::Admit a = core_.enqueue(now, f.out_port, f.fr);
+  for (SwitchHook* h : buffered_) h->buffered(f, a, now);
   if (!a.accepted) {
-    slots_.release(slot);
+    slots_.release(f.slot);
     return;
   }
-  if (a.ce && (!np_out || np_keep_mark(slot, now))) mark_ce(slots_[slot].data(), fr.len);
-  if (on_queue_) on_queue_(now, out, core_.port_bytes(out));
-  try_start(out, now);
-}
-
-void Switch::enable_themis(const ThemisParams& p, const sender::DcqcnParams& dcqcn,
-                           uint32_t wan_port, uint64_t rtt_ps, Stats& stats) {
-  themis_ = std::make_unique<ThemisCore>(p, dcqcn, rtt_ps,
-                                         StatGroup(stats, std::string(name()) + ".themis"));
-  wan_port_ = wan_port;
-}
-
-bool Switch::themis_in(uint32_t port, uint32_t out, uint32_t slot, const wire::PacketView& v,
-                       const SwitchCore::Frame& fr, uint64_t now) {
-  const ThemisCore& tp = *themis_;
-  const bool in = port == wan_port_;
-  const uint8_t op = v.bth.opcode;
-  // The flow: data goes sender -> receiver; ACKs and CNPs come back receiver -> sender.
-  const bool data = data_opcode(op);
-  ThemisCore::FlowKey k;
-  k.sender = ip_key(v, !data), k.receiver = ip_key(v, data), k.sport = v.udp_sport;
-  if (op == wire::kCnp) {
-    if (in) {
-      if (v.bth.resv7 & kThemisCnpBit) {  // the far switch reacted: not ours to count
-        themis_->cnps_marked_in.inc();
-        return true;
-      }
-      if (tp.np() && !themis_->forward_cnp_in(k, now)) {
-        slots_.release(slot);
-        return false;
-      }
-    } else if (tp.rp()) {
-      themis_->on_cnp_out(k, now);
-      std::vector<uint8_t>& b = slots_[slot];
-      set_themis_bit(b.data(), b.size(), v);
-    }
-    return true;
-  }
-  if (!data) {
-    if (in && control_opcode(op)) themis_->learn_qpn(k, v.bth.dest_qp);
-    return true;
-  }
-  if (in && tp.rp()) {
-    uint32_t passes = 0;
-    const uint64_t t = themis_->release_ps(k, now, fr.len, &passes);
-    if (passes == 0) return true;
-    {  // recirculates until t: held outside the buffer
-      uint32_t i;
-      if (held_free_.empty()) {
-        i = static_cast<uint32_t>(held_.size());
-        held_.push_back({out, fr});
-      } else {
-        i = held_free_.back();
-        held_free_.pop_back();
-        held_[i] = {out, fr};
-      }
-      schedule(t, 3, i);
-      return false;
-    }
-  }
-  return true;
-}
-
-bool Switch::np_keep_mark(uint32_t slot, uint64_t now) {
-  const std::vector<uint8_t>& b = slots_[slot];
-  wire::PacketView v;
-  wire::parse(b.data(), b.size(), v, false);
-  ThemisCore::FlowKey k;
-  k.sender = ip_key(v, false), k.receiver = ip_key(v, true), k.sport = v.udp_sport;
-  bool send = false;
-  uint32_t qpn = 0;
-  if (!themis_->on_marked_data_out(k, now, &send, &qpn)) return true;
-  if (send) {
-    // The CNP the receiver would have sent, from the receiver to the sender.
-    static const uint8_t kReserved[16] = {};
-    wire::FrameSpec s;
-    s.src_mac = v.dst_mac, s.dst_mac = v.src_mac;
-    s.ip_version = v.ip_version;
-    s.src_ip = v.dst_ip, s.dst_ip = v.src_ip;
-    s.tos = 0;
-    s.udp_sport = v.udp_sport;
-    s.bth.opcode = wire::kCnp;
-    s.bth.dest_qp = qpn;
-    s.payload = kReserved, s.payload_len = sizeof kReserved;
-    const std::vector<uint8_t> cnp = wire::build(s);
-    uint32_t host = 0;
-    if (v.ip_version == 4) {
-      auto h = v4_hosts_.find(static_cast<uint32_t>(k.sender));
-      if (h == v4_hosts_.end()) return false;
-      host = h->second;
-    } else {
-      auto h = hosts_.find({v.ip_version, v.src_ip});
-      if (h == hosts_.end()) return false;
-      host = h->second;
-    }
-    const std::vector<uint32_t>& ports = routes_.next_ports(node_, host);
-    if (!ports.empty()) {
-      // The CNP's 5-tuple: the data packet's, reversed (RoCE's destination port both ways).
-      FlowKey fk{ip_key(v, true), ip_key(v, false), v.udp_sport, v.udp_dport, 17};
-      const uint32_t p =
-          select_.choose(fk, host, ports, now, [this](uint32_t q) { return core_.port_bytes(q); });
-      send_ahead(p, cnp.data(), static_cast<uint32_t>(cnp.size()), now);
-    }
-  }
-  return false;
+  f.ce = false;
+  for (SwitchHook* h : mark_) h->mark(f, MarkPoint::kEnqueue, a.queue_bytes, now);
+  if (f.ce) set_frame_ecn(slots_[f.slot].data(), f.fr.len, 3);
+  if (on_queue_) on_queue_(now, f.out_port, core_.port_bytes(f.out_port));
+  try_start(f.out_port, now);
 }
 
 void Switch::run() {  // wake_ (an event is due) or arrived_ (frames came in)
@@ -462,74 +343,65 @@ void Switch::run_due(uint64_t now) {
   while (!events_.empty() && events_.top().t <= now) {
     const Event e = events_.top();
     events_.pop();
-    if (e.kind == 2) {  // PFC: refresh an XOFF that still holds
-      const size_t ri = size_t{e.port} * 8 + e.prio;
-      if (refresh_at_[ri] != e.t) continue;  // superseded by a later XOFF's chain
-      refresh_at_[ri] = kNone;
-      if (auto p = core_.refresh(e.port, e.prio, now)) {
-        send_pause(*p, now);
-      } else if (const uint64_t due = core_.refresh_due_ps(e.port, e.prio); due != kNone) {
-        refresh_at_[ri] = due;  // not due yet: the port's rate fell since it was booked
-        schedule(due, 2, e.port, e.prio);
-      }
-      continue;
-    }
-    if (e.kind == 3) {  // THEMIS rp: a held packet's release
-      const Held h = held_[e.port];
-      held_free_.push_back(e.port);
-      themis_->released(h.fr.len);
-      enqueue_frame(h.out, h.fr, now, false);
-      continue;
-    }
-    if (e.kind == 0) {
-      if (start_at_[e.port] != e.t) continue;  // superseded by an earlier start
-      start_at_[e.port] = kNone;
-      if (auto d = core_.start_next(e.port, now)) {
-        const uint32_t slot = static_cast<uint32_t>(d->frame.tag);
-        // Under THEMIS's np a data packet marked as it leaves over the long haul is
-        // taken by the switch instead (its sender gets a CNP from here).
-        if (d->ce && !(themis_ && e.port == wan_port_ && themis_->np() && d->frame.prio == 1 &&
-                       !np_keep_mark(slot, now)))
-          mark_ce(slots_[slot].data(), slots_[slot].size());
-        ++port_frames_[e.port];
-        port_bytes_[e.port] += slots_[slot].size();
-        if (on_queue_) on_queue_(now, e.port, core_.port_bytes(e.port));
-        if (d->pause) send_pause(*d->pause, now);
-        if (fault_lost(e.port, slot)) {
-          fault_lost_.inc();  // the link is down, or a rule names the frame
-          slots_.release(slot);
-        } else if (loss_[e.port] > 0 &&
-                   static_cast<double>(loss_rng_() >> 11) * (1.0 / 9007199254740992.0) <
-                       loss_[e.port]) {
-          lost_.inc();  // on the wire: the port was busy, the far end gets nothing
-          if (d->frame.prio == 1) lost_data_.inc();
-          slots_.release(slot);
-        } else {
-          wire_[e.port].push_back({d->end_ps + prop_ps_[e.port], slot});
-          schedule(d->end_ps + prop_ps_[e.port], 1, e.port);
-        }
-      }
-      try_start(e.port, now);
-    } else {
-      const InFlight fl = wire_[e.port].front();
-      wire_[e.port].pop_front();
-      std::vector<uint8_t>& b = slots_[fl.slot];
-      if (on_deliver_) on_deliver_(e.port, now, b.data(), b.size());
-      gp_.set_command(tlm::TLM_WRITE_COMMAND);
-      gp_.set_address(0);
-      gp_.set_data_ptr(b.data());
-      gp_.set_data_length(static_cast<unsigned>(b.size()));
-      gp_.set_streaming_width(static_cast<unsigned>(b.size()));
-      gp_.set_byte_enable_ptr(nullptr);
-      gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-      sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-      donation_.buf = &b;  // the next switch may take the buffer instead of copying it
-      gp_.set_extension(&donation_);
-      (*tx_socket[e.port])->b_transport(gp_, d);
-      gp_.clear_extension(&donation_);
-      slots_.release(fl.slot);
+    switch (e.kind) {
+      case EventKind::kHook:
+        hooks_[e.port]->timer(e.arg, e.t, now);
+        break;
+      case EventKind::kStart:
+        if (start_at_[e.port] != e.t) break;  // superseded by an earlier start
+        start_at_[e.port] = kNone;
+        start(e.port, now);
+        try_start(e.port, now);
+        break;
+      case EventKind::kArrive:
+        deliver(e.port, now);
+        break;
     }
   }
+}
+
+// Departure: the buffer's next frame, mark hooks at dequeue, dequeued hooks, egress
+// hooks, then the wire.
+void Switch::start(uint32_t port, uint64_t now) {
+  std::optional<SwitchCore::Departure> d = core_.start_next(port, now);
+  if (!d) return;
+  PipeFrame f;
+  f.slot = static_cast<uint32_t>(d->frame.tag);
+  f.out_port = port;
+  f.fr = d->frame;
+  for (SwitchHook* h : mark_) h->mark(f, MarkPoint::kDequeue, d->queue_bytes, now);
+  std::vector<uint8_t>& b = slots_[f.slot];
+  if (f.ce) set_frame_ecn(b.data(), b.size(), 3);
+  ++port_frames_[port];
+  port_bytes_[port] += b.size();
+  if (on_queue_) on_queue_(now, port, core_.port_bytes(port));
+  for (SwitchHook* h : dequeued_) h->dequeued(f, *d, now);
+  if (lost_on_wire(port, f.slot, f.fr.prio, false, now)) {
+    slots_.release(f.slot);
+    return;
+  }
+  wire_[port].push_back({d->end_ps + prop_ps_[port], f.slot});
+  schedule(d->end_ps + prop_ps_[port], EventKind::kArrive, port);
+}
+
+void Switch::deliver(uint32_t port, uint64_t now) {
+  const InFlight fl = wire_[port].front();
+  wire_[port].pop_front();
+  std::vector<uint8_t>& b = slots_[fl.slot];
+  if (on_deliver_) on_deliver_(port, now, b.data(), b.size());
+  gp_.set_command(tlm::TLM_WRITE_COMMAND);
+  gp_.set_address(0);
+  gp_.set_data_ptr(b.data());
+  gp_.set_data_length(static_cast<unsigned>(b.size()));
+  gp_.set_streaming_width(static_cast<unsigned>(b.size()));
+  gp_.set_byte_enable_ptr(nullptr);
+  gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+  donation_.buf = &b;  // the next switch may take the buffer instead of copying it
+  gp_.set_extension(&donation_);
+  (*tx_socket[port])->b_transport(gp_, d);
+  gp_.clear_extension(&donation_);
+  slots_.release(fl.slot);
 }
 
 }  // namespace oonic::network

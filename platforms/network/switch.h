@@ -1,6 +1,9 @@
-// A packet-level switch as a SystemC module: the shell of SwitchCore (queues,
-// admission, RED/ECN, strict priority, serialization) and PathSelect (the
-// equal-cost choice) on a Topology node (issue 15).
+// A packet-level switch as a SystemC module: the shell of SwitchCore (queues, the
+// MMU's admission and PFC accounting, strict priority, serialization) and PathSelect
+// (the equal-cost choice) on a Topology node, with its features as hooks on a fixed
+// pipeline (switch_hook.h: PFC frames, RED/ECN marking, THEMIS, faults, wire loss;
+// hooks/*.cpp). The fabric builds it through the factory (switch_node.h, row
+// "pipeline").
 //   rx_socket_<k>  TLM target: frames arriving on port k, called when the
 //                  frame's last byte has arrived (b_transport, TLM_WRITE_COMMAND,
 //                  Ethernet without FCS; the bytes are copied).
@@ -32,114 +35,107 @@
 #include <array>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <limits>
-#include <map>
 #include <memory>
+#include <optional>
 #include <queue>
-#include <string>
 #include <systemc>
 #include <tlm>
 #include <unordered_map>
-#include <utility>
 #include <vector>
 
-#include "model/core/rng.h"
 #include "model/core/signal.h"
 #include "model/core/stats.h"
 #include "platforms/network/frame_slots.h"
 #include "platforms/network/path_select.h"
-#include "platforms/network/psn_rules.h"
 #include "platforms/network/switch_core.h"
-#include "platforms/network/themis.h"
+#include "platforms/network/switch_hook.h"
+#include "platforms/network/switch_node.h"
 #include "platforms/network/topology.h"
 #include "tlm/net_packet.h"
 
 namespace oonic::network {
 
-// Host addresses: (IP version, address bytes, IPv4 in the first 4) -> host node.
-using AddressMap = std::map<std::pair<uint8_t, std::array<uint8_t, 16>>, uint32_t>;
-
-class Switch : public sc_core::sc_module {
+class Switch : public sc_core::sc_module, public SwitchNode, private SwitchPipe {
  public:
   using Target = tlm_utils::simple_target_socket_tagged<Switch>;
   using Initiator = tlm_utils::simple_initiator_socket_tagged<Switch>;
   std::vector<std::unique_ptr<Target>> rx_socket;     // per port
   std::vector<std::unique_ptr<Initiator>> tx_socket;  // per port
 
-  // node: this switch in t; stats under "<name>.". Throws oonic::Error (kConfig).
+  // b.node: this switch in b.topology; stats under "<name>."; the hooks of
+  // switch_hook_registry() that are on for it. Throws oonic::Error (kConfig).
+  Switch(sc_core::sc_module_name name, const SwitchBuild& b);
+  // The same without THEMIS (tests).
   Switch(sc_core::sc_module_name name, const SwitchParams& sp, const RoutingParams& rp,
          const Topology& t, const Routes& routes, uint32_t node, const AddressMap& hosts,
          uint64_t seed, Stats& stats);
 
   const SwitchCore& core() const { return core_; }
   uint64_t wakes() const { return wakes_; }
+
+  // SwitchNode.
+  sc_core::sc_module& module() override { return *this; }
+  tlm::tlm_target_socket<>& rx(uint32_t port) override { return *rx_socket.at(port); }
+  tlm::tlm_initiator_socket<>& tx(uint32_t port) override { return *tx_socket.at(port); }
+  // Faults (docs/FABRIC.md "Faults"), from the time they are applied: a port's rate
+  // (the core); down/up, PSN rules (hooks/port_faults.cpp); loss (hooks/wire_loss.cpp);
+  // ECN thresholds (hooks/red_ecn.cpp).
+  void apply_fault(const PortFault& f) override;
+  const std::vector<uint64_t>& port_frames_out() const override { return port_frames_; }
+  const std::vector<uint64_t>& port_bytes_out() const override { return port_bytes_; }
+  SwitchTotals totals() const override;
+  std::vector<PortHold> holds(uint64_t now_ps) const override;
   // Called whenever a port's queued bytes (every priority) change: at an
   // enqueue and when a frame starts leaving (queues.csv).
-  using QueueFn = std::function<void(uint64_t ps, uint32_t port, uint64_t bytes)>;
-  void on_queue(QueueFn f) { on_queue_.connect(std::move(f)); }
+  void on_queue(QueueFn f) override { on_queue_.connect(std::move(f)); }
   // Called for each PFC frame sent (sent = true, at its first byte) or received
   // (at its last byte), once per priority it names; quanta 0 is XON.
-  using PfcFn =
-      std::function<void(uint64_t ps, uint32_t port, uint8_t prio, uint32_t quanta, bool sent)>;
-  void on_pfc(PfcFn f) { on_pfc_.connect(std::move(f)); }
+  void on_pfc(PfcFn f) override { on_pfc_.connect(std::move(f)); }
   // Called for every frame delivered out of a port (its last byte at the far end),
   // before the far end takes it (link captures).
-  using DeliverFn = std::function<void(uint32_t port, uint64_t ps, const uint8_t* f, size_t n)>;
-  void on_deliver(DeliverFn f) { on_deliver_.connect(std::move(f)); }
-  // Faults (docs/FABRIC.md "Faults"), from the time they are called: a port's
-  // rate; a port down (every frame leaving it is lost, PFC frames too) or up; a
-  // rule losing frames leaving the port whose BTH PSN mod n == r.
-  void set_port_rate(uint32_t port, double gbps);
-  void set_port_down(uint32_t port, bool down);
-  // Random loss on the port's egress wire from now on (replaces switch.loss_rate and
-  // the link's error rate there).
-  void set_port_loss(uint32_t port, double p);
-  void set_port_ecn(uint32_t port, uint64_t kmin, uint64_t kmax) {
-    core_.set_ecn(port, kmin, kmax);
-  }
-  void add_psn_rule(uint32_t port, uint32_t n, uint32_t r, bool ip_id = false);
-  // THEMIS on this switch (a DC's external switch): wan_port is its long-haul port;
-  // stats under "<name>.themis.". Call before the run.
-  // rtt_ps: the RTT the reaction point's block time stretches (twice the long haul's delay).
-  void enable_themis(const ThemisParams& p, const sender::DcqcnParams& dcqcn, uint32_t wan_port,
-                     uint64_t rtt_ps, Stats& stats);
-  const ThemisCore* themis() const { return themis_.get(); }
-  // Frames and bytes (without FCS) that left each port, lost ones included.
-  const std::vector<uint64_t>& port_frames_out() const { return port_frames_; }
-  const std::vector<uint64_t>& port_bytes_out() const { return port_bytes_; }
+  void on_deliver(DeliverFn f) override { on_deliver_.connect(std::move(f)); }
+  // The hooks built for this switch, in pipeline order (registry order).
+  const std::vector<std::unique_ptr<SwitchHook>>& hooks() const { return hooks_; }
 
  private:
   SC_HAS_PROCESS(Switch);
+  // SwitchPipe: what hooks may use.
+  const char* pipe_name() const override { return name(); }
+  SwitchCore& buffer() override { return core_; }
+  uint32_t node() const override { return node_; }
+  const std::array<uint8_t, 6>& mac() const override { return mac_; }
+  std::vector<uint8_t>& bytes(uint32_t slot) override { return slots_[slot]; }
+  void release(uint32_t slot) override { slots_.release(slot); }
+  uint64_t send_ahead(uint32_t port, const uint8_t* f, uint32_t len, uint64_t now) override;
+  void book(SwitchHook* hook, uint64_t t, uint32_t arg) override;
+  void enqueue(PipeFrame& f, uint64_t now) override;
+  void wake_port(uint32_t port, uint64_t now) override { try_start(port, now); }
+  std::optional<uint32_t> host_of(uint8_t ip_version, const uint8_t* ip) const override;
+  std::optional<uint32_t> port_to_host(const FlowKey& key, uint32_t host, uint64_t now) override;
+  void pfc_seen(uint64_t ps, uint32_t port, uint8_t prio, uint32_t quanta, bool sent) override {
+    on_pfc_(ps, port, prio, quanta, sent);
+  }
+
   void b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void run();
-  void step();                 // everything due now, then the frames that arrived now
-  void run_due(uint64_t now);  // the events due at or before now
-  void schedule(uint64_t t, uint8_t kind, uint32_t port, uint8_t prio = 0);
+  void step();                              // everything due now, then the frames that arrived now
+  void run_due(uint64_t now);               // the events due at or before now
+  void start(uint32_t port, uint64_t now);  // the port's next frame starts leaving
+  void deliver(uint32_t port, uint64_t now);  // its oldest frame on the wire arrives
+  enum class EventKind : uint8_t { kStart, kArrive, kHook };
+  void schedule(uint64_t t, EventKind kind, uint32_t port, uint32_t arg = 0);
   void try_start(uint32_t port, uint64_t now);
   void arm(uint64_t t);  // wake the process at t (unless a wake at or before t is pending)
   void admit(uint32_t port, uint32_t slot, uint64_t now);  // a frame in slot, arrived on port
-  void send_pause(const SwitchCore::Pause& p, uint64_t now);
-  // A frame the switch makes (PFC, a THEMIS CNP) out of port at its next frame
-  // boundary, ahead of the queues; returns its first byte's time.
-  uint64_t send_ahead(uint32_t port, const uint8_t* f, uint32_t len, uint64_t now);
-  // Queue a routed frame (slot) on out; the rest of admit().
-  void enqueue_frame(uint32_t out, SwitchCore::Frame fr, uint64_t now, bool np_out);
-  // THEMIS's checks of a frame crossing the long-haul port; false: it was taken
-  // (dropped or held).
-  bool themis_in(uint32_t port, uint32_t out, uint32_t slot, const wire::PacketView& v,
-                 const SwitchCore::Frame& fr, uint64_t now);
-  // np: a CE-marked data packet in slot leaving over the long haul: true to keep it
-  // marked (else the mark is cleared and the sender may get a CNP).
-  bool np_keep_mark(uint32_t slot, uint64_t now);
+  bool lost_on_wire(uint32_t port, uint32_t slot, uint8_t prio, bool control, uint64_t now);
 
   struct Event {
     uint64_t t;
     uint64_t seq;
-    uint8_t kind;  // 0: start on port, 1: arrival at the far end of port, 2: XOFF refresh,
-                   // 3: a held packet's release (port = its index in held_)
-    uint32_t port;
-    uint8_t prio;  // kind 2
+    EventKind kind;
+    uint32_t port;  // kHook: the hook's index in hooks_
+    uint32_t arg;   // kHook: the hook's argument
     bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
   };
   struct InFlight {
@@ -172,28 +168,16 @@ class Switch : public sc_core::sc_module {
   tlm::tlm_generic_payload gp_;
   FrameDonation donation_;
   Counter& unroutable_;
-  Counter& lost_;
-  Counter& lost_data_;
-  std::vector<double> loss_;  // per port: switch.loss_rate with the link's error rate
-  Rng loss_rng_;
-  std::vector<uint8_t> down_;         // per port: the link is down (fault)
-  std::vector<uint64_t> refresh_at_;  // [port][8 priorities]: the live XOFF refresh event
-  std::vector<std::vector<PsnRule>> psn_rules_;  // per port
-  Counter& fault_lost_;
-  bool fault_lost(uint32_t port, uint32_t slot);  // a fault loses this departing frame
   Signal<uint64_t, uint32_t, uint64_t> on_queue_;
   Signal<uint64_t, uint32_t, uint8_t, uint32_t, bool> on_pfc_;
   Signal<uint32_t, uint64_t, const uint8_t*, size_t> on_deliver_;
   std::array<uint8_t, 6> mac_;
-  std::unique_ptr<ThemisCore> themis_;
-  uint32_t wan_port_ = 0;
-  struct Held {
-    uint32_t out;
-    SwitchCore::Frame fr;
-  };
-  std::vector<Held> held_;  // THEMIS rp: packets recirculating, by index
-  std::vector<uint32_t> held_free_;
+  std::vector<std::unique_ptr<SwitchHook>> hooks_;
+  // Per stage, the hooks implementing it (registry order).
+  std::vector<SwitchHook*> ingress_, admission_, buffered_, mark_, dequeued_, egress_, fault_;
+  std::unordered_map<const SwitchHook*, uint32_t> hook_index_;
   std::vector<uint64_t> port_frames_, port_bytes_;
+  const Stats& stats_;
 };
 
 }  // namespace oonic::network

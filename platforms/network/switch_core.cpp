@@ -30,6 +30,11 @@ const char* to_string(SwitchDrop d) {
 }
 
 void SwitchParams::describe(ParamTable& t) {
+  t.add("switch.model", &model,
+        "the switch module every switch node is built as: a row of the switch factory "
+        "(platforms/network/switch_node.h); pipeline is the built-in switch (its features "
+        "are hooks, docs/DESIGN.md 'The switch pipeline')",
+        {});
   t.add("switch.priorities", &priorities, "class",
         "output queues per port; priority 0 (ACK, NAK, CNP) is served first, strictly", 1, 8);
   t.add("switch.buffer_bytes", &buffer_bytes, "byte",
@@ -110,12 +115,11 @@ void SwitchParams::validate() const {
     throw Error(msg::kConfig, "switch.priorities must be in [1, 8]");
 }
 
-SwitchCore::SwitchCore(const SwitchParams& p, std::vector<double> port_gbps, uint64_t seed,
+SwitchCore::SwitchCore(const SwitchParams& p, std::vector<double> port_gbps,
                        const std::string& name)
     : p_(p),
       name_(name),
       gbps_(std::move(port_gbps)),
-      rng_(make_rng(seed, name + ".red")),
       latency_ps_(static_cast<uint64_t>(std::llround(p.latency_ns * 1000.0))),
       q_(gbps_.size() * p.priorities),
       in_(gbps_.size() * p.priorities, 0),
@@ -130,8 +134,6 @@ SwitchCore::SwitchCore(const SwitchParams& p, std::vector<double> port_gbps, uin
   pfc_dynamic_ = p_.pfc_threshold == "dynamic";
   // Modes as flags, once: nothing compares a string per frame.
   static_admission_ = p_.admission == "static";
-  mark_at_enqueue_ = p_.ecn && p_.mark_at == "enqueue";
-  mark_at_dequeue_ = p_.ecn && p_.mark_at == "dequeue";
   hdrm_reserved_ = p_.pfc_headroom_pool == "reserved";
   if (hdrm_reserved_) hdrm_pool_ = p_.headroom_bytes * gbps_.size();
   // ns-3 HPCC: shift 3 (1/8) at the host rate, one less per doubling above it.
@@ -147,25 +149,6 @@ uint64_t SwitchCore::pfc_xoff(uint32_t port) const {
   const uint64_t taken = hdrm_pool_ + used_;
   const uint64_t free = p_.buffer_bytes > taken ? p_.buffer_bytes - taken : 0;
   return free >> shift_[port];
-}
-
-double SwitchCore::mark_probability(uint32_t port, uint64_t q) const {
-  const uint64_t kmin = ecn_.empty() ? p_.kmin_bytes : ecn_[port].first;
-  const uint64_t kmax = ecn_.empty() ? p_.kmax_bytes : ecn_[port].second;
-  if (q <= kmin) return 0.0;
-  if (q >= kmax) return 1.0;
-  return p_.pmax * static_cast<double>(q - kmin) / static_cast<double>(kmax - kmin);
-}
-
-void SwitchCore::set_ecn(uint32_t port, uint64_t kmin, uint64_t kmax) {
-  if (ecn_.empty()) ecn_.assign(ports(), {p_.kmin_bytes, p_.kmax_bytes});
-  ecn_.at(port) = {kmin, kmax};
-}
-
-// One 64-bit draw per RED decision, so the stream does not depend on p.
-bool SwitchCore::draw(double p) {
-  const double u = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
-  return u < p;
 }
 
 uint64_t SwitchCore::serialization_ps(uint32_t port, uint32_t len) const {
@@ -209,8 +192,8 @@ SwitchCore::Admit SwitchCore::enqueue(uint64_t now_ps, uint32_t out_port, const 
   a.accepted = true;
   // ns-3 HPCC takes T before the frame counts (where its bytes go), then after (pause).
   const uint64_t t_before = pfc_dynamic_ ? pfc_xoff(f.in_port) : 0;
-  if (mark_at_enqueue_ && f.ect) a.ce = draw(mark_probability(out_port, q.bytes));
-  q.items.push_back({f, now_ps + latency_ps_, a.ce});
+  a.queue_bytes = q.bytes;
+  q.items.push_back({f, now_ps + latency_ps_});
   q.bytes += b;
   used_ += b;
   c_.peak_used_bytes = std::max(c_.peak_used_bytes, used_);
@@ -260,9 +243,7 @@ std::optional<SwitchCore::Departure> SwitchCore::start_next(uint32_t port, uint6
     d.start_ps = now_ps;
     d.end_ps = now_ps + serialization_ps(port, it.f.len);
     free_[port] = d.end_ps;
-    d.ce = it.ce;
-    if (mark_at_dequeue_ && it.f.ect) d.ce = draw(mark_probability(port, q.bytes));
-    if (d.ce) ++c_.marked;
+    d.queue_bytes = q.bytes;
     const size_t ii = idx(it.f.in_port, c);
     in_[ii] -= b;
     bool resume;

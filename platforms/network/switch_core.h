@@ -1,11 +1,12 @@
-// A packet-level switch, as plain C++ (no SystemC): per-port, per-priority
+// A packet-level switch's buffer, as plain C++ (no SystemC): per-port, per-priority
 // output queues in one shared buffer, admission by dynamic threshold
-// (Choudhury-Hahne) or static limits, RED/ECN marking, strict-priority egress
-// with a serializing port, and PFC (XOFF/XON per ingress port and priority,
-// headroom, PAUSE received on an egress port). Times in ps; lengths are frame
-// bytes without FCS (the buffer holds frames; the wire adds FCS and
-// preamble/IFG, wire::wire_bytes). The SystemC shell (ports as TLM sockets,
-// links, routing) is built on it; docs/NETWORK.md has the model.
+// (Choudhury-Hahne) or static limits, strict-priority egress with a serializing
+// port, and PFC's accounting (XOFF/XON per ingress port and priority, headroom, PAUSE
+// received on an egress port). RED/ECN marking is a pipeline hook
+// (hooks/red_ecn.h) that reads the queue depths this core reports. Times in ps;
+// lengths are frame bytes without FCS (the buffer holds frames; the wire adds FCS
+// and preamble/IFG, wire::wire_bytes). The SystemC shell (switch.h: ports as TLM
+// sockets, links, routing, hooks) is built on it; docs/FABRIC.md has the model.
 //
 // Per frame entering for egress port o, priority c, from ingress port i:
 //   1. admission, lossy (pfc off): dropped (buffer_full) if used + b > buffer;
@@ -24,14 +25,12 @@
 //      256 bit times at port i's rate), so the upstream never resumes on a
 //      timeout while the bytes are still above xon (as switches do: a PFC
 //      deadlock stays one).
-//   3. ECN (mark_at enqueue): an ECT frame is marked CE with probability
-//      p(q), q = q(o,c) before it: 0 if q <= kmin, pmax x (q - kmin) / (kmax -
-//      kmin) if kmin < q < kmax, 1 if q >= kmax.
+//   3. Admit::queue_bytes = q(o,c) before it (RED at enqueue reads it).
 //   4. eligible for egress at arrival + latency.
 // Egress of port o (start_next): when the port is free, the highest priority
 // (0 first) whose head is eligible and not paused starts; its last byte leaves
-// after ser = ceil(wire_bytes(len) x 8 / rate). With mark_at dequeue the RED
-// decision uses q = q(o,c) after the frame left. A dequeue that brings in(i,c)
+// after ser = ceil(wire_bytes(len) x 8 / rate); Departure::queue_bytes = q(o,c)
+// after the frame left (RED at dequeue reads it). A dequeue that brings in(i,c)
 // to xon or below after an XOFF sends XON. A PAUSE received on port o for
 // priority c stops that priority from starting until now + quanta x 512 bit
 // times at the port's rate (quanta 0 resumes). A PAUSE frame the switch sends
@@ -51,8 +50,9 @@
 
 namespace oonic::network {
 
-struct SwitchParams {       // switch.*
-  uint32_t priorities = 2;  // 0 = control (strict), 1.. = data
+struct SwitchParams {              // switch.*
+  std::string model = "pipeline";  // the switch factory's row (switch_node.h)
+  uint32_t priorities = 2;         // 0 = control (strict), 1.. = data
   uint64_t buffer_bytes = 9 << 20;
   std::string admission = "dynamic";  // dynamic | static
   double alpha = 1.0;                 // dynamic threshold
@@ -106,26 +106,25 @@ class SwitchCore {
   struct Admit {
     bool accepted = false;
     SwitchDrop drop = SwitchDrop::kNone;
-    bool ce = false;  // marked at enqueue
+    uint64_t queue_bytes = 0;  // accepted: the frame's queue (port, priority) before it
     std::optional<Pause> pause;
   };
   struct Departure {
     Frame frame;
     uint32_t port = 0;
     uint64_t start_ps = 0, end_ps = 0;  // first and last byte on the egress wire
-    bool ce = false;                    // marked (at enqueue or now)
+    uint64_t queue_bytes = 0;           // its queue (port, priority) left behind
     std::optional<Pause> pause;         // an XON this dequeue released
   };
   struct Counters {
-    uint64_t frames_in = 0, frames_out = 0, bytes_out = 0, marked = 0;
+    uint64_t frames_in = 0, frames_out = 0, bytes_out = 0;
     uint64_t drops[static_cast<size_t>(SwitchDrop::kCount)] = {};
     uint64_t xoff_sent = 0, xon_sent = 0, pauses_received = 0;
     uint64_t peak_used_bytes = 0;
   };
 
   // port_gbps: egress rate of each port. Validates p (throws oonic::Error).
-  SwitchCore(const SwitchParams& p, std::vector<double> port_gbps, uint64_t seed,
-             const std::string& name);
+  SwitchCore(const SwitchParams& p, std::vector<double> port_gbps, const std::string& name);
 
   Admit enqueue(uint64_t now_ps, uint32_t out_port, const Frame& f);
   // Earliest time start_next(port, t) can start a frame (UINT64_MAX: nothing).
@@ -151,8 +150,6 @@ class SwitchCore {
   // Whether this switch holds XOFF towards ingress `port`'s upstream for `prio`.
   bool xoff(uint32_t port, uint8_t prio) const { return xoff_[idx(port, prio)] != 0; }
 
-  // RED marking probability at queue depth q (bytes).
-  double mark_probability(uint32_t port, uint64_t q) const;
   uint64_t serialization_ps(uint32_t port, uint32_t len) const;
   uint64_t queue_bytes(uint32_t port, uint8_t prio) const { return q_[idx(port, prio)].bytes; }
   uint64_t port_bytes(uint32_t port) const {  // every priority of the port
@@ -175,15 +172,12 @@ class SwitchCore {
   }
   // PFC's XOFF threshold of ingress port i now (switch.pfc_threshold), in bytes.
   uint64_t pfc_xoff(uint32_t port) const;
-  // RED thresholds of one egress port from now on (a fault: ECN misconfigured there).
-  void set_ecn(uint32_t port, uint64_t kmin, uint64_t kmax);
   double rate_gbps(uint32_t port) const { return gbps_.at(port); }
 
  private:
   struct Item {
     Frame f;
     uint64_t eligible_ps;
-    bool ce;
   };
   struct Queue {
     std::deque<Item> items;
@@ -191,20 +185,16 @@ class SwitchCore {
     uint64_t paused_until_ps = 0;
   };
   size_t idx(uint32_t port, uint8_t prio) const { return size_t{port} * p_.priorities + prio; }
-  bool draw(double p);
 
   SwitchParams p_;
   std::string name_;
   std::vector<double> gbps_;
-  std::vector<std::pair<uint64_t, uint64_t>> ecn_;  // per port (kmin, kmax); empty: switch.*
-  std::vector<uint64_t> headroom_;                  // per port; empty: switch.headroom_bytes
-  std::vector<uint32_t> shift_;                     // per port: dynamic PFC's shift
-  bool pfc_dynamic_ = false;                        // switch.pfc_threshold dynamic
-  bool static_admission_ = false;                   // switch.admission static
-  bool mark_at_enqueue_ = false, mark_at_dequeue_ = false;  // switch.ecn and switch.mark_at
-  bool hdrm_reserved_ = false;                              // switch.pfc_headroom_pool reserved
-  uint64_t hdrm_pool_ = 0;  // headroom set aside (pfc_headroom_pool reserved): every port's
-  Rng rng_;
+  std::vector<uint64_t> headroom_;  // per port; empty: switch.headroom_bytes
+  std::vector<uint32_t> shift_;     // per port: dynamic PFC's shift
+  bool pfc_dynamic_ = false;        // switch.pfc_threshold dynamic
+  bool static_admission_ = false;   // switch.admission static
+  bool hdrm_reserved_ = false;      // switch.pfc_headroom_pool reserved
+  uint64_t hdrm_pool_ = 0;          // headroom set aside (pfc_headroom_pool reserved): every port's
   uint64_t latency_ps_;
   std::vector<Queue> q_;           // [port][prio]
   std::vector<uint64_t> in_;       // ingress bytes held [port][prio]

@@ -11,11 +11,16 @@
 4. No `using namespace` in a header.
 5. No string is compared per frame: no `strcmp` in model/, tlm/ or platforms/ (verdicts
    and modes are enums or flags), and in the code that runs per packet (model/, tlm/, the
-   switch, link, THEMIS and path-selection code, the host driver, the fabric's checker)
+   switch and its hooks, link, THEMIS and path-selection code, the host driver, the
+   fabric's checker)
    a string literal is compared only where a member is set once from a parameter (an
    initializer `flag_(p.mode == "x")` or `flag_ = p.mode == "x";`) or on a line marked
    `// once` (a factory or a parameter check). Parameter tables (*_params.cpp) are
    exempt: they run before the kernel.
+6. No include cycle between the folders of model/ (model/<folder>/...): the folder graph
+   of the project's own #includes is acyclic (a scheme's folder such as model/eunomia
+   depends on the seams it plugs into; the tables that list every scheme live in
+   model/schemes/, above them all).
 Each failure names the file and line.
 """
 import os
@@ -74,7 +79,8 @@ def main():
     problems = []
 
     # 1. Cores are plain C++.
-    plain_dirs = ["model/ordering", "model/sender", "model/wire", "model/sram", "model/core"]
+    plain_dirs = ["model/ordering", "model/sender", "model/wire", "model/sram", "model/core",
+                  "model/schemes"]
     cores = list(files("model", lambda p: re.search(r"_core\.(h|cpp)$", p)))
     cores.append(os.path.join(ROOT, "tlm/pcie_link_core.h"))
     cores.append(os.path.join(ROOT, "tlm/pcie_link_core.cpp"))
@@ -131,6 +137,7 @@ def main():
         "network/switch.cpp", "network/switch_core.cpp", "network/link_core.cpp",
         "network/network_link.cpp", "network/themis.cpp", "network/path_select.cpp",
         "host/host_driver.cpp", "fabric/flow_check.cpp")]
+    hot += files("platforms/network/hooks", lambda p: p.endswith(".cpp"))
     for p in hot:
         with open(p, encoding="utf-8") as f:
             for n, line in enumerate(f, 1):
@@ -138,6 +145,33 @@ def main():
                 if literal.search(code) and not set_once.match(line) and "// once" not in line:
                     problems.append(f"{rel(p)}:{n}: compares a string outside a one-time "
                                     f"setting: {line.strip()}")
+
+    # 6. The folders of model/ include each other without a cycle.
+    edges = {}  # folder -> {folder: "file:line"} (the first include that makes the edge)
+    for p in files("model", lambda p: p.endswith((".h", ".cpp"))):
+        src = rel(p).split(os.sep)[1]
+        for n, kind, name in includes(p):
+            parts = name.split("/")
+            if kind == '"' and len(parts) > 2 and parts[0] == "model" and parts[1] != src:
+                edges.setdefault(src, {}).setdefault(parts[1], f"{rel(p)}:{n}")
+    state, path = {}, []
+
+    def visit(f):
+        state[f] = 1
+        path.append(f)
+        for g in sorted(edges.get(f, {})):
+            if state.get(g) == 1:
+                cyc = path[path.index(g):] + [g]
+                why = ", ".join(f"{a} -> {b} ({edges[a][b]})" for a, b in zip(cyc, cyc[1:]))
+                problems.append(f"model/ folders include each other in a cycle: {why}")
+            elif g not in state:
+                visit(g)
+        path.pop()
+        state[f] = 2
+
+    for f in sorted(edges):
+        if f not in state:
+            visit(f)
 
     # 4. No using-directives in headers.
     for top in ["model", "tlm", "platforms", "testbench"]:

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "model/core/stats.h"
-#include "model/sender/sender_policy.h"
+#include "model/schemes/sender_policies.h"
 #include "model/sram/sram.h"
 
 namespace oonic::sender {

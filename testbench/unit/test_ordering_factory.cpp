@@ -4,7 +4,7 @@
 
 #include "model/core/error.h"
 #include "model/eunomia/packet_driver_core.h"
-#include "model/ordering/factory.h"
+#include "model/schemes/receive_schemes.h"
 #include "model/ornic/rx/feedback.h"
 
 namespace oonic {

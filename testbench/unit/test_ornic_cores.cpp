@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "model/core/stats.h"
-#include "model/ordering/factory.h"
+#include "model/schemes/receive_schemes.h"
 #include "model/ornic/agenda.h"
 #include "model/ornic/block_env.h"
 #include "model/ornic/block_interfaces.h"

@@ -1,5 +1,5 @@
 // Unit tests of the transmit seam's loss-recovery cores (model/sender/standard_recovery.h,
-// model/eunomia/sender_agent_core.h) and the policy tables (model/sender/sender_policy.h),
+// model/eunomia/sender_agent_core.h) and the policy tables (model/schemes/sender_policies.h),
 // against a scripted send state: each test says which PSNs were sent, what feedback
 // arrives, and which resends / go-backs the core must ask for. Plain C++.
 #include <gtest/gtest.h>
@@ -12,8 +12,8 @@
 #include "model/core/error.h"
 #include "model/core/stats.h"
 #include "model/eunomia/sender_agent_core.h"
-#include "model/ordering/factory.h"
-#include "model/sender/sender_policy.h"
+#include "model/schemes/receive_schemes.h"
+#include "model/schemes/sender_policies.h"
 #include "model/sender/standard_recovery.h"
 
 namespace {

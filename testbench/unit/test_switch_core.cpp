@@ -1,5 +1,6 @@
 // The switch core (platforms/network/switch_core.h), without the kernel: times
 // and admissions derived by hand from the model's rules.
+#include "platforms/network/hooks/red_ecn.h"
 #include "platforms/network/switch_core.h"
 
 #include <gtest/gtest.h>
@@ -49,7 +50,7 @@ std::vector<SwitchCore::Departure> drain(SwitchCore& s, uint32_t port) {
 TEST(SwitchCore, FramesQueueBehindEachOtherAtTheLinkRate) {
   SwitchParams p = lossy();
   p.latency_ns = 500;
-  SwitchCore s(p, {100, 100}, 1, "sw");
+  SwitchCore s(p, {100, 100}, "sw");
   EXPECT_EQ(s.serialization_ps(0, 1000), kSer1000);
   for (uint64_t k = 0; k < 5; ++k) ASSERT_TRUE(s.enqueue(0, 1, {k, 1000, 1, false, 0}).accepted);
   EXPECT_EQ(s.queue_bytes(1, 1), 5000u);
@@ -66,7 +67,7 @@ TEST(SwitchCore, FramesQueueBehindEachOtherAtTheLinkRate) {
 }
 
 TEST(SwitchCore, ControlFramesGoFirstButNeverPreempt) {
-  SwitchCore s(lossy(), {100, 100, 100}, 1, "sw");
+  SwitchCore s(lossy(), {100, 100, 100}, "sw");
   for (uint64_t k = 0; k < 3; ++k) s.enqueue(0, 2, {k, 1000, 1, false, 0});
   auto first = s.start_next(2, 0);  // data frame 0 is on the wire
   ASSERT_TRUE(first);
@@ -84,7 +85,7 @@ TEST(SwitchCore, DynamicThresholdAdmitsWhileTheQueueFitsAlphaTimesTheFreeBuffer)
   SwitchParams p = lossy();
   p.buffer_bytes = 10000;
   p.alpha = 1;
-  SwitchCore s(p, {100, 100}, 1, "sw");
+  SwitchCore s(p, {100, 100}, "sw");
   // q + 1000 <= 1 x (10000 - q): q = 0..4000 admitted, at q = 5000: 6000 > 5000.
   for (uint64_t k = 0; k < 5; ++k) EXPECT_TRUE(s.enqueue(0, 1, {k, 1000, 1, false, 0}).accepted);
   auto a = s.enqueue(0, 1, {5, 1000, 1, false, 0});
@@ -107,7 +108,7 @@ TEST(SwitchCore, StaticLimitAndFullBuffer) {
   p.admission = "static";
   p.static_limit_bytes = 2500;
   p.buffer_bytes = 3000;
-  SwitchCore s(p, {100, 100}, 1, "sw");
+  SwitchCore s(p, {100, 100}, "sw");
   EXPECT_TRUE(s.enqueue(0, 1, {0, 1000, 1, false, 0}).accepted);
   EXPECT_TRUE(s.enqueue(0, 1, {1, 1000, 1, false, 0}).accepted);
   EXPECT_EQ(s.enqueue(0, 1, {2, 1000, 1, false, 0}).drop, SwitchDrop::kThreshold);  // 3000 > 2500
@@ -115,24 +116,28 @@ TEST(SwitchCore, StaticLimitAndFullBuffer) {
   EXPECT_EQ(s.enqueue(0, 0, {4, 1000, 0, false, 1}).drop, SwitchDrop::kBufferFull);
 }
 
-TEST(SwitchCore, RedMarkingProbabilityBetweenKminAndKmax) {
+TEST(RedEcn, MarkingProbabilityBetweenKminAndKmax) {
   SwitchParams p;
   p.kmin_bytes = 10000;
   p.kmax_bytes = 50000;
   p.pmax = 0.2;
   p.mark_at = "enqueue";
-  SwitchCore s(p, {100, 100}, 7, "sw");
-  EXPECT_EQ(s.mark_probability(1, 10000), 0.0);
-  EXPECT_DOUBLE_EQ(s.mark_probability(1, 30000), 0.1);  // 0.2 x 20000 / 40000
-  EXPECT_EQ(s.mark_probability(1, 50000), 1.0);
+  RedEcn red(p, 2, 7, "sw");
+  EXPECT_TRUE(red.at_enqueue());
+  EXPECT_FALSE(red.at_dequeue());
+  EXPECT_EQ(red.probability(1, 10000), 0.0);
+  EXPECT_DOUBLE_EQ(red.probability(1, 30000), 0.1);  // 0.2 x 20000 / 40000
+  EXPECT_EQ(red.probability(1, 50000), 1.0);
   // A port's own thresholds (the ecn fault): port 0 only.
-  SwitchCore own(p, {100, 100}, 7, "sw");
-  own.set_ecn(0, 20000, 60000);
-  EXPECT_EQ(own.mark_probability(0, 20000), 0.0);
-  EXPECT_DOUBLE_EQ(own.mark_probability(0, 40000), 0.1);  // 0.2 x 20000 / 40000
-  EXPECT_DOUBLE_EQ(own.mark_probability(1, 30000), 0.1);  // switch.* still
-  // Hold the queue at 30,000 B and offer N ECT frames: each finds q = 30,000, then
-  // the head leaves. The marked fraction is 0.1 within 4 standard deviations.
+  RedEcn own(p, 2, 7, "sw");
+  own.set_thresholds(0, 20000, 60000);
+  EXPECT_EQ(own.probability(0, 20000), 0.0);
+  EXPECT_DOUBLE_EQ(own.probability(0, 40000), 0.1);  // 0.2 x 20000 / 40000
+  EXPECT_DOUBLE_EQ(own.probability(1, 30000), 0.1);  // switch.* still
+  // Hold the queue at 30,000 B and offer N frames: each finds q = 30,000 (the core
+  // reports it), then the head leaves. The marked fraction is 0.1 within 4 standard
+  // deviations.
+  SwitchCore s(p, {100, 100}, "sw");
   for (uint64_t k = 0; k < 30; ++k) s.enqueue(0, 1, {k, 1000, 1, false, 0});
   const int n = 20000;
   int marked = 0;
@@ -141,37 +146,38 @@ TEST(SwitchCore, RedMarkingProbabilityBetweenKminAndKmax) {
     ASSERT_EQ(s.queue_bytes(1, 1), 30000u);
     auto a = s.enqueue(t, 1, {0, 1000, 1, true, 0});
     ASSERT_TRUE(a.accepted);
-    marked += a.ce;
+    ASSERT_EQ(a.queue_bytes, 30000u);
+    marked += red.decide(1, a.queue_bytes);
     ASSERT_TRUE(s.start_next(1, t));
     t += kSer1000;
   }
   const double sd = std::sqrt(n * 0.1 * 0.9);
   EXPECT_NEAR(marked, n * 0.1, 4 * sd);
-  // Marks are counted as the marked frames leave: the last 30 have not.
-  EXPECT_LE(s.counters().marked, static_cast<uint64_t>(marked));
-  EXPECT_GE(s.counters().marked + 30, static_cast<uint64_t>(marked));
-  // At or below kmin nothing is marked (q = 0 .. 10,000); non-ECT frames never are.
-  SwitchCore e(p, {100, 100}, 7, "sw");
-  for (int i = 0; i <= 10; ++i) EXPECT_FALSE(e.enqueue(0, 0, {0, 1000, 1, true, 1}).ce);
-  for (int i = 0; i < 100; ++i) EXPECT_FALSE(e.enqueue(0, 0, {0, 1000, 1, false, 1}).ce);
+  EXPECT_EQ(red.marked(), static_cast<uint64_t>(marked));
+  // At or below kmin nothing is marked.
+  RedEcn e(p, 2, 7, "sw");
+  for (uint64_t q = 0; q <= 10000; q += 1000) EXPECT_FALSE(e.decide(0, q));
+  // ECN off: neither point marks.
+  p.ecn = false;
+  RedEcn off(p, 2, 7, "sw");
+  EXPECT_FALSE(off.at_enqueue() || off.at_dequeue());
 }
 
-TEST(SwitchCore, RedAtDequeueUsesTheQueueLeftBehind) {
+TEST(SwitchCore, DepartureReportsTheQueueLeftBehind) {
   SwitchParams p;
-  p.kmin_bytes = 0;
-  p.kmax_bytes = 1500;  // q >= 1500 after the frame left: always marked
-  p.mark_at = "dequeue";
-  SwitchCore s(p, {100, 100}, 3, "sw");
-  for (uint64_t k = 0; k < 3; ++k) EXPECT_FALSE(s.enqueue(0, 1, {k, 1000, 1, true, 0}).ce);
+  SwitchCore s(p, {100, 100}, "sw");
+  for (uint64_t k = 0; k < 3; ++k)
+    EXPECT_EQ(s.enqueue(0, 1, {k, 1000, 1, true, 0}).queue_bytes, k * 1000);
   auto d = drain(s, 1);
   ASSERT_EQ(d.size(), 3u);
-  EXPECT_TRUE(d[0].ce);   // 2000 left behind >= kmax
-  EXPECT_FALSE(d[2].ce);  // 0 left: <= kmin
+  EXPECT_EQ(d[0].queue_bytes, 2000u);  // what RED at dequeue reads
+  EXPECT_EQ(d[1].queue_bytes, 1000u);
+  EXPECT_EQ(d[2].queue_bytes, 0u);
 }
 
 TEST(SwitchCore, PfcSendsXoffAtXoffUsesHeadroomAndSendsXonAtXon) {
   SwitchParams p = lossless(3000, 1000, 2000);
-  SwitchCore s(p, {100, 100}, 1, "sw");
+  SwitchCore s(p, {100, 100}, "sw");
   std::vector<SwitchCore::Admit> a;
   for (uint64_t k = 0; k < 6; ++k) a.push_back(s.enqueue(0, 1, {k, 1000, 1, false, 0}));
   EXPECT_FALSE(a[0].pause);
@@ -203,7 +209,7 @@ TEST(SwitchCore, DynamicPfcThresholdIsTheFreeBufferShifted) {
   p.pfc_threshold = "dynamic";
   p.pfc_shift = 3;
   p.pfc_resume_bytes = 100;
-  SwitchCore s(p, {100, 100}, 1, "sw");
+  SwitchCore s(p, {100, 100}, "sw");
   EXPECT_EQ(s.pfc_xoff(0), 750u);  // (8000 - 2000) >> 3
   std::vector<SwitchCore::Admit> a;
   for (uint64_t k = 0; k < 7; ++k) a.push_back(s.enqueue(0, 1, {k, 100, 1, false, 0}));
@@ -216,13 +222,13 @@ TEST(SwitchCore, DynamicPfcThresholdIsTheFreeBufferShifted) {
   // Faster ports get a larger share: 400 Gbit/s is two doublings above 100, shift 1;
   // 1600 Gbit/s is four, shift 0 (at least 0). "shared" sets no headroom aside.
   p.pfc_headroom_pool = "shared";
-  SwitchCore f(p, {100, 400, 1600}, 1, "sw");
+  SwitchCore f(p, {100, 400, 1600}, "sw");
   EXPECT_EQ(f.pfc_xoff(0), 1000u);  // 8000 >> 3
   EXPECT_EQ(f.pfc_xoff(1), 4000u);  // 8000 >> 1
   EXPECT_EQ(f.pfc_xoff(2), 8000u);  // 8000 >> 0
   // Reserved headroom larger than the buffer (a long haul's) leaves T = 0.
   p.pfc_headroom_pool = "reserved";
-  SwitchCore g(p, {100, 100}, 1, "sw");
+  SwitchCore g(p, {100, 100}, "sw");
   g.set_headroom(1, 100000);
   EXPECT_EQ(g.pfc_xoff(0), 0u);
   // Then every frame goes to the headroom and pauses, and the XON comes when the port's
@@ -251,7 +257,7 @@ TEST(SwitchCore, DynamicPfcKeepsTheHeadroomApartFromT) {
   p.pfc_threshold = "dynamic";
   p.pfc_shift = 0;
   p.pfc_headroom_pool = "shared";
-  SwitchCore s(p, {100, 100, 100}, 1, "sw");
+  SwitchCore s(p, {100, 100, 100}, "sw");
   s.pause(1, 1, 65535, 0);  // nothing leaves port 1
   std::vector<SwitchCore::Admit> a;
   for (uint64_t k = 0; k < 16; ++k) a.push_back(s.enqueue(0, 1, {k, 100, 1, false, 0}));
@@ -267,7 +273,7 @@ TEST(SwitchCore, DynamicPfcKeepsTheHeadroomApartFromT) {
 // Refresh at half the pause time: 100 quanta x 256 bit times at 100 Gbit/s = 256 ns.
 TEST(SwitchCore, XoffIsRefreshedEveryHalfPauseUntilXon) {
   SwitchParams p = lossless(1000, 0, 100000);
-  SwitchCore s(p, {100, 100}, 1, "sw");
+  SwitchCore s(p, {100, 100}, "sw");
   EXPECT_EQ(s.refresh_ps(0), 256000u);
   s.pause(1, 1, 65535, 0);  // nothing drains
   EXPECT_TRUE(s.enqueue(1000, 1, {0, 1000, 1, false, 0}).pause);
@@ -288,7 +294,7 @@ TEST(SwitchCore, XoffIsRefreshedEveryHalfPauseUntilXon) {
 // Gbit/s = 1.024 us after the XOFF.
 TEST(SwitchCore, ARefreshIsDueAtThePortsPresentRate) {
   SwitchParams p = lossless(1000, 0, 100000);
-  SwitchCore s(p, {100, 100}, 1, "sw");
+  SwitchCore s(p, {100, 100}, "sw");
   EXPECT_EQ(s.refresh_due_ps(0, 1), UINT64_MAX);  // no XOFF
   s.pause(1, 1, 65535, 0);
   ASSERT_TRUE(s.enqueue(0, 1, {0, 1000, 1, false, 0}).pause);
@@ -300,7 +306,7 @@ TEST(SwitchCore, ARefreshIsDueAtThePortsPresentRate) {
 }
 
 TEST(SwitchCore, AControlFrameGoesAtTheNextFrameBoundary) {
-  SwitchCore s(lossy(), {100, 100}, 1, "sw");
+  SwitchCore s(lossy(), {100, 100}, "sw");
   s.enqueue(0, 1, {1, 1000, 1, false, 0});
   auto d = s.start_next(1, 0);
   ASSERT_TRUE(d);
@@ -312,7 +318,7 @@ TEST(SwitchCore, AControlFrameGoesAtTheNextFrameBoundary) {
 }
 
 TEST(SwitchCore, PauseStopsAPriorityForItsQuantaAndXonRestartsIt) {
-  SwitchCore s(lossy(), {100, 100}, 1, "sw");
+  SwitchCore s(lossy(), {100, 100}, "sw");
   // One quantum = 512 bit times = 5.12 ns at 100 Gbit/s.
   s.pause(1, 1, 10, 0);
   s.enqueue(0, 1, {1, 1000, 1, false, 0});
@@ -332,7 +338,7 @@ TEST(SwitchCore, BadParametersNameTheKey) {
   SwitchParams p;
   p.kmin_bytes = 10, p.kmax_bytes = 5;
   try {
-    SwitchCore s(p, {100}, 1, "sw");
+    SwitchCore s(p, {100}, "sw");
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("switch.kmin_bytes"), std::string::npos);

@@ -1,7 +1,7 @@
 // ORNIC's Bitmap Manager (Figure 1): the QP-depth bitmap shared by the Req
 // Processor (WRITE data at the responder) and the Rsp Processor (READ responses
 // at the requester). A shell over the receive-order core `nic.ordering` selects
-// (model/ordering/factory.h; ornic by default): it owns the scheme's SRAMs
+// (model/schemes/receive_schemes.h; ornic by default): it owns the scheme's SRAMs
 // (ordering::sram_layout; ORNIC: `bitmap.node_array`, one node word {block_id,
 // valid, all_1} per node, and `bitmap.block_pool`, one M-bit word per block;
 // pooled schemes add `free_list`, lists `next_ptr`; static bitmaps `qp_bitmaps`; MP-RDMA
@@ -23,7 +23,7 @@
 #include "model/core/stats.h"
 #include "model/core/vcd.h"
 #include "model/eunomia/receiver_agent.h"
-#include "model/ordering/factory.h"
+#include "model/schemes/receive_schemes.h"
 #include "model/ordering/ornic_bitmap.h"
 #include "model/ordering/rtl_bitmap.h"
 #include "model/ornic/block_env.h"

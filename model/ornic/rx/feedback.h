@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "model/ordering/factory.h"
+#include "model/schemes/receive_schemes.h"
 #include "model/ordering/ordering_unit.h"
 #include "model/wire/roce.h"
 

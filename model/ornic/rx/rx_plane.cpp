@@ -1,6 +1,6 @@
 #include "model/ornic/rx/rx_plane.h"
 
-#include "model/ordering/factory.h"
+#include "model/schemes/receive_schemes.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "model/sender/sender_policy.h"
+#include "model/schemes/sender_policies.h"
 
 #include "model/sender/dcqcn.h"
 #include "model/sender/mprdma.h"

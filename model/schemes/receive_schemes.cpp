@@ -1,4 +1,4 @@
-#include "model/ordering/factory.h"
+#include "model/schemes/receive_schemes.h"
 
 #include <type_traits>
 

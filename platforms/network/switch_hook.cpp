@@ -1,0 +1,34 @@
+#include "platforms/network/switch_hook.h"
+
+#include "model/core/error.h"
+#include "platforms/network/hooks/builtin.h"
+
+namespace oonic::network {
+
+std::vector<SwitchHookRow>& switch_hook_registry() {
+  // Pipeline order: each stage calls its hooks in this order.
+  static std::vector<SwitchHookRow> rows = {
+      hooks::pfc_row(),          // ingress (PAUSE in), buffered/dequeued (XOFF/XON out)
+      hooks::red_ecn_row(),      // mark
+      hooks::themis_row(),       // admission, mark (after RED: the np takes RED's marks)
+      hooks::port_faults_row(),  // egress (a port down, PSN rules)
+      hooks::wire_loss_row(),    // egress (random loss)
+  };
+  return rows;
+}
+
+void add_switch_hook(SwitchHookRow row) {
+  std::vector<SwitchHookRow>& rows = switch_hook_registry();
+  for (const SwitchHookRow& r : rows)
+    if (std::string(r.name) == row.name)
+      throw Error(msg::kConfig,
+                  std::string("switch hook '") + row.name + "' is registered already");
+  rows.push_back(std::move(row));
+}
+
+void describe_switch_hooks(ParamTable& t) {
+  for (const SwitchHookRow& r : switch_hook_registry())
+    if (r.describe) r.describe(t);
+}
+
+}  // namespace oonic::network
