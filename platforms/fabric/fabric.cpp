@@ -21,8 +21,8 @@
 #include "model/core/config.h"
 #include "model/core/error.h"
 #include "model/core/report.h"
-#include "model/schemes/receive_schemes.h"
 #include "model/ornic/ornic_nic.h"
+#include "model/schemes/receive_schemes.h"
 #include "model/wire/roce.h"
 #include "platforms/common/results.h"
 #include "platforms/fabric/flow_check.h"
@@ -561,31 +561,74 @@ std::string stall_report(Fabric& fb, const Topology& t, const std::vector<FlowRu
   return s.str();
 }
 
-int run_fabric(const b2b::RunOptions& o) {
-  install_report_handler();
+namespace {
+
+// A rate change a NIC reported (rates.csv).
+struct RateRow {
+  Cycle t;
+  uint32_t host, qi;
+  double gbps;
+};
+
+// One fabric run's state, from its inputs to its results: run_fabric's phases
+// (read, build, add flows, observe, run, check, write) share it.
+struct FabricRun {
+  explicit FabricRun(const b2b::RunOptions& opts) : o(opts) {}
+  const b2b::RunOptions& o;
   AllParams all;
   ParamTable table;
-  all.describe(table);
-  if (!o.config.empty()) apply_config_file(table, o.config);
-  for (const auto& s : o.sets) apply_override(table, s);
-  table.apply_presets();
+  Inputs in;
+  std::unique_ptr<Fabric> fb;
+  uint32_t nh = 0;  // hosts
+  std::string dir;  // results
+  Stats stats;
+  ClockDomain clk;
+  std::unique_ptr<Vcd> vcd;
+  std::vector<FlowRun> runs;
+  std::vector<uint32_t> qps_on;                                     // per host: QPs of its flows
+  std::vector<std::unordered_map<uint32_t, uint32_t>> flow_of_qpn;  // data receiver's QPN
+  // Per host: QP context index -> (flow, QPN), for rates.csv.
+  std::vector<std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>>> qp_of_qi;
+  std::vector<RateRow> rate_rows;
+  std::unique_ptr<std::ofstream> qcsv, pcsv;
+  std::vector<std::unique_ptr<trace::PcapWriter>> pcaps;
+  std::vector<results::NamedSram> srams;
+  std::unique_ptr<results::SramCsv> sram_csv;
+  uint32_t drivers_left = 0;
+  uint64_t done = 0;  // CQEs
+  size_t faults_applied = 0;
+  std::string stall;  // the stall report, if the watchdog stopped the run
+  bool idle = false;  // the kernel ran out of events with flows open
+  double wall = 0;
+  uint64_t end_ps = 0;
+  Cycle end = 0;
+  bool finished = false;
+};
+
+// The parameters, from the defaults, the config file and the overrides.
+void read_params(FabricRun& r) {
+  const b2b::RunOptions& o = r.o;
+  AllParams& all = r.all;
+  all.describe(r.table);
+  if (!o.config.empty()) apply_config_file(r.table, o.config);
+  for (const auto& s : o.sets) apply_override(r.table, s);
+  r.table.apply_presets();
   all.nic.validate();
   all.sw.validate();
   if (all.nic.host.digest)
     throw Error(msg::kConfig,
                 "host.memory.digest is for oonic replay: a fabric checks data as it lands");
-  const std::string base =
-      o.config.empty() ? std::string() : fs::path(o.config).parent_path().string();
+}
 
-  // ---- topology, flows, faults: all read and checked before anything is built ----
-  Inputs in = read_inputs(all, base, o.seed);
-  for (const std::string& n : in.notes) std::fprintf(stderr, "oonic run: note: %s\n", n.c_str());
-  auto fb = std::make_unique<Fabric>();
-  fb->topo = std::move(in.topo);
+// The topology, routes and host addresses from the inputs read and checked.
+void take_inputs(FabricRun& r) {
+  r.fb = std::make_unique<Fabric>();
+  std::unique_ptr<Fabric>& fb = r.fb;
+  fb->topo = std::move(r.in.topo);
   const Topology& t = fb->topo;
   fb->routes = std::make_unique<network::Routes>(t);
-  fb->host_nodes = in.host_nodes;
-  fb->host_of_node = in.host_of_node;
+  fb->host_nodes = r.in.host_nodes;
+  fb->host_of_node = r.in.host_of_node;
   fb->switch_of_node.assign(t.nodes.size(), -1);
   for (uint32_t n : fb->host_nodes) {
     std::array<uint8_t, 16> ip{};
@@ -593,14 +636,16 @@ int run_fabric(const b2b::RunOptions& o) {
     ip[0] = uint8_t(a >> 24), ip[1] = uint8_t(a >> 16), ip[2] = uint8_t(a >> 8), ip[3] = uint8_t(a);
     fb->addrs[{4, ip}] = n;
   }
-  const uint32_t nh = static_cast<uint32_t>(fb->host_nodes.size());
-  const std::vector<network::Flow>& flows = in.flows;
-  const std::vector<network::Fault>& faults = in.faults;
+  r.nh = static_cast<uint32_t>(fb->host_nodes.size());
+}
 
-  std::string dir = o.out.empty()
-                        ? "results/" + (o.config.empty() ? std::string("fabric")
+// The results directory, cleared of a previous run's files, with the run's inputs.
+void prepare_results(FabricRun& r) {
+  const b2b::RunOptions& o = r.o;
+  r.dir = o.out.empty() ? "results/" + (o.config.empty() ? std::string("fabric")
                                                          : fs::path(o.config).stem().string())
                         : o.out;
+  const std::string& dir = r.dir;
   fs::create_directories(dir);
   for (const auto& e : fs::directory_iterator(dir)) {
     const std::string n = e.path().filename().string();
@@ -610,15 +655,20 @@ int run_fabric(const b2b::RunOptions& o) {
        {"fct.csv", "fct.txt", "qps.csv", "links.csv", "queues.csv", "sram.csv", "summary.txt",
         "waves.vcd", "stats.json", "flows.txt", "topology.txt", "pfc.csv", "rates.csv"})
     fs::remove(fs::path(dir) / f);
-  write_text(dir + "/config.yaml", resolved_yaml(table));
-  write_text(dir + "/flows.txt", network::hpcc_flows_text(flows, fb->host_nodes));
-  write_text(dir + "/topology.txt", t.hpcc_text());
+  write_text(dir + "/config.yaml", resolved_yaml(r.table));
+  write_text(dir + "/flows.txt", network::hpcc_flows_text(r.in.flows, r.fb->host_nodes));
+  write_text(dir + "/topology.txt", r.fb->topo.hpcc_text());
+}
 
-  // ---- the system ----
-  Stats stats;
-  ClockDomain clk(all.nic.nic.clock_mhz);
-  std::unique_ptr<Vcd> vcd = results::make_vcd(o.vcd, o.vcd_groups, clk.period_ps());
-  for (uint32_t h = 0; h < nh; ++h) {
+// Hosts and switches (through the factory), every link end bound by name.
+void build_system(FabricRun& r) {
+  const AllParams& all = r.all;
+  std::unique_ptr<Fabric>& fb = r.fb;
+  const Topology& t = fb->topo;
+  Stats& stats = r.stats;
+  r.clk = ClockDomain(all.nic.nic.clock_mhz);
+  r.vcd = results::make_vcd(r.o.vcd, r.o.vcd_groups, r.clk.period_ps());
+  for (uint32_t h = 0; h < r.nh; ++h) {
     const uint32_t n = fb->host_nodes[h];
     const Topology::Link& l = t.links[t.ports[n][0].link];
     ornic::OrnicParams np = all.nic;
@@ -626,17 +676,17 @@ int run_fabric(const b2b::RunOptions& o) {
     network::NetworkParams up;
     up.rate_gbps = l.gbps, up.propagation_ns = l.delay_ns, up.loss_rate = l.error_rate;
     fb->hosts.push_back(
-        std::make_unique<Host>(t.nodes[n].name.c_str(), np, up, o.seed, stats, vcd.get()));
+        std::make_unique<Host>(t.nodes[n].name.c_str(), np, up, r.o.seed, stats, r.vcd.get()));
   }
   // Switches through the factory (switch.model). THEMIS: the DCs' external switches
   // are the two ends of the switch-to-switch link with the longest delay (two-dc: the
   // DCI switches; a topology file: its long haul).
   for (uint32_t n : t.switches()) {
-    network::SwitchBuild b = switch_build(all, t, *fb->routes, n, fb->addrs, o.seed, stats);
-    if (in.themis_link >= 0) {
-      const Topology::Link& l = t.links[static_cast<uint32_t>(in.themis_link)];
+    network::SwitchBuild b = switch_build(all, t, *fb->routes, n, fb->addrs, r.o.seed, stats);
+    if (r.in.themis_link >= 0) {
+      const Topology::Link& l = t.links[static_cast<uint32_t>(r.in.themis_link)];
       for (uint32_t k = 0; k < t.ports[n].size(); ++k)
-        if (t.ports[n][k].link == static_cast<uint32_t>(in.themis_link))
+        if (t.ports[n][k].link == static_cast<uint32_t>(r.in.themis_link))
           b.themis =
               network::ThemisSetup{&all.themis, &all.nic.sender.dcqcn, k,
                                    static_cast<uint64_t>(std::llround(2 * l.delay_ns * 1000.0))};
@@ -655,7 +705,7 @@ int run_fabric(const b2b::RunOptions& o) {
       if (t.ports[node][k].link == link) return k;
     return 0u;
   };
-  for (uint32_t h = 0; h < nh; ++h) {
+  for (uint32_t h = 0; h < r.nh; ++h) {
     const uint32_t n = fb->host_nodes[h];
     const auto& p = t.ports[n][0];
     fb->hosts[h]->uplink.tx_socket.bind(rx_of(p.peer, port_to(p.peer, p.link)));
@@ -667,38 +717,65 @@ int run_fabric(const b2b::RunOptions& o) {
       sw.tx(k).bind(rx_of(p.peer, port_to(p.peer, p.link)));
     }
   }
+}
 
-  // ---- flows: one QP pair and one WQE each ----
-  std::vector<FlowRun> runs(flows.size());
-  std::vector<uint32_t> qps_on(nh, 0);
-  std::vector<uint64_t> next_src(nh, kSourceBase), next_dst(nh, kDestBase);
-  std::vector<std::unordered_map<uint32_t, uint32_t>> flow_of_qpn(nh);  // data receiver's QPN
+// Each flow's requester and responder QPNs and UDP source port; every host's QPs fit.
+void name_flows(FabricRun& r) {
+  const AllParams& all = r.all;
+  const std::vector<network::Flow>& flows = r.in.flows;
+  r.runs.resize(flows.size());
+  r.qps_on.assign(r.nh, 0);
   const ornic::WqeOp op = all.flows.opcode == "send"   ? ornic::WqeOp::kSend
                           : all.flows.opcode == "read" ? ornic::WqeOp::kRead
                                                        : ornic::WqeOp::kWrite;
-  Rng port_rng = make_rng(o.seed, "fabric.udp_sport");
+  Rng port_rng = make_rng(r.o.seed, "fabric.udp_sport");
   for (size_t i = 0; i < flows.size(); ++i) {
-    FlowRun& fr = runs[i];
+    FlowRun& fr = r.runs[i];
     fr.f = flows[i];
     fr.id = static_cast<uint32_t>(i);
     fr.op = op;
     fr.requester = fr.f.src, fr.responder = fr.f.dst;
-    fr.req_qpn = kQpnBase + qps_on[fr.requester]++;
-    fr.rsp_qpn = kQpnBase + qps_on[fr.responder]++;
+    fr.req_qpn = kQpnBase + r.qps_on[fr.requester]++;
+    fr.rsp_qpn = kQpnBase + r.qps_on[fr.responder]++;
     fr.sport = static_cast<uint16_t>(49152 + port_rng() % 16384);
   }
-  for (uint32_t h = 0; h < nh; ++h)
-    if (qps_on[h] > all.nic.nic.max_qps)
-      throw Error(msg::kConfig, "host " + t.nodes[fb->host_nodes[h]].name + " needs " +
-                                    std::to_string(qps_on[h]) +
+  for (uint32_t h = 0; h < r.nh; ++h)
+    if (r.qps_on[h] > all.nic.nic.max_qps)
+      throw Error(msg::kConfig, "host " + r.fb->topo.nodes[r.fb->host_nodes[h]].name + " needs " +
+                                    std::to_string(r.qps_on[h]) +
                                     " QPs (one per flow it sends or "
                                     "receives); nic.max_qps is " +
                                     std::to_string(all.nic.nic.max_qps) +
                                     ": raise it (and sram.qp.context.depth)");
-  std::vector<uint32_t> slot_on(nh, 0);
-  // Per host: QP context index -> (flow, QPN), for rates.csv.
-  std::vector<std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>>> qp_of_qi(nh);
-  for (FlowRun& fr : runs) {
+}
+
+// The QP context of one end of a flow: its addresses and the flow's source port.
+ornic::QpContext flow_qp(const Fabric& fb, const FlowRun& fr, uint32_t self, uint32_t peer,
+                         uint32_t qpn, uint32_t peer_qpn) {
+  ornic::QpContext c;
+  c.qpn = qpn, c.peer_qpn = peer_qpn;
+  c.pmtu = 0;  // nic.pmtu_bytes
+  wire::FrameSpec& s = c.tx_template;
+  const uint32_t a = host_ip(fb.host_nodes[self]), b = host_ip(fb.host_nodes[peer]);
+  s.src_mac = {0x02, 0, uint8_t(self >> 16), uint8_t(self >> 8), uint8_t(self), 0};
+  s.dst_mac = {0x02, 0, uint8_t(peer >> 16), uint8_t(peer >> 8), uint8_t(peer), 0};
+  s.src_ip = {uint8_t(a >> 24), uint8_t(a >> 16), uint8_t(a >> 8), uint8_t(a)};
+  s.dst_ip = {uint8_t(b >> 24), uint8_t(b >> 16), uint8_t(b >> 8), uint8_t(b)};
+  s.udp_sport = fr.sport;
+  c.epsn = 0;
+  return c;
+}
+
+// One QP pair and one WQE per flow, and the bytes each must land.
+void add_flows(FabricRun& r) {
+  const AllParams& all = r.all;
+  std::unique_ptr<Fabric>& fb = r.fb;
+  name_flows(r);
+  std::vector<uint64_t> next_src(r.nh, kSourceBase), next_dst(r.nh, kDestBase);
+  r.flow_of_qpn.assign(r.nh, {});
+  r.qp_of_qi.assign(r.nh, {});
+  std::vector<uint32_t> slot_on(r.nh, 0);
+  for (FlowRun& fr : r.runs) {
     const uint64_t len = std::max<uint64_t>(fr.f.bytes, 1);
     // Bytes move data_src -> data_dst: the requester's to the responder's
     // (WRITE, SEND), or back (READ).
@@ -713,25 +790,11 @@ int run_fabric(const b2b::RunOptions& o) {
       throw Error(msg::kConfig, "flows: more than 64 GiB to or from one host");
     fr.data_host = data_dst;
     fr.data_index = fb->hosts[data_dst]->check.add_dest(dst, len, src);
-    flow_of_qpn[data_dst][read ? fr.req_qpn : fr.rsp_qpn] = fr.id;
+    r.flow_of_qpn[data_dst][read ? fr.req_qpn : fr.rsp_qpn] = fr.id;
     const uint32_t rkey = 0x1000u + fr.id;
 
-    auto ctx = [&](uint32_t self, uint32_t peer, uint32_t qpn, uint32_t peer_qpn) {
-      ornic::QpContext c;
-      c.qpn = qpn, c.peer_qpn = peer_qpn;
-      c.pmtu = 0;  // nic.pmtu_bytes
-      wire::FrameSpec& s = c.tx_template;
-      const uint32_t a = host_ip(fb->host_nodes[self]), b = host_ip(fb->host_nodes[peer]);
-      s.src_mac = {0x02, 0, uint8_t(self >> 16), uint8_t(self >> 8), uint8_t(self), 0};
-      s.dst_mac = {0x02, 0, uint8_t(peer >> 16), uint8_t(peer >> 8), uint8_t(peer), 0};
-      s.src_ip = {uint8_t(a >> 24), uint8_t(a >> 16), uint8_t(a >> 8), uint8_t(a)};
-      s.dst_ip = {uint8_t(b >> 24), uint8_t(b >> 16), uint8_t(b >> 8), uint8_t(b)};
-      s.udp_sport = fr.sport;
-      c.epsn = 0;
-      return c;
-    };
-    ornic::QpContext rq = ctx(fr.requester, fr.responder, fr.req_qpn, fr.rsp_qpn);
-    ornic::QpContext rs = ctx(fr.responder, fr.requester, fr.rsp_qpn, fr.req_qpn);
+    ornic::QpContext rq = flow_qp(*fb, fr, fr.requester, fr.responder, fr.req_qpn, fr.rsp_qpn);
+    ornic::QpContext rs = flow_qp(*fb, fr, fr.responder, fr.requester, fr.rsp_qpn, fr.req_qpn);
     if (fr.op == ornic::WqeOp::kSend) {
       rs.recv_base = dst, rs.recv_count = 1;
       rs.recv_bytes = static_cast<uint32_t>(len);
@@ -740,13 +803,13 @@ int run_fabric(const b2b::RunOptions& o) {
     Host& hq = *fb->hosts[fr.requester];
     const uint32_t qi = hq.nic.add_qp(rq);
     const uint32_t rsp_qi = fb->hosts[fr.responder]->nic.add_qp(rs);
-    qp_of_qi[fr.requester][qi] = {fr.id, fr.req_qpn};
-    qp_of_qi[fr.responder][rsp_qi] = {fr.id, fr.rsp_qpn};
+    r.qp_of_qi[fr.requester][qi] = {fr.id, fr.req_qpn};
+    r.qp_of_qi[fr.responder][rsp_qi] = {fr.id, fr.rsp_qpn};
     host::HostDriver::QpSetup s;
     const uint32_t slot = slot_on[fr.requester]++;
     s.qi = qi, s.qpn = fr.req_qpn, s.peer_qpn = fr.rsp_qpn, s.sq_psn = 0;
     const uint64_t sq_bytes =
-        align(uint64_t{qps_on[fr.requester]} * kSqEntries * ornic::kWqeBytes, 4096);
+        align(uint64_t{r.qps_on[fr.requester]} * kSqEntries * ornic::kWqeBytes, 4096);
     s.sq_base = kSqBase + uint64_t{slot} * kSqEntries * ornic::kWqeBytes;
     s.cq_base = kSqBase + sq_bytes + uint64_t{slot} * kCqEntries * ornic::kCqeBytes;
     s.sq_entries = kSqEntries, s.cq_entries = kCqEntries;
@@ -763,84 +826,90 @@ int run_fabric(const b2b::RunOptions& o) {
     fr.record = hq.driver.add_wqe(qi, w, dst, fr.f.start_ps);
     fr.ideal_ps = ideal_fct_ps(*fb, fr, all.nic.nic.pmtu_bytes);
   }
+}
 
-  // ---- faults: applied by the run loop (below) when simulated time reaches theirs ----
-  size_t faults_applied = 0;
-  auto apply_faults = [&](uint64_t now) {
-    auto port_to = [&](uint32_t n, uint32_t peer) {
-      for (uint32_t k = 0; k < t.ports[n].size(); ++k)
-        if (t.ports[n][k].peer == peer) return k;
-      return 0u;
-    };
-    // One direction a -> b: its sender's end.
-    auto end = [&](uint32_t a, uint32_t b, auto on_switch, auto on_host) {
-      if (t.is_host(a))
-        on_host(fb->hosts[fb->host_of_node[a]]->uplink);
-      else
-        on_switch(*fb->switches[fb->switch_of_node[a]], port_to(a, b));
-    };
-    for (; faults_applied < faults.size(); ++faults_applied) {
-      const network::Fault& x = faults[faults_applied];
-      if (static_cast<uint64_t>(std::llround(x.at_us * 1e6)) > now) break;
-      using K = network::PortFault::Kind;
-      for (const auto& [a, b] : {std::pair{x.a, x.b}, std::pair{x.b, x.a}}) {
-        network::PortFault pf;
-        if (x.what == "rate") {
-          pf.kind = K::kRate, pf.value = x.value;
-        } else if (x.what == "ecn") {
-          pf.kind = K::kEcn, pf.a = x.n, pf.b = x.r;
-        } else if (x.what == "loss") {
-          pf.kind = K::kLoss, pf.value = x.value;
-        } else if (x.what == "down" || x.what == "up") {
-          pf.kind = x.what == "down" ? K::kDown : K::kUp;
-        } else if (a == x.a) {  // drop_psn_mod, drop_ipid_mod: from a to b only
-          pf.kind = K::kPsnRule, pf.a = x.n, pf.b = x.r, pf.ip_id = x.what == "drop_ipid_mod";
-        } else {
-          continue;
-        }
-        end(
-            a, b,
-            [&](network::SwitchNode& s, uint32_t k) {
-              pf.port = k;
-              s.apply_fault(pf);
-            },
-            [&](network::NetworkLink& l) {  // a host's uplink: down/up and rules only
-              if (pf.kind == K::kDown || pf.kind == K::kUp) l.set_down(pf.kind == K::kDown);
-              if (pf.kind == K::kPsnRule)
-                l.add_psn_rule(static_cast<uint32_t>(pf.a), static_cast<uint32_t>(pf.b), pf.ip_id);
-            });
-      }
-    }
+// The faults due by now (faults.file), applied at both ends of their link.
+void apply_faults(FabricRun& r, uint64_t now) {
+  std::unique_ptr<Fabric>& fb = r.fb;
+  const Topology& t = fb->topo;
+  const std::vector<network::Fault>& faults = r.in.faults;
+  auto port_to = [&](uint32_t n, uint32_t peer) {
+    for (uint32_t k = 0; k < t.ports[n].size(); ++k)
+      if (t.ports[n][k].peer == peer) return k;
+    return 0u;
   };
+  // One direction a -> b: its sender's end.
+  auto end = [&](uint32_t a, uint32_t b, auto on_switch, auto on_host) {
+    if (t.is_host(a))
+      on_host(fb->hosts[fb->host_of_node[a]]->uplink);
+    else
+      on_switch(*fb->switches[fb->switch_of_node[a]], port_to(a, b));
+  };
+  for (; r.faults_applied < faults.size(); ++r.faults_applied) {
+    const network::Fault& x = faults[r.faults_applied];
+    if (static_cast<uint64_t>(std::llround(x.at_us * 1e6)) > now) break;
+    using K = network::PortFault::Kind;
+    for (const auto& [a, b] : {std::pair{x.a, x.b}, std::pair{x.b, x.a}}) {
+      network::PortFault pf;
+      if (x.what == "rate") {
+        pf.kind = K::kRate, pf.value = x.value;
+      } else if (x.what == "ecn") {
+        pf.kind = K::kEcn, pf.a = x.n, pf.b = x.r;
+      } else if (x.what == "loss") {
+        pf.kind = K::kLoss, pf.value = x.value;
+      } else if (x.what == "down" || x.what == "up") {
+        pf.kind = x.what == "down" ? K::kDown : K::kUp;
+      } else if (a == x.a) {  // drop_psn_mod, drop_ipid_mod: from a to b only
+        pf.kind = K::kPsnRule, pf.a = x.n, pf.b = x.r, pf.ip_id = x.what == "drop_ipid_mod";
+      } else {
+        continue;
+      }
+      end(
+          a, b,
+          [&](network::SwitchNode& s, uint32_t k) {
+            pf.port = k;
+            s.apply_fault(pf);
+          },
+          [&](network::NetworkLink& l) {  // a host's uplink: down/up and rules only
+            if (pf.kind == K::kDown || pf.kind == K::kUp) l.set_down(pf.kind == K::kDown);
+            if (pf.kind == K::kPsnRule)
+              l.add_psn_rule(static_cast<uint32_t>(pf.a), static_cast<uint32_t>(pf.b), pf.ip_id);
+          });
+    }
+  }
+}
 
-  // ---- observers ----
-  for (uint32_t h = 0; h < nh; ++h) {
-    auto* qmap = &flow_of_qpn[h];
-    fb->hosts[h]->nic.set_packet_observer([qmap, &runs](const ornic::PacketRecord& r) {
+// Each flow's data packets as its receiving NIC parses them: arrival order and OOD.
+void observe_packets(FabricRun& r) {
+  std::vector<FlowRun>& runs = r.runs;
+  for (uint32_t h = 0; h < r.nh; ++h) {
+    auto* qmap = &r.flow_of_qpn[h];
+    r.fb->hosts[h]->nic.set_packet_observer([qmap, &runs](const ornic::PacketRecord& rec) {
       // Packets that carry a message's data (standard and ORNIC's OOO opcodes).
-      const bool data = (r.opcode >= 0 && r.opcode <= wire::kReadResponseOnly) ||
-                        (r.opcode >= wire::kOooWriteFSpot && r.opcode <= wire::kOooReadResponse);
+      const bool data =
+          (rec.opcode >= 0 && rec.opcode <= wire::kReadResponseOnly) ||
+          (rec.opcode >= wire::kOooWriteFSpot && rec.opcode <= wire::kOooReadResponse);
       if (!data) return;
-      auto it = qmap->find(r.qpn);
+      auto it = qmap->find(rec.qpn);
       if (it == qmap->end()) return;
       FlowRun& fr = runs[it->second];
       // A duplicate is a drop (Drop::kDuplicate): counted before the other drops leave.
-      if (r.drop == ornic::Drop::kDuplicate) {
+      if (rec.drop == ornic::Drop::kDuplicate) {
         ++fr.duplicates;
         return;
       }
-      if (r.drop != ornic::Drop::kNone) return;
-      if (r.bitmap) fr.peak_blocks = std::max(fr.peak_blocks, r.blocks_held);
+      if (rec.drop != ornic::Drop::kNone) return;
+      if (rec.bitmap) fr.peak_blocks = std::max(fr.peak_blocks, rec.blocks_held);
       ++fr.packets;
       uint32_t ood = 0;
       if (!fr.seen) {
-        fr.seen = true, fr.max_psn = r.psn;
+        fr.seen = true, fr.max_psn = rec.psn;
       } else {
-        const uint32_t ahead = (r.psn - fr.max_psn) & wire::kPsnMask;
+        const uint32_t ahead = (rec.psn - fr.max_psn) & wire::kPsnMask;
         if (ahead && ahead < (1u << 23))
-          fr.max_psn = r.psn;
+          fr.max_psn = rec.psn;
         else if (ahead)
-          ood = (fr.max_psn - r.psn) & wire::kPsnMask;
+          ood = (fr.max_psn - rec.psn) & wire::kPsnMask;
       }
       if (ood) ++fr.ooo_packets;
       fr.max_ood = std::max(fr.max_ood, ood);
@@ -848,407 +917,444 @@ int run_fabric(const b2b::RunOptions& o) {
       ++fr.ood_hist[ood];
     });
   }
-  struct RateRow {
-    Cycle t;
-    uint32_t host, qi;
-    double gbps;
-  };
-  std::vector<RateRow> rate_rows;
-  if (all.run.rates_csv)
-    for (uint32_t h = 0; h < nh; ++h)
-      fb->hosts[h]->nic.rate_control().on_rate([&rate_rows, h](uint32_t qi, Cycle t, double g) {
-        rate_rows.push_back({t, h, qi, g});
-      });
-  std::unique_ptr<std::ofstream> qcsv;
-  if (all.run.queues_csv) {
-    qcsv = std::make_unique<std::ofstream>(dir + "/queues.csv");
-    *qcsv << "time_ns,switch,port,bytes\n";
-    std::set<std::string> only;
-    {
-      std::stringstream ss(all.run.queues_switches);
-      for (std::string x; std::getline(ss, x, ',');)
-        if (!x.empty()) only.insert(x);
-    }
-    const uint64_t sample_ps = static_cast<uint64_t>(std::llround(all.run.queues_sample_ns * 1000));
-    for (auto& sw : fb->switches) {
-      const std::string name = sw->module().name();
-      if (!only.empty() && !only.count(name)) continue;
-      auto last = std::make_shared<std::vector<uint64_t>>(sw->port_frames_out().size(), kNoTime);
-      sw->on_queue([&qcsv, name, sample_ps, last](uint64_t ps, uint32_t port, uint64_t bytes) {
-        uint64_t& l = (*last)[port];
-        if (sample_ps && l != kNoTime && ps < l + sample_ps) return;
-        l = ps;
-        *qcsv << fmt(ps / 1000.0, 3) << "," << name << "," << port << "," << bytes << "\n";
-      });
-    }
-  }
-  // PFC frames as they are sent and received (pfc.csv, when switch.pfc is on).
-  std::unique_ptr<std::ofstream> pcsv;
-  if (all.sw.pfc) {
-    pcsv = std::make_unique<std::ofstream>(dir + "/pfc.csv");
-    *pcsv << "time_ns,switch,port,peer,priority,quanta,event\n";
-    for (uint32_t n : t.switches()) {
-      auto& sw = *fb->switches[fb->switch_of_node[n]];
-      std::vector<std::string> peers;
-      for (const auto& p : t.ports[n]) peers.push_back(t.nodes[p.peer].name);
-      sw.on_pfc([&pcsv, name = std::string(sw.module().name()), peers](
-                    uint64_t ps, uint32_t port, uint8_t prio, uint32_t quanta, bool sent) {
-        *pcsv << fmt(ps / 1000.0, 3) << "," << name << "," << port << "," << peers[port] << ","
-              << int{prio} << "," << quanta << ","
-              << (sent ? (quanta ? "xoff_sent" : "xon_sent")
-                       : (quanta ? "pause_received" : "xon_received"))
-              << "\n";
-      });
-    }
-  }
-  std::vector<std::unique_ptr<trace::PcapWriter>> pcaps;
-  if (all.run.link_pcap) {
-    // h<i>_tx.pcap: what host i sent, as its uplink delivered it; h<i>_rx.pcap: what it
-    // received (its switch port's deliveries, PFC frames included, or its peer's uplink).
-    std::vector<trace::PcapWriter*> tx(nh), rx_of_node(t.nodes.size(), nullptr);
-    for (uint32_t h = 0; h < nh; ++h) {
-      const std::string n = fb->hosts[h]->name();
-      pcaps.push_back(std::make_unique<trace::PcapWriter>(dir + "/" + n + "_tx.pcap"));
-      tx[h] = pcaps.back().get();
-      pcaps.push_back(std::make_unique<trace::PcapWriter>(dir + "/" + n + "_rx.pcap"));
-      rx_of_node[fb->host_nodes[h]] = pcaps.back().get();
-    }
-    for (uint32_t h = 0; h < nh; ++h) {
-      trace::PcapWriter* w = tx[h];
-      trace::PcapWriter* peer = rx_of_node[t.ports[fb->host_nodes[h]][0].peer];
-      fb->hosts[h]->uplink.on_deliver([w, peer](uint64_t ps, const uint8_t* f, size_t n) {
-        w->write(ps, f, n);
-        if (peer) peer->write(ps, f, n);
-      });
-    }
-    for (uint32_t n : t.switches()) {
-      std::vector<trace::PcapWriter*> to(t.ports[n].size(), nullptr);
-      for (uint32_t k = 0; k < t.ports[n].size(); ++k) to[k] = rx_of_node[t.ports[n][k].peer];
-      fb->switches[fb->switch_of_node[n]]->on_deliver(
-          [to](uint32_t port, uint64_t ps, const uint8_t* f, size_t len) {
-            if (to[port]) to[port]->write(ps, f, len);
-          });
-    }
-  }
+}
 
-  // ---- completion, progress, stop ----
-  uint32_t drivers_left = nh;
-  uint64_t done = 0;
-  const bool progress = !o.quiet && isatty(fileno(stderr));
-  std::vector<results::NamedSram> srams;
-  for (auto& h : fb->hosts)
-    for (Sram* s : h->nic.srams()) srams.emplace_back(std::string(h->name()) + "." + s->name(), s);
-  results::SramCsv sram_csv(all.run.sram_csv ? dir + "/sram.csv" : "", srams);
-  for (auto& hp : fb->hosts) {
-    hp->driver.on_finished([&drivers_left] {
-      if (--drivers_left == 0) sc_core::sc_stop();
+// queues.csv: a port's queued bytes as they change (run.queues_switches,
+// run.queues_sample_ns).
+void observe_queues(FabricRun& r) {
+  const FabricRunParams& run = r.all.run;
+  r.qcsv = std::make_unique<std::ofstream>(r.dir + "/queues.csv");
+  *r.qcsv << "time_ns,switch,port,bytes\n";
+  std::set<std::string> only;
+  {
+    std::stringstream ss(run.queues_switches);
+    for (std::string x; std::getline(ss, x, ',');)
+      if (!x.empty()) only.insert(x);
+  }
+  const uint64_t sample_ps = static_cast<uint64_t>(std::llround(run.queues_sample_ns * 1000));
+  std::ofstream* qcsv = r.qcsv.get();
+  for (auto& sw : r.fb->switches) {
+    const std::string name = sw->module().name();
+    if (!only.empty() && !only.count(name)) continue;
+    auto last = std::make_shared<std::vector<uint64_t>>(sw->port_frames_out().size(), kNoTime);
+    sw->on_queue([qcsv, name, sample_ps, last](uint64_t ps, uint32_t port, uint64_t bytes) {
+      uint64_t& l = (*last)[port];
+      if (sample_ps && l != kNoTime && ps < l + sample_ps) return;
+      l = ps;
+      *qcsv << fmt(ps / 1000.0, 3) << "," << name << "," << port << "," << bytes << "\n";
     });
-    hp->driver.every_completions(1, [&, total = flows.size()](uint64_t) {
-      ++done;
+  }
+}
+
+// pfc.csv: PFC frames as they are sent and received.
+void observe_pfc(FabricRun& r) {
+  const Topology& t = r.fb->topo;
+  r.pcsv = std::make_unique<std::ofstream>(r.dir + "/pfc.csv");
+  *r.pcsv << "time_ns,switch,port,peer,priority,quanta,event\n";
+  std::ofstream* pcsv = r.pcsv.get();
+  for (uint32_t n : t.switches()) {
+    auto& sw = *r.fb->switches[r.fb->switch_of_node[n]];
+    std::vector<std::string> peers;
+    for (const auto& p : t.ports[n]) peers.push_back(t.nodes[p.peer].name);
+    sw.on_pfc([pcsv, name = std::string(sw.module().name()), peers](
+                  uint64_t ps, uint32_t port, uint8_t prio, uint32_t quanta, bool sent) {
+      *pcsv << fmt(ps / 1000.0, 3) << "," << name << "," << port << "," << peers[port] << ","
+            << int{prio} << "," << quanta << ","
+            << (sent ? (quanta ? "xoff_sent" : "xon_sent")
+                     : (quanta ? "pause_received" : "xon_received"))
+            << "\n";
+    });
+  }
+}
+
+// h<i>_tx.pcap: what host i sent, as its uplink delivered it; h<i>_rx.pcap: what it
+// received (its switch port's deliveries, PFC frames included, or its peer's uplink).
+void capture_links(FabricRun& r) {
+  std::unique_ptr<Fabric>& fb = r.fb;
+  const Topology& t = fb->topo;
+  std::vector<trace::PcapWriter*> tx(r.nh), rx_of_node(t.nodes.size(), nullptr);
+  for (uint32_t h = 0; h < r.nh; ++h) {
+    const std::string n = fb->hosts[h]->name();
+    r.pcaps.push_back(std::make_unique<trace::PcapWriter>(r.dir + "/" + n + "_tx.pcap"));
+    tx[h] = r.pcaps.back().get();
+    r.pcaps.push_back(std::make_unique<trace::PcapWriter>(r.dir + "/" + n + "_rx.pcap"));
+    rx_of_node[fb->host_nodes[h]] = r.pcaps.back().get();
+  }
+  for (uint32_t h = 0; h < r.nh; ++h) {
+    trace::PcapWriter* w = tx[h];
+    trace::PcapWriter* peer = rx_of_node[t.ports[fb->host_nodes[h]][0].peer];
+    fb->hosts[h]->uplink.on_deliver([w, peer](uint64_t ps, const uint8_t* f, size_t n) {
+      w->write(ps, f, n);
+      if (peer) peer->write(ps, f, n);
+    });
+  }
+  for (uint32_t n : t.switches()) {
+    std::vector<trace::PcapWriter*> to(t.ports[n].size(), nullptr);
+    for (uint32_t k = 0; k < t.ports[n].size(); ++k) to[k] = rx_of_node[t.ports[n][k].peer];
+    fb->switches[fb->switch_of_node[n]]->on_deliver(
+        [to](uint32_t port, uint64_t ps, const uint8_t* f, size_t len) {
+          if (to[port]) to[port]->write(ps, f, len);
+        });
+  }
+}
+
+// Every observer the outputs asked for.
+void observe(FabricRun& r) {
+  observe_packets(r);
+  if (r.all.run.rates_csv)
+    for (uint32_t h = 0; h < r.nh; ++h)
+      r.fb->hosts[h]->nic.rate_control().on_rate(
+          [rows = &r.rate_rows, h](uint32_t qi, Cycle t, double g) {
+            rows->push_back({t, h, qi, g});
+          });
+  if (r.all.run.queues_csv) observe_queues(r);
+  if (r.all.sw.pfc) observe_pfc(r);  // pfc.csv, when switch.pfc is on
+  if (r.all.run.link_pcap) capture_links(r);
+}
+
+// Completions: progress on a terminal, sram.csv settled as the run goes, and the
+// kernel stopped when every driver is done.
+void on_completions(FabricRun& r) {
+  r.drivers_left = r.nh;
+  const bool progress = !r.o.quiet && isatty(fileno(stderr));
+  for (auto& h : r.fb->hosts)
+    for (Sram* s : h->nic.srams())
+      r.srams.emplace_back(std::string(h->name()) + "." + s->name(), s);
+  r.sram_csv =
+      std::make_unique<results::SramCsv>(r.all.run.sram_csv ? r.dir + "/sram.csv" : "", r.srams);
+  for (auto& hp : r.fb->hosts) {
+    hp->driver.on_finished([&r] {
+      if (--r.drivers_left == 0) sc_core::sc_stop();
+    });
+    hp->driver.every_completions(1, [&r, progress, total = r.runs.size()](uint64_t) {
+      ++r.done;
       // Every NIC books at or after the present: settle behind it.
-      if (done % kSettleCompletions == 0)
-        sram_csv.settle(ClockDomain::ps_of(sc_core::sc_time_stamp()) / clk.period_ps());
-      if (progress && (done % 64 == 0 || done == total)) {
+      if (r.done % kSettleCompletions == 0)
+        r.sram_csv->settle(ClockDomain::ps_of(sc_core::sc_time_stamp()) / r.clk.period_ps());
+      if (progress && (r.done % 64 == 0 || r.done == total)) {
         std::fprintf(stderr, "\r  %llu/%zu flows complete at %.1f us",
-                     static_cast<unsigned long long>(done), total,
+                     static_cast<unsigned long long>(r.done), total,
                      ClockDomain::ps_of(sc_core::sc_time_stamp()) / 1e6);
-        if (done == total) std::fprintf(stderr, "\n");
+        if (r.done == total) std::fprintf(stderr, "\n");
       }
     });
   }
+}
 
-  // ---- run, with the stall watchdog and the faults ----
-  // The kernel runs in slices (stall_ms / 4, and up to each fault's time); the watchdog
-  // looks and the faults apply between them. A process of their own would add timed
-  // events, and the kernel does not keep the order of same-time events. A slice that
-  // ends at t leaves t's events to the next one, so a fault at t applies before them.
-  std::string stall;
-  bool idle = false;  // the kernel ran out of events with flows open
+// What the stall watchdog waits beyond run.stall_ms: a frame's round trip across the
+// fabric on its slowest links (2 x the hops from host 0 to the farthest host, at
+// most, each at the slowest link's frame time; a link's rate is the lowest it starts
+// with or a rate fault gives it), so a slow link is not taken for a stall before its
+// first frame can land. Clamped to the run's length.
+uint64_t stall_slack_ps(const FabricRun& r, uint64_t max_ps) {
+  const Fabric& fb = *r.fb;
+  const Topology& t = fb.topo;
+  uint32_t far = 0;
+  for (uint32_t n : fb.host_nodes) far = std::max(far, fb.routes->hops(n, fb.host_nodes[0]));
+  std::vector<double> slowest(t.links.size());
+  for (size_t i = 0; i < t.links.size(); ++i) slowest[i] = t.links[i].gbps;
+  for (const network::Fault& x : r.in.faults)
+    if (x.what == "rate")
+      for (const auto& p : t.ports[x.a])
+        if (p.peer == x.b) slowest[p.link] = std::min(slowest[p.link], x.value);
+  double frame_ps = 0;
+  const double frame_bytes = r.all.nic.nic.pmtu_bytes + 128.0;
+  for (size_t i = 0; i < t.links.size(); ++i)
+    frame_ps = std::max(frame_ps, t.links[i].delay_ns * 1000 + frame_bytes * 8 / slowest[i] * 1000);
+  return static_cast<uint64_t>(std::min(2.0 * 2 * far * frame_ps, static_cast<double>(max_ps)));
+}
+
+// A fault still to come holds the watchdog only if it can let frames through on a
+// link that carries none now: an `up` for a link that is down, a `loss` below 1 for
+// one that loses everything. Anything else (a rate, an ECN threshold, a drop rule, an
+// `up` for a link that is up) cannot end a stall, however soon it comes.
+class RestoringFaults {
+ public:
+  explicit RestoringFaults(const FabricRun& r) : r_(r) {}
+  bool pending() {
+    const Topology& t = r_.fb->topo;
+    const std::vector<network::Fault>& faults = r_.in.faults;
+    for (; upto_ < r_.faults_applied; ++upto_) {
+      const network::Fault& x = faults[upto_];
+      for (const auto& p : t.ports[x.a]) {
+        if (p.peer != x.b) continue;
+        if (x.what == "down" || (x.what == "loss" && x.value >= 1)) dead_.insert(p.link);
+        if (x.what == "up" || (x.what == "loss" && x.value < 1)) dead_.erase(p.link);
+      }
+    }
+    for (size_t i = r_.faults_applied; i < faults.size(); ++i) {
+      const network::Fault& x = faults[i];
+      if (x.what != "up" && !(x.what == "loss" && x.value < 1)) continue;
+      for (const auto& p : t.ports[x.a])
+        if (p.peer == x.b && dead_.count(p.link)) return true;
+    }
+    return false;
+  }
+
+ private:
+  const FabricRun& r_;
+  std::set<uint32_t> dead_;  // links down or at loss 1, by the faults applied so far
+  size_t upto_ = 0;
+};
+
+// The run, with the stall watchdog and the faults. The kernel runs in slices
+// (stall_ms / 4, and up to each fault's time); the watchdog looks and the faults apply
+// between them. A process of their own would add timed events, and the kernel does not
+// keep the order of same-time events. A slice that ends at t leaves t's events to the
+// next one, so a fault at t applies before them.
+void run_loop(FabricRun& r) {
+  const std::vector<network::Fault>& faults = r.in.faults;
   // run.max_sim_ms counts from the last flow's start, so a flow file's starts (ns-3
   // HPCC's begin at 2 s) are always reached.
   const uint64_t max_ps =
-      in.last_start_ps + static_cast<uint64_t>(std::llround(all.run.max_sim_ms * 1e9));
-  auto w0 = std::chrono::steady_clock::now();
-  {
-    const uint64_t stall_ps = static_cast<uint64_t>(std::llround(all.run.stall_ms * 1e9));
-    // The watchdog waits run.stall_ms plus what a frame needs to cross the fabric and
-    // come back on its slowest links (a round trip of 2 x the hops from host 0 to the
-    // farthest host, at most, each at the slowest link's frame time; a link's rate is
-    // the lowest it starts with or a rate fault gives it), so a slow link is not taken
-    // for a stall before its first frame can land. Clamped to the run's length.
-    uint64_t slack_ps = 0;
-    {
-      uint32_t far = 0;
-      for (uint32_t n : fb->host_nodes) far = std::max(far, fb->routes->hops(n, fb->host_nodes[0]));
-      std::vector<double> slowest(t.links.size());
-      for (size_t i = 0; i < t.links.size(); ++i) slowest[i] = t.links[i].gbps;
-      for (const network::Fault& x : faults)
-        if (x.what == "rate")
-          for (const auto& p : t.ports[x.a])
-            if (p.peer == x.b) slowest[p.link] = std::min(slowest[p.link], x.value);
-      double frame_ps = 0;
-      const double frame_bytes = all.nic.nic.pmtu_bytes + 128.0;
-      for (size_t i = 0; i < t.links.size(); ++i)
-        frame_ps =
-            std::max(frame_ps, t.links[i].delay_ns * 1000 + frame_bytes * 8 / slowest[i] * 1000);
-      slack_ps =
-          static_cast<uint64_t>(std::min(2.0 * 2 * far * frame_ps, static_cast<double>(max_ps)));
-    }
-    const uint64_t slice_ps = stall_ps ? std::max<uint64_t>(stall_ps / 4, 1) : max_ps;
-    // A fault still to come holds the watchdog only if it can let frames through on a
-    // link that carries none now: an `up` for a link that is down, a `loss` below 1 for
-    // one that loses everything. Anything else (a rate, an ECN threshold, a drop rule, an
-    // `up` for a link that is up) cannot end a stall, however soon it comes.
-    std::set<uint32_t> dead;  // links down or at loss 1, by the faults applied so far
-    size_t dead_upto = 0;
-    auto restoring_pending = [&]() {
-      for (; dead_upto < faults_applied; ++dead_upto) {
-        const network::Fault& x = faults[dead_upto];
-        for (const auto& p : t.ports[x.a]) {
-          if (p.peer != x.b) continue;
-          if (x.what == "down" || (x.what == "loss" && x.value >= 1)) dead.insert(p.link);
-          if (x.what == "up" || (x.what == "loss" && x.value < 1)) dead.erase(p.link);
-        }
-      }
-      for (size_t i = faults_applied; i < faults.size(); ++i) {
-        const network::Fault& x = faults[i];
-        if (x.what != "up" && !(x.what == "loss" && x.value < 1)) continue;
-        for (const auto& p : t.ports[x.a])
-          if (p.peer == x.b && dead.count(p.link)) return true;
-      }
-      return false;
-    };
-    uint64_t last = ~uint64_t{0}, since = 0;
-    size_t last_faults = 0;
-    apply_faults(0);
-    for (;;) {
-      const uint64_t now0 = ClockDomain::ps_of(sc_core::sc_time_stamp());
-      if (now0 >= max_ps) break;
-      uint64_t until = std::min(max_ps, now0 + slice_ps);
-      if (faults_applied < faults.size())
-        until = std::min(until, std::max(now0 + 1, static_cast<uint64_t>(std::llround(
-                                                       faults[faults_applied].at_us * 1e6))));
-      sc_core::sc_start(ClockDomain::from_ps(until - now0));
-      if (sc_core::sc_get_status() == sc_core::SC_STOPPED || drivers_left == 0) break;
-      const uint64_t now = ClockDomain::ps_of(sc_core::sc_time_stamp());
-      apply_faults(now);
-      if (!sc_core::sc_pending_activity() && faults_applied == faults.size()) {
-        idle = drivers_left != 0;  // nothing left to happen, flows still open
-        break;
-      }
-      if (!stall_ps) continue;
-      uint64_t landed = done;
-      for (auto& h : fb->hosts) landed += h->check.landed_bytes();
-      size_t open = 0;
-      for (const FlowRun& fr : runs) {
-        const host::WqeRecord& r = fb->hosts[fr.requester]->driver.records()[fr.record];
-        if (r.posted && !r.cqes) ++open;
-      }
-      // Progress: a byte landed, a flow completed, a fault changed the network, or one
-      // that can restore delivery is still to come.
-      if (landed != last || open == 0 || faults_applied != last_faults || restoring_pending()) {
-        last = landed, since = now, last_faults = faults_applied;
-        continue;
-      }
-      if (now - since < stall_ps + slack_ps) continue;
-      stall = stall_report(*fb, t, runs, now, since);
+      r.in.last_start_ps + static_cast<uint64_t>(std::llround(r.all.run.max_sim_ms * 1e9));
+  const uint64_t stall_ps = static_cast<uint64_t>(std::llround(r.all.run.stall_ms * 1e9));
+  const uint64_t slack_ps = stall_slack_ps(r, max_ps);
+  const uint64_t slice_ps = stall_ps ? std::max<uint64_t>(stall_ps / 4, 1) : max_ps;
+  RestoringFaults restoring(r);
+  uint64_t last = ~uint64_t{0}, since = 0;
+  size_t last_faults = 0;
+  apply_faults(r, 0);
+  for (;;) {
+    const uint64_t now0 = ClockDomain::ps_of(sc_core::sc_time_stamp());
+    if (now0 >= max_ps) break;
+    uint64_t until = std::min(max_ps, now0 + slice_ps);
+    if (r.faults_applied < faults.size())
+      until = std::min(until, std::max(now0 + 1, static_cast<uint64_t>(std::llround(
+                                                     faults[r.faults_applied].at_us * 1e6))));
+    sc_core::sc_start(ClockDomain::from_ps(until - now0));
+    if (sc_core::sc_get_status() == sc_core::SC_STOPPED || r.drivers_left == 0) break;
+    const uint64_t now = ClockDomain::ps_of(sc_core::sc_time_stamp());
+    apply_faults(r, now);
+    if (!sc_core::sc_pending_activity() && r.faults_applied == faults.size()) {
+      r.idle = r.drivers_left != 0;  // nothing left to happen, flows still open
       break;
     }
+    if (!stall_ps) continue;
+    uint64_t landed = r.done;
+    for (auto& h : r.fb->hosts) landed += h->check.landed_bytes();
+    size_t open = 0;
+    for (const FlowRun& fr : r.runs) {
+      const host::WqeRecord& rec = r.fb->hosts[fr.requester]->driver.records()[fr.record];
+      if (rec.posted && !rec.cqes) ++open;
+    }
+    // Progress: a byte landed, a flow completed, a fault changed the network, or one
+    // that can restore delivery is still to come.
+    if (landed != last || open == 0 || r.faults_applied != last_faults || restoring.pending()) {
+      last = landed, since = now, last_faults = r.faults_applied;
+      continue;
+    }
+    if (now - since < stall_ps + slack_ps) continue;
+    r.stall = stall_report(*r.fb, r.fb->topo, r.runs, now, since);
+    break;
   }
-  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-  for (auto& p : pcaps) p->close();
-  if (qcsv) qcsv->close();
-  if (pcsv) pcsv->close();
-  const uint64_t end_ps = ClockDomain::ps_of(sc_core::sc_time_stamp());
-  const Cycle end = clk.ceil_cycles(end_ps);
-  const bool finished = drivers_left == 0;
+}
 
-  // ---- scoreboard ----
+// The scoreboard: every flow one CQE with status 0, its bytes identical at their
+// destination, nothing written or read where no flow's bytes are.
+struct Scoreboard {
   uint64_t failures = 0, bytes_checked = 0, completed = 0;
+  bool ok = false;
+  std::string text;
+};
+
+Scoreboard check_flows(const FabricRun& r) {
+  const Fabric& fb = *r.fb;
+  const Topology& t = fb.topo;
+  Scoreboard sb;
   std::vector<std::string> fail_text;
   auto fail = [&](const FlowRun& fr, const std::string& why) {
-    ++failures;
+    ++sb.failures;
     if (fail_text.size() < 8)
       fail_text.push_back("flow " + std::to_string(fr.id) + " (" +
-                          t.nodes[fb->host_nodes[fr.f.src]].name + " -> " +
-                          t.nodes[fb->host_nodes[fr.f.dst]].name + ", " +
+                          t.nodes[fb.host_nodes[fr.f.src]].name + " -> " +
+                          t.nodes[fb.host_nodes[fr.f.dst]].name + ", " +
                           std::to_string(fr.f.bytes) + " B): " + why);
   };
   uint64_t stray = 0, bad_reads = 0, bad_cqes = 0;
-  for (auto& h : fb->hosts) {
+  for (auto& h : fb.hosts) {
     stray += h->check.stray_writes(), bad_reads += h->check.bad_reads();
     bad_cqes += h->driver.bad_cqes();
   }
-  for (const FlowRun& fr : runs) {
-    const host::WqeRecord& r = fb->hosts[fr.requester]->driver.records()[fr.record];
-    const FlowData& d = fb->hosts[fr.data_host]->check.data(fr.data_index);
-    if (!r.cqes) {
-      fail(fr, r.posted ? "no CQE (" + std::to_string(d.covered_bytes()) + " of " +
-                              std::to_string(d.len) + " bytes at the destination)"
-                        : "never posted");
+  for (const FlowRun& fr : r.runs) {
+    const host::WqeRecord& rec = fb.hosts[fr.requester]->driver.records()[fr.record];
+    const FlowData& d = fb.hosts[fr.data_host]->check.data(fr.data_index);
+    if (!rec.cqes) {
+      fail(fr, rec.posted ? "no CQE (" + std::to_string(d.covered_bytes()) + " of " +
+                                std::to_string(d.len) + " bytes at the destination)"
+                          : "never posted");
       continue;
     }
-    ++completed;
-    if (r.cqes > 1) fail(fr, std::to_string(r.cqes) + " CQEs");
-    if (r.status) fail(fr, "CQE status " + std::to_string(r.status));
+    ++sb.completed;
+    if (rec.cqes > 1) fail(fr, std::to_string(rec.cqes) + " CQEs");
+    if (rec.status) fail(fr, "CQE status " + std::to_string(rec.status));
     if (d.mismatch_at != ~uint64_t{0})
       fail(fr, "destination differs from source at byte " + std::to_string(d.mismatch_at));
     else if (!d.complete())
       fail(fr, "CQE with " + std::to_string(d.covered_bytes()) + " of " + std::to_string(d.len) +
                    " bytes at the destination");
     else
-      bytes_checked += d.len;
-    if (fr.op == ornic::WqeOp::kRead && (r.last_data_ps > r.cqe_ps || r.data_after_cqe))
+      sb.bytes_checked += d.len;
+    if (fr.op == ornic::WqeOp::kRead && (rec.last_data_ps > rec.cqe_ps || rec.data_after_cqe))
       fail(fr, "READ CQE before its last data");
   }
   if (stray)
-    ++failures, fail_text.push_back(std::to_string(stray) + " DMA write(s) outside every flow");
+    ++sb.failures, fail_text.push_back(std::to_string(stray) + " DMA write(s) outside every flow");
   if (bad_reads)
-    ++failures, fail_text.push_back(std::to_string(bad_reads) + " DMA read(s) of destinations");
+    ++sb.failures, fail_text.push_back(std::to_string(bad_reads) + " DMA read(s) of destinations");
   if (bad_cqes)
-    ++failures, fail_text.push_back(std::to_string(bad_cqes) + " CQE(s) matching no WQE");
-  const bool ok = failures == 0 && finished && stall.empty();
-  std::string sb_text;
-  {
-    std::ostringstream s;
-    if (failures == 0)
-      s << "OK (" << completed << "/" << runs.size() << " flows, one CQE each, " << bytes_checked
-        << " bytes identical at their destinations)";
-    else {
-      s << "FAILED: " << failures << " problem(s)";
-      for (const auto& f : fail_text) s << "; " << f;
-    }
-    sb_text = s.str();
+    ++sb.failures, fail_text.push_back(std::to_string(bad_cqes) + " CQE(s) matching no WQE");
+  sb.ok = sb.failures == 0 && r.finished && r.stall.empty();
+  std::ostringstream s;
+  if (sb.failures == 0)
+    s << "OK (" << sb.completed << "/" << r.runs.size() << " flows, one CQE each, "
+      << sb.bytes_checked << " bytes identical at their destinations)";
+  else {
+    s << "FAILED: " << sb.failures << " problem(s)";
+    for (const auto& f : fail_text) s << "; " << f;
   }
+  sb.text = s.str();
+  return sb;
+}
 
-  // ---- fct.csv, fct.txt ----
-  uint64_t last_cqe = 0, first_start = ~uint64_t{0}, payload = 0;
+// What recovery cost a QP (its context's counts; none if it is gone).
+const ornic::RecoveryCounts& recovery_of(const FabricRun& r, uint32_t host, uint32_t qpn) {
   static const ornic::RecoveryCounts kNoCounts;
-  auto recovery_of = [&](uint32_t host, uint32_t qpn) -> const ornic::RecoveryCounts& {
-    ornic::QpContextTable& q = fb->hosts[host]->nic.qps();
-    const int64_t i = q.find(qpn);
-    return i < 0 ? kNoCounts : q.at(static_cast<uint32_t>(i)).recovery;
-  };
-  struct Bucket {
-    std::vector<double> sd;
-  };
-  std::map<uint64_t, Bucket> buckets;  // keyed by the bucket's lower edge
-  {
-    std::ofstream f(dir + "/fct.csv");
-    std::ofstream h(dir + "/fct.txt");
-    std::vector<std::pair<uint64_t, std::string>> ns3_lines;  // (CQE time, line)
-    f << "flow,src,dst,sip,dip,sport,dport,opcode,bytes,start_ns,post_ns,fct_ns,ideal_fct_ns,"
-         "slowdown,completed,retransmitted,timeouts,recoveries,spurious,nic_drops\n";
-    char ipa[16], ipb[16];
-    for (const FlowRun& fr : runs) {
-      const host::WqeRecord& r = fb->hosts[fr.requester]->driver.records()[fr.record];
-      const uint32_t a = host_ip(fb->host_nodes[fr.f.src]), b = host_ip(fb->host_nodes[fr.f.dst]);
-      std::snprintf(ipa, sizeof ipa, "%08x", a);
-      std::snprintf(ipb, sizeof ipb, "%08x", b);
-      const double fct = r.cqes ? (r.cqe_ps - fr.f.start_ps) / 1000.0 : 0;
-      const double ideal = fr.ideal_ps / 1000.0;
-      first_start = std::min(first_start, fr.f.start_ps);
-      if (r.cqes) {
-        last_cqe = std::max(last_cqe, r.cqe_ps);
-        payload += fr.f.bytes;
-        const uint64_t edges[] = {0, 10000, 100000, 1000000, 10000000};
-        uint64_t e = 0;
-        for (uint64_t x : edges)
-          if (fr.f.bytes >= x) e = x;
-        buckets[e].sd.push_back(fct / ideal);
-      }
-      f << fr.id << "," << t.nodes[fb->host_nodes[fr.f.src]].name << ","
-        << t.nodes[fb->host_nodes[fr.f.dst]].name << "," << ipa << "," << ipb << "," << fr.sport
-        << "," << wire::kRoceUdpPort << "," << ornic::to_string(fr.op) << "," << fr.f.bytes << ","
-        << fmt(fr.f.start_ps / 1000.0, 3) << "," << fmt(r.posted ? r.post_ps / 1000.0 : 0, 3) << ","
-        << fmt(fct, 3) << "," << fmt(ideal, 3) << "," << fmt(r.cqes ? fct / ideal : 0, 4) << ","
-        << (r.cqes ? 1 : 0);
-      // What recovery cost the flow: the requester QP's resends, timeouts and recoveries;
-      // at the QP its data arrives on, spurious resends (duplicates) and NIC drops.
-      const ornic::RecoveryCounts& rq = recovery_of(fr.requester, fr.req_qpn);
-      const ornic::RecoveryCounts& rd =
-          recovery_of(fr.data_host, fr.op == ornic::WqeOp::kRead ? fr.req_qpn : fr.rsp_qpn);
-      f << "," << rq.retransmitted << "," << rq.timeouts << "," << rq.recoveries << ","
-        << rd.duplicates << "," << rd.nic_drops << "\n";
-      // fct.txt as ns-3 HPCC writes it: a line per flow as it completes, the flow
-      // file's dport, times in ns.
-      if (r.cqes) {
-        std::ostringstream line;
-        line << ipa << " " << ipb << " " << fr.sport << " " << fr.f.dport << " " << fr.f.bytes
-             << " " << fr.f.start_ps / 1000 << " " << (r.cqe_ps - fr.f.start_ps) / 1000 << " "
-             << fr.ideal_ps / 1000 << "\n";
-        ns3_lines.emplace_back(r.cqe_ps, line.str());
-      }
-    }
-    std::stable_sort(ns3_lines.begin(), ns3_lines.end(),
-                     [](const auto& x, const auto& y) { return x.first < y.first; });
-    for (const auto& [at, text] : ns3_lines) h << text;
-  }
-  // ---- rates.csv: rate changes in time order (a lazy core reports them late) ----
-  if (all.run.rates_csv) {
-    std::stable_sort(rate_rows.begin(), rate_rows.end(), [](const RateRow& a, const RateRow& b) {
-      return a.t != b.t ? a.t < b.t : a.host != b.host ? a.host < b.host : a.qi < b.qi;
-    });
-    std::ofstream f(dir + "/rates.csv");
-    f << "time_ns,host,flow,qpn,gbps\n";
-    for (const RateRow& r : rate_rows) {
-      auto it = qp_of_qi[r.host].find(r.qi);
-      if (it == qp_of_qi[r.host].end()) continue;
-      f << fmt(r.t * clk.period_ps() / 1000.0, 3) << "," << fb->hosts[r.host]->name() << ","
-        << it->second.first << ",0x" << std::hex << it->second.second << std::dec << ","
-        << fmt(r.gbps, 6) << "\n";
-    }
-  }
-  // ---- qps.csv ----
-  uint32_t max_ood = 0, peak_blocks = 0;
-  uint64_t ooo_pkts = 0, pkts = 0;
-  if (all.run.qps_csv) {
-    std::ofstream f(dir + "/qps.csv");
-    f << "flow,host,qpn,packets,ooo_packets,duplicates,max_ood,mean_ood,p999_ood,peak_blocks,"
-         "nic_drops\n";
-    for (const FlowRun& fr : runs) {
-      f << fr.id << "," << fb->hosts[fr.data_host]->name() << ",0x" << std::hex
-        << (fr.op == ornic::WqeOp::kRead ? fr.req_qpn : fr.rsp_qpn) << std::dec << "," << fr.packets
-        << "," << fr.ooo_packets << "," << fr.duplicates << "," << fr.max_ood << ","
-        << fmt(fr.packets ? static_cast<double>(fr.ood_sum) / fr.packets : 0, 3) << ","
-        << p999(fr.ood_hist, fr.packets) << "," << fr.peak_blocks << ","
-        << recovery_of(fr.data_host, fr.op == ornic::WqeOp::kRead ? fr.req_qpn : fr.rsp_qpn)
-               .nic_drops
-        << "\n";
-    }
-  }
-  for (const FlowRun& fr : runs) {
-    max_ood = std::max(max_ood, fr.max_ood), peak_blocks = std::max(peak_blocks, fr.peak_blocks);
-    ooo_pkts += fr.ooo_packets, pkts += fr.packets;
-  }
-  // ---- links.csv ----
-  const double span_ps = last_cqe > first_start ? static_cast<double>(last_cqe - first_start) : 1.0;
-  uint64_t hops = 0;
-  {
-    std::ofstream f(dir + "/links.csv");
-    f << "from,to,gbps,frames,bytes,utilisation\n";
-    auto row = [&](const std::string& a, const std::string& b, double gbps, uint64_t frames,
-                   uint64_t bytes) {
-      hops += frames;
-      f << a << "," << b << "," << fmt(gbps, 3) << "," << frames << "," << bytes << ","
-        << fmt(bytes * 8.0 / (gbps * span_ps / 1000.0), 4) << "\n";
-    };
-    for (uint32_t h = 0; h < nh; ++h) {
-      const uint32_t n = fb->host_nodes[h];
-      const auto& p = t.ports[n][0];
-      const std::string pre = std::string(fb->hosts[h]->name()) + ".uplink";
-      row(t.nodes[n].name, t.nodes[p.peer].name, t.links[p.link].gbps,
-          stats.counter_value(pre + ".frames_delivered"), stats.counter_value(pre + ".bytes"));
-    }
-    for (uint32_t n : t.switches()) {
-      const auto& sw = *fb->switches[fb->switch_of_node[n]];
-      for (uint32_t k = 0; k < t.ports[n].size(); ++k)
-        row(t.nodes[n].name, t.nodes[t.ports[n][k].peer].name, t.links[t.ports[n][k].link].gbps,
-            sw.port_frames_out()[k], sw.port_bytes_out()[k]);
-    }
-  }
+  ornic::QpContextTable& q = r.fb->hosts[host]->nic.qps();
+  const int64_t i = q.find(qpn);
+  return i < 0 ? kNoCounts : q.at(static_cast<uint32_t>(i)).recovery;
+}
 
-  // ---- summary ----
+// The figures the results files add up for the summary.
+struct Figures {
+  uint64_t last_cqe = 0, first_start = ~uint64_t{0}, payload = 0;
+  std::map<uint64_t, std::vector<double>> slowdowns;  // by the size bucket's lower edge
+  uint32_t max_ood = 0, peak_blocks = 0;
+  uint64_t ooo_pkts = 0, pkts = 0, hops = 0;
+};
+
+constexpr uint64_t kSizeEdges[] = {0, 10000, 100000, 1000000, 10000000};
+
+// fct.csv (every flow) and fct.txt (ns-3 HPCC's: a line per completed flow, in CQE
+// order, the flow file's dport, times in ns).
+void write_fct(const FabricRun& r, Figures& fig) {
+  const Fabric& fb = *r.fb;
+  const Topology& t = fb.topo;
+  std::ofstream f(r.dir + "/fct.csv");
+  std::ofstream h(r.dir + "/fct.txt");
+  std::vector<std::pair<uint64_t, std::string>> ns3_lines;  // (CQE time, line)
+  f << "flow,src,dst,sip,dip,sport,dport,opcode,bytes,start_ns,post_ns,fct_ns,ideal_fct_ns,"
+       "slowdown,completed,retransmitted,timeouts,recoveries,spurious,nic_drops\n";
+  char ipa[16], ipb[16];
+  for (const FlowRun& fr : r.runs) {
+    const host::WqeRecord& rec = fb.hosts[fr.requester]->driver.records()[fr.record];
+    const uint32_t a = host_ip(fb.host_nodes[fr.f.src]), b = host_ip(fb.host_nodes[fr.f.dst]);
+    std::snprintf(ipa, sizeof ipa, "%08x", a);
+    std::snprintf(ipb, sizeof ipb, "%08x", b);
+    const double fct = rec.cqes ? (rec.cqe_ps - fr.f.start_ps) / 1000.0 : 0;
+    const double ideal = fr.ideal_ps / 1000.0;
+    fig.first_start = std::min(fig.first_start, fr.f.start_ps);
+    if (rec.cqes) {
+      fig.last_cqe = std::max(fig.last_cqe, rec.cqe_ps);
+      fig.payload += fr.f.bytes;
+      uint64_t e = 0;
+      for (uint64_t x : kSizeEdges)
+        if (fr.f.bytes >= x) e = x;
+      fig.slowdowns[e].push_back(fct / ideal);
+    }
+    f << fr.id << "," << t.nodes[fb.host_nodes[fr.f.src]].name << ","
+      << t.nodes[fb.host_nodes[fr.f.dst]].name << "," << ipa << "," << ipb << "," << fr.sport << ","
+      << wire::kRoceUdpPort << "," << ornic::to_string(fr.op) << "," << fr.f.bytes << ","
+      << fmt(fr.f.start_ps / 1000.0, 3) << "," << fmt(rec.posted ? rec.post_ps / 1000.0 : 0, 3)
+      << "," << fmt(fct, 3) << "," << fmt(ideal, 3) << "," << fmt(rec.cqes ? fct / ideal : 0, 4)
+      << "," << (rec.cqes ? 1 : 0);
+    // What recovery cost the flow: the requester QP's resends, timeouts and recoveries;
+    // at the QP its data arrives on, spurious resends (duplicates) and NIC drops.
+    const ornic::RecoveryCounts& rq = recovery_of(r, fr.requester, fr.req_qpn);
+    const ornic::RecoveryCounts& rd =
+        recovery_of(r, fr.data_host, fr.op == ornic::WqeOp::kRead ? fr.req_qpn : fr.rsp_qpn);
+    f << "," << rq.retransmitted << "," << rq.timeouts << "," << rq.recoveries << ","
+      << rd.duplicates << "," << rd.nic_drops << "\n";
+    if (rec.cqes) {
+      std::ostringstream line;
+      line << ipa << " " << ipb << " " << fr.sport << " " << fr.f.dport << " " << fr.f.bytes << " "
+           << fr.f.start_ps / 1000 << " " << (rec.cqe_ps - fr.f.start_ps) / 1000 << " "
+           << fr.ideal_ps / 1000 << "\n";
+      ns3_lines.emplace_back(rec.cqe_ps, line.str());
+    }
+  }
+  std::stable_sort(ns3_lines.begin(), ns3_lines.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (const auto& [at, text] : ns3_lines) h << text;
+}
+
+// rates.csv: rate changes in time order (a lazy core reports them late).
+void write_rates(FabricRun& r) {
+  std::stable_sort(r.rate_rows.begin(), r.rate_rows.end(), [](const RateRow& a, const RateRow& b) {
+    return a.t != b.t ? a.t < b.t : a.host != b.host ? a.host < b.host : a.qi < b.qi;
+  });
+  std::ofstream f(r.dir + "/rates.csv");
+  f << "time_ns,host,flow,qpn,gbps\n";
+  for (const RateRow& row : r.rate_rows) {
+    auto it = r.qp_of_qi[row.host].find(row.qi);
+    if (it == r.qp_of_qi[row.host].end()) continue;
+    f << fmt(row.t * r.clk.period_ps() / 1000.0, 3) << "," << r.fb->hosts[row.host]->name() << ","
+      << it->second.first << ",0x" << std::hex << it->second.second << std::dec << ","
+      << fmt(row.gbps, 6) << "\n";
+  }
+}
+
+// qps.csv: each flow's arrival order at its data receiver's QP.
+void write_qps(const FabricRun& r) {
+  std::ofstream f(r.dir + "/qps.csv");
+  f << "flow,host,qpn,packets,ooo_packets,duplicates,max_ood,mean_ood,p999_ood,peak_blocks,"
+       "nic_drops\n";
+  for (const FlowRun& fr : r.runs) {
+    f << fr.id << "," << r.fb->hosts[fr.data_host]->name() << ",0x" << std::hex
+      << (fr.op == ornic::WqeOp::kRead ? fr.req_qpn : fr.rsp_qpn) << std::dec << "," << fr.packets
+      << "," << fr.ooo_packets << "," << fr.duplicates << "," << fr.max_ood << ","
+      << fmt(fr.packets ? static_cast<double>(fr.ood_sum) / fr.packets : 0, 3) << ","
+      << p999(fr.ood_hist, fr.packets) << "," << fr.peak_blocks << ","
+      << recovery_of(r, fr.data_host, fr.op == ornic::WqeOp::kRead ? fr.req_qpn : fr.rsp_qpn)
+             .nic_drops
+      << "\n";
+  }
+}
+
+// links.csv: frames, bytes and utilisation of every link direction over the span from
+// the first flow's start to the last CQE; counts the packet-hops.
+void write_links(const FabricRun& r, Figures& fig) {
+  const Fabric& fb = *r.fb;
+  const Topology& t = fb.topo;
+  const double span_ps =
+      fig.last_cqe > fig.first_start ? static_cast<double>(fig.last_cqe - fig.first_start) : 1.0;
+  std::ofstream f(r.dir + "/links.csv");
+  f << "from,to,gbps,frames,bytes,utilisation\n";
+  auto row = [&](const std::string& a, const std::string& b, double gbps, uint64_t frames,
+                 uint64_t bytes) {
+    fig.hops += frames;
+    f << a << "," << b << "," << fmt(gbps, 3) << "," << frames << "," << bytes << ","
+      << fmt(bytes * 8.0 / (gbps * span_ps / 1000.0), 4) << "\n";
+  };
+  for (uint32_t h = 0; h < r.nh; ++h) {
+    const uint32_t n = fb.host_nodes[h];
+    const auto& p = t.ports[n][0];
+    const std::string pre = std::string(fb.hosts[h]->name()) + ".uplink";
+    row(t.nodes[n].name, t.nodes[p.peer].name, t.links[p.link].gbps,
+        r.stats.counter_value(pre + ".frames_delivered"), r.stats.counter_value(pre + ".bytes"));
+  }
+  for (uint32_t n : t.switches()) {
+    const auto& sw = *fb.switches[fb.switch_of_node[n]];
+    for (uint32_t k = 0; k < t.ports[n].size(); ++k)
+      row(t.nodes[n].name, t.nodes[t.ports[n][k].peer].name, t.links[t.ports[n][k].link].gbps,
+          sw.port_frames_out()[k], sw.port_bytes_out()[k]);
+  }
+}
+
+// summary.txt (and stdout): what the run did, network to scoreboard.
+std::string summary_text(const FabricRun& r, const Figures& fig, const Scoreboard& sb) {
+  const Fabric& fb = *r.fb;
+  const AllParams& all = r.all;
   auto pct = [](std::vector<double> v, double p) {
     if (v.empty()) return 0.0;
     std::sort(v.begin(), v.end());
@@ -1256,34 +1362,32 @@ int run_fabric(const b2b::RunOptions& o) {
     return v[std::min(i, v.size() - 1)];
   };
   uint64_t marked = 0, drops = 0, lost = 0, cnps = 0;
-  for (auto& sw : fb->switches) {
+  for (auto& sw : fb.switches) {
     const network::SwitchTotals x = sw->totals();
     marked += x.marked, drops += x.drops, lost += x.lost;
   }
-  for (auto& h : fb->hosts)
-    cnps += stats.counter_value(std::string(h->name()) + ".nic.tx.hdr_generator.cnps");
   uint64_t retx = 0, timeouts = 0, spurious = 0, nic_drops = 0;
-  for (auto& h : fb->hosts) {
+  for (auto& h : fb.hosts) {
     const std::string n = h->name();
-    retx += stats.counter_value(n + ".nic.tx.qp_manager.retransmitted");
-    timeouts += stats.counter_value(n + ".nic.control.rsp_manager.timeouts");
+    cnps += r.stats.counter_value(n + ".nic.tx.hdr_generator.cnps");
+    retx += r.stats.counter_value(n + ".nic.tx.qp_manager.retransmitted");
+    timeouts += r.stats.counter_value(n + ".nic.control.rsp_manager.timeouts");
     spurious += h->nic.rx().drops(ornic::Drop::kDuplicate).value;
     nic_drops += h->nic.rx().drops_total();
   }
   std::ostringstream s;
-  s << "oonic run " << (o.config.empty() ? "(defaults)" : o.config) << ": fabric "
-    << all.topology.kind << ", " << nh << " hosts, " << fb->switches.size() << " switches, "
-    << runs.size() << " flows (" << all.flows.opcode << ", " << all.nic.nic.ordering << ", "
+  s << "oonic run " << (r.o.config.empty() ? "(defaults)" : r.o.config) << ": fabric "
+    << all.topology.kind << ", " << r.nh << " hosts, " << fb.switches.size() << " switches, "
+    << r.runs.size() << " flows (" << all.flows.opcode << ", " << all.nic.nic.ordering << ", "
     << "routing " << all.routing.mode << ", rate " << all.nic.rate() << ")\n";
-  s << "  completed   " << completed << "/" << runs.size() << " flows"
-    << (finished ? "" : "  (NOT FINISHED by run.max_sim_ms)") << " by " << fmt(last_cqe / 1e6, 3)
-    << " us; payload " << payload << " B\n";
+  s << "  completed   " << sb.completed << "/" << r.runs.size() << " flows"
+    << (r.finished ? "" : "  (NOT FINISHED by run.max_sim_ms)") << " by "
+    << fmt(fig.last_cqe / 1e6, 3) << " us; payload " << fig.payload << " B\n";
   s << "  slowdown    size bucket      flows   mean     p50     p95     p99    (FCT / ideal FCT)\n";
-  const uint64_t edges[] = {0, 10000, 100000, 1000000, 10000000};
-  for (uint64_t e : edges) {
-    auto it = buckets.find(e);
-    if (it == buckets.end()) continue;
-    const auto& v = it->second.sd;
+  for (uint64_t e : kSizeEdges) {
+    auto it = fig.slowdowns.find(e);
+    if (it == fig.slowdowns.end()) continue;
+    const auto& v = it->second;
     double mean = 0;
     for (double x : v) mean += x;
     mean /= v.size();
@@ -1292,91 +1396,149 @@ int run_fabric(const b2b::RunOptions& o) {
                   bucket_name(e), v.size(), mean, pct(v, 0.5), pct(v, 0.95), pct(v, 0.99));
     s << line;
   }
-  s << "  network     " << hops << " packet-hops; ECN marked " << marked << ", switch drops "
+  s << "  network     " << fig.hops << " packet-hops; ECN marked " << marked << ", switch drops "
     << drops << ", lost on wires " << lost << "; CNPs " << cnps << "\n";
   s << "  recovery    retransmitted " << retx << " PSNs, spurious " << spurious << ", timeouts "
     << timeouts << "; NICs dropped " << nic_drops << " frames (not duplicates)\n";
-  s << "  arrival     " << ooo_pkts << " of " << pkts
-    << " data packets out of order at their QP; max OOD " << max_ood
-    << " PSNs; peak bitmap blocks of a QP " << peak_blocks << "\n";
+  s << "  arrival     " << fig.ooo_pkts << " of " << fig.pkts
+    << " data packets out of order at their QP; max OOD " << fig.max_ood
+    << " PSNs; peak bitmap blocks of a QP " << fig.peak_blocks << "\n";
   if (all.sw.pfc) {
     uint64_t xoff = 0, xon = 0;
-    for (auto& sw : fb->switches) xoff += sw->totals().xoff_sent, xon += sw->totals().xon_sent;
+    for (auto& sw : fb.switches) xoff += sw->totals().xoff_sent, xon += sw->totals().xon_sent;
     double nic_paused_us = 0;
-    for (auto& h : fb->hosts)
-      nic_paused_us += h->nic.mac().paused_cycles(1) * clk.period_ps() / 1e6;
+    for (auto& h : fb.hosts)
+      nic_paused_us += h->nic.mac().paused_cycles(1) * r.clk.period_ps() / 1e6;
     s << "  pfc         " << xoff << " XOFF and " << xon << " XON frames sent by switches; NICs' "
       << "data paused " << fmt(nic_paused_us, 3) << " us in all (pfc.csv)\n";
   }
-  if (!faults.empty()) {
+  if (!r.in.faults.empty()) {
     uint64_t fault_lost = 0;
-    for (auto& sw : fb->switches) fault_lost += sw->totals().fault_lost;
-    for (auto& h : fb->hosts)
-      fault_lost += stats.counter_value(std::string(h->name()) + ".uplink.fault_lost");
-    s << "  faults      " << faults_applied << " of " << faults.size()
+    for (auto& sw : fb.switches) fault_lost += sw->totals().fault_lost;
+    for (auto& h : fb.hosts)
+      fault_lost += r.stats.counter_value(std::string(h->name()) + ".uplink.fault_lost");
+    s << "  faults      " << r.faults_applied << " of " << r.in.faults.size()
       << " events applied (faults.file); " << fault_lost << " frames lost to them\n";
   }
-  if (!stall.empty()) s << "  STALLED     " << stall << "\n";
-  s << "  scoreboard  " << (finished ? "" : "INCOMPLETE; ") << sb_text << "\n";
-  const std::string summary = s.str();
-  write_text(dir + "/summary.txt", summary);
+  if (!r.stall.empty()) s << "  STALLED     " << r.stall << "\n";
+  s << "  scoreboard  " << (r.finished ? "" : "INCOMPLETE; ") << sb.text << "\n";
+  return s.str();
+}
 
-  // ---- stats.json, sram.csv ----
+// stats.json (the run, every stat, SRAM occupancy, the scoreboard, the RTL check);
+// returns the RTL check's complaint, if any.
+std::string write_stats_json(FabricRun& r, const Figures& fig, const Scoreboard& sb) {
+  const AllParams& all = r.all;
   nlohmann::json j;
-  j["run"] = {{"config", o.config},
-              {"seed", o.seed},
+  j["run"] = {{"config", r.o.config},
+              {"seed", r.o.seed},
               {"system", "fabric"},
               {"topology", all.topology.kind},
-              {"hosts", nh},
-              {"switches", fb->switches.size()},
-              {"flows", runs.size()},
-              {"completed", completed},
-              {"finished", finished},
-              {"stalled", !stall.empty()},
-              {"end_cycle", end},
-              {"last_cqe_ns", last_cqe / 1000.0},
-              {"payload_bytes", payload},
-              {"packet_hops", hops},
-              {"wall_s", wall}};
-  j["stats"] = stats.to_json(end);
-  j["sram"] = results::sram_json(srams, end);
-  j["scoreboard"] = {{"ok", ok},
-                     {"flows", runs.size()},
-                     {"completed", completed},
-                     {"bytes_checked", bytes_checked},
-                     {"failures", failures},
-                     {"text", sb_text}};
+              {"hosts", r.nh},
+              {"switches", r.fb->switches.size()},
+              {"flows", r.runs.size()},
+              {"completed", sb.completed},
+              {"finished", r.finished},
+              {"stalled", !r.stall.empty()},
+              {"end_cycle", r.end},
+              {"last_cqe_ns", fig.last_cqe / 1000.0},
+              {"payload_bytes", fig.payload},
+              {"packet_hops", fig.hops},
+              {"wall_s", r.wall}};
+  j["stats"] = r.stats.to_json(r.end);
+  j["sram"] = results::sram_json(r.srams, r.end);
+  j["scoreboard"] = {{"ok", sb.ok},
+                     {"flows", r.runs.size()},
+                     {"completed", sb.completed},
+                     {"bytes_checked", sb.bytes_checked},
+                     {"failures", sb.failures},
+                     {"text", sb.text}};
   std::string rtl_report;
   {
     std::vector<std::pair<std::string, const ornic::OrnicNic*>> nics;
-    for (auto& h : fb->hosts) nics.emplace_back(h->name(), &h->nic);
+    for (auto& h : r.fb->hosts) nics.emplace_back(h->name(), &h->nic);
     nlohmann::json rtl_j = results::rtl_json(nics, &rtl_report);
     if (!rtl_j.is_null()) j["rtl"] = rtl_j;
   }
-  write_text(dir + "/stats.json", j.dump(2) + "\n");
-  sram_csv.finish(end);
-  if (vcd) vcd->write(dir + "/waves.vcd", o.vcd_from, o.vcd_to);
-  if (!stall.empty()) std::fprintf(stderr, "oonic run: stalled: %s\n", stall.c_str());
-  if (stall.empty() && !finished && idle)
+  write_text(r.dir + "/stats.json", j.dump(2) + "\n");
+  return rtl_report;
+}
+
+// Why a run that did not finish stopped, on stderr.
+void say_why_stopped(const FabricRun& r, const Scoreboard& sb) {
+  if (!r.stall.empty()) std::fprintf(stderr, "oonic run: stalled: %s\n", r.stall.c_str());
+  if (r.stall.empty() && !r.finished && r.idle)
     std::fprintf(stderr,
                  "oonic run: nothing left to simulate at %s us with %zu of %zu flows complete "
                  "(no event pending: a flow waits on nothing that will happen)\n",
-                 fmt(end_ps / 1e6, 3).c_str(), static_cast<size_t>(completed), runs.size());
-  else if (stall.empty() && !finished)
+                 fmt(r.end_ps / 1e6, 3).c_str(), static_cast<size_t>(sb.completed), r.runs.size());
+  else if (r.stall.empty() && !r.finished)
     std::fprintf(stderr,
                  "oonic run: stopped at run.max_sim_ms: %s of %zu flows complete at %s us (the "
                  "last flow starts at %s us; the limit is %s ms after it)\n",
-                 std::to_string(completed).c_str(), runs.size(), fmt(end_ps / 1e6, 3).c_str(),
-                 fmt(in.last_start_ps / 1e6, 3).c_str(), fmt(all.run.max_sim_ms, 3).c_str());
-  if (!o.quiet) {
+                 std::to_string(sb.completed).c_str(), r.runs.size(),
+                 fmt(r.end_ps / 1e6, 3).c_str(), fmt(r.in.last_start_ps / 1e6, 3).c_str(),
+                 fmt(r.all.run.max_sim_ms, 3).c_str());
+}
+
+// Every results file, and the exit status.
+int write_results(FabricRun& r) {
+  const Scoreboard sb = check_flows(r);
+  Figures fig;
+  write_fct(r, fig);
+  if (r.all.run.rates_csv) write_rates(r);
+  if (r.all.run.qps_csv) write_qps(r);
+  for (const FlowRun& fr : r.runs) {
+    fig.max_ood = std::max(fig.max_ood, fr.max_ood);
+    fig.peak_blocks = std::max(fig.peak_blocks, fr.peak_blocks);
+    fig.ooo_pkts += fr.ooo_packets, fig.pkts += fr.packets;
+  }
+  write_links(r, fig);
+  const std::string summary = summary_text(r, fig, sb);
+  write_text(r.dir + "/summary.txt", summary);
+  const std::string rtl_report = write_stats_json(r, fig, sb);
+  r.sram_csv->finish(r.end);
+  if (r.vcd) r.vcd->write(r.dir + "/waves.vcd", r.o.vcd_from, r.o.vcd_to);
+  say_why_stopped(r, sb);
+  if (!r.o.quiet) {
     std::fputs(summary.c_str(), stdout);
-    std::printf("  results     %s/  (simulated in %s s wall)\n", dir.c_str(), fmt(wall, 3).c_str());
+    std::printf("  results     %s/  (simulated in %s s wall)\n", r.dir.c_str(),
+                fmt(r.wall, 3).c_str());
   }
   if (!rtl_report.empty()) {
     std::fprintf(stderr, "oonic run: %s\n", rtl_report.c_str());
     return 1;
   }
-  return ok ? 0 : 1;
+  return sb.ok ? 0 : 1;
+}
+
+}  // namespace
+
+int run_fabric(const b2b::RunOptions& o) {
+  install_report_handler();
+  FabricRun r(o);
+  read_params(r);
+  // Topology, flows, faults: all read and checked before anything is built.
+  const std::string base =
+      o.config.empty() ? std::string() : fs::path(o.config).parent_path().string();
+  r.in = read_inputs(r.all, base, o.seed);
+  for (const std::string& n : r.in.notes) std::fprintf(stderr, "oonic run: note: %s\n", n.c_str());
+  take_inputs(r);
+  prepare_results(r);
+  build_system(r);
+  add_flows(r);
+  observe(r);
+  on_completions(r);
+  const auto w0 = std::chrono::steady_clock::now();
+  run_loop(r);
+  r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+  for (auto& p : r.pcaps) p->close();
+  if (r.qcsv) r.qcsv->close();
+  if (r.pcsv) r.pcsv->close();
+  r.end_ps = ClockDomain::ps_of(sc_core::sc_time_stamp());
+  r.end = r.clk.ceil_cycles(r.end_ps);
+  r.finished = r.drivers_left == 0;
+  return write_results(r);
 }
 
 std::string stats_listing(bool markdown, const std::vector<std::string>& sets) {
