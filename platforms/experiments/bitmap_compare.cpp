@@ -33,7 +33,7 @@
 #include "model/ordering/ornic_bitmap.h"
 #include "model/ordering/static_bitmap.h"
 #include "model/wire/roce.h"
-#include "platforms/cli/cli.h"
+#include "platforms/common/cli_options.h"
 #include "platforms/common/arrival_order.h"
 
 namespace oonic::experiments {

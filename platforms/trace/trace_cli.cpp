@@ -24,7 +24,7 @@
 #include "model/core/error.h"
 #include "model/core/number.h"
 #include "model/wire/roce.h"
-#include "platforms/cli/cli.h"
+#include "platforms/common/cli_options.h"
 #include "platforms/common/arrival_order.h"
 #include "platforms/trace/text_writer.h"
 #include "platforms/trace/trace_util.h"
