@@ -159,8 +159,7 @@ void OrnicParams::describe(ParamTable& t) {
         "resends it (loss inferred from SACKs, beyond the paper); 0: off, losses wait for the "
         "timeout as published",
         0, 1u << 22);
-  sender.dcqcn.describe(t);
-  sender.mprdma.describe(t);
+  sender.rates.describe(t);
   t.add("cc.cnp_interval_us", &np.cnp_interval_us, "us",
         "notification point: a QP that receives a CE-marked packet sends its peer a CNP, at "
         "most one per this interval (0: one per marked packet, as ns-3 HPCC; 50: the DCQCN "

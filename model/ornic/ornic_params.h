@@ -5,8 +5,9 @@
 #include <string>
 
 #include "model/core/params.h"
+#include "model/core/plugin_params.h"
+#include "model/schemes/sender_policies.h"
 #include "model/sender/dcqcn.h"
-#include "model/sender/mprdma.h"
 #include "model/sram/sram.h"
 #include "tlm/host_memory_params.h"
 #include "tlm/pcie_link_core.h"
@@ -97,9 +98,10 @@ struct SenderPolicyParams {  // tx.* (the transmit seam, model/sender/)
   std::string recovery = "auto";
   std::string rate = "auto";
   double resend_holdoff_ns = 0;  // tx.resend_holdoff_ns (0: control.rsp_manager.rtt_ns)
-  sender::DcqcnParams dcqcn;     // cc.dcqcn.* (tx.rate dcqcn)
-  sender::MpRdmaParams mprdma;   // cc.mprdma.* (tx.rate / tx.recovery mprdma)
   sender::IrnTimerParams irn;    // eunomia.sender.* (tx.recovery eunomia)
+  // Each tx.rate row's own parameters (cc.dcqcn.*, cc.mprdma.*, ...), added by its row.
+  PluginParamSet rates = sender::rate_params();
+  const sender::DcqcnParams& dcqcn() const { return *rates.find<sender::DcqcnParams>("dcqcn"); }
 };
 
 struct TxArbiterParams {  // tx.arbiter.*

@@ -26,14 +26,13 @@ std::unique_ptr<LossRecovery> eunomia(const StatGroup& st, const PolicyEnv& e) {
                                                     e.irn ? *e.irn : kDefaults);
 }
 std::unique_ptr<RateControl> dcqcn_rate(const StatGroup& stats, const PolicyEnv& env) {
-  static const DcqcnParams kDefaults;
-  return std::make_unique<Dcqcn>(env.dcqcn ? *env.dcqcn : kDefaults, env.clock_mhz, env.line_gbps,
-                                 env.max_qps, stats, env.cc_context, env.pmtu_bytes);
+  return std::make_unique<Dcqcn>(rate_params_of<DcqcnParams>(env, "dcqcn"), env.clock_mhz,
+                                 env.line_gbps, env.max_qps, stats, env.cc_context, env.pmtu_bytes);
 }
 
+// cc.mprdma.*: the mprdma rate row's, which MP-RDMA's recovery reads too.
 const MpRdmaParams& mprdma_params(const PolicyEnv& env) {
-  static const MpRdmaParams kDefaults;
-  return env.mprdma ? *env.mprdma : kDefaults;
+  return rate_params_of<MpRdmaParams>(env, "mprdma");
 }
 std::unique_ptr<RateControl> mprdma_rate(const StatGroup& stats, const PolicyEnv& env) {
   return std::make_unique<MpRdmaWindow>(mprdma_params(env), env.clock_mhz, env.line_gbps,
@@ -78,11 +77,11 @@ const std::vector<RateKind>& rate_kinds() {
   static const std::vector<RateKind> k = {
       {"none", "line rate, no pacing, the QP's own UDP source port", false, &no_rate},
       {"dcqcn", "DCQCN reaction point: per-QP rate from CNPs, paced (cc.dcqcn.*)", true,
-       &dcqcn_rate},
+       &dcqcn_rate, &make_plugin_params<DcqcnParams>},
       {"mprdma",
        "MP-RDMA: one window over virtual paths (UDP source ports) clocked by per-packet ACKs, "
        "OOO-aware path selection, burst control (cc.mprdma.*)",
-       true, &mprdma_rate},
+       true, &mprdma_rate, &make_plugin_params<MpRdmaParams>},
   };
   return k;
 }
@@ -97,6 +96,13 @@ const Row& find(const std::vector<Row>& rows, const std::string& name, const cha
   throw Error(msg::kConfig, std::string(key) + ": unknown '" + name + "' (" + all + ")");
 }
 }  // namespace
+
+PluginParamSet rate_params() {
+  PluginParamSet s;
+  for (const RateKind& k : rate_kinds())
+    if (k.params) s.add(k.name, k.params());
+  return s;
+}
 
 const RecoveryKind& find_recovery(const std::string& name) {
   return find(recovery_kinds(), name, "tx.recovery");

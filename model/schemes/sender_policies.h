@@ -1,7 +1,8 @@
 // The transmit seam (docs/DESIGN.md "Seams"): a sender policy is a loss-recovery core
 // and a rate/pacing core, each picked by name from a table (`tx.recovery`, `tx.rate`).
 // `tx.recovery: auto` takes the recovery the receive scheme (`nic.ordering`) pairs with
-// (ordering::SchemeTraits::recovery). Adding a sender is one core and one row here.
+// (ordering::SchemeTraits::recovery). Adding a sender is one core and one row here; a
+// rate row names its parameters, and their keys join the table through tx.* (rate_params).
 // Plain C++.
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "model/core/plugin_params.h"
 #include "model/core/stats.h"
 #include "model/sender/loss_recovery.h"
 #include "model/sender/rate_control.h"
@@ -16,18 +18,17 @@
 
 namespace oonic::sender {
 
-struct DcqcnParams;
-struct MpRdmaParams;
 struct PolicyEnv {
   uint32_t max_qps = 2048;
   uint32_t window_psns = 320;  // the requester's PSN window (tx.qp_manager.max_inflight_psns)
   double clock_mhz = 250;      // the NIC clock (rate cores pace in its cycles)
   double line_gbps = 100;      // the MAC line rate
-  const DcqcnParams* dcqcn = nullptr;    // cc.dcqcn.* (defaults when null)
-  Sram* cc_context = nullptr;            // the rate core's per-QP state (none: not counted)
-  const MpRdmaParams* mprdma = nullptr;  // cc.mprdma.* (defaults when null)
-  uint32_t pmtu_bytes = 1024;            // nic.pmtu_bytes (MP-RDMA's BDP in packets)
-  const IrnTimerParams* irn = nullptr;   // eunomia.sender.* (defaults when null)
+  // The rate rows' own parameters (rate_params()): cc.dcqcn.*, cc.mprdma.*, ...; a core
+  // whose params are absent (null, or not added) takes its defaults.
+  const PluginParamSet* rate_params = nullptr;
+  Sram* cc_context = nullptr;           // the rate core's per-QP state (none: not counted)
+  uint32_t pmtu_bytes = 1024;           // nic.pmtu_bytes (MP-RDMA's BDP in packets)
+  const IrnTimerParams* irn = nullptr;  // eunomia.sender.* (defaults when null)
 };
 
 struct RecoveryKind {
@@ -41,6 +42,8 @@ struct RateKind {
   const char* description;
   bool context;  // keeps per-QP state in the cc.context SRAM
   std::unique_ptr<RateControl> (*make)(const StatGroup& stats, const PolicyEnv& env);
+  // The row's own parameters (their keys join the table), or null: none.
+  std::unique_ptr<PluginParams> (*params)() = nullptr;
 };
 
 const std::vector<RecoveryKind>& recovery_kinds();
@@ -56,6 +59,16 @@ struct SenderPolicy {
 };
 SenderPolicy make_sender_policy(const std::string& recovery, const std::string& rate,
                                 const StatGroup& tx, const PolicyEnv& env);
+
+// One of each rate row's parameters, in row order (tx.* owns them: SenderPolicyParams).
+PluginParamSet rate_params();
+// A row's parameters in env, or its type's defaults.
+template <class P>
+const P& rate_params_of(const PolicyEnv& env, const char* row) {
+  static const P kDefaults;
+  const P* p = env.rate_params ? env.rate_params->find<P>(row) : nullptr;
+  return p ? *p : kDefaults;
+}
 
 // Names for the parameter table ("auto" first for recovery).
 std::vector<std::string> recovery_choices();

@@ -688,7 +688,7 @@ void build_system(FabricRun& r) {
       for (uint32_t k = 0; k < t.ports[n].size(); ++k)
         if (t.ports[n][k].link == static_cast<uint32_t>(r.in.themis_link))
           b.themis =
-              network::ThemisSetup{&all.themis, &all.nic.sender.dcqcn, k,
+              network::ThemisSetup{&all.themis, &all.nic.sender.dcqcn(), k,
                                    static_cast<uint64_t>(std::llround(2 * l.delay_ns * 1000.0))};
     }
     fb->switch_of_node[n] = static_cast<int32_t>(fb->switches.size());
@@ -1564,7 +1564,7 @@ std::string stats_listing(bool markdown, const std::vector<std::string>& sets) {
       network::SwitchBuild b = switch_build(all, t, routes, n, addrs, 1, stats);
       // THEMIS's stats, as a DC's external switch has them (listed under tor0).
       if (sws.empty())
-        b.themis = network::ThemisSetup{&all.themis, &all.nic.sender.dcqcn, 0, 1000000};
+        b.themis = network::ThemisSetup{&all.themis, &all.nic.sender.dcqcn(), 0, 1000000};
       sws.push_back(network::make_switch(all.sw.model, b));
     }
   }

@@ -9,9 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "model/core/config.h"
 #include "model/core/error.h"
+#include "model/core/params.h"
 #include "model/core/stats.h"
 #include "model/eunomia/sender_agent_core.h"
+#include "model/ornic/ornic_params.h"
 #include "model/schemes/receive_schemes.h"
 #include "model/schemes/sender_policies.h"
 #include "model/sender/standard_recovery.h"
@@ -293,6 +296,36 @@ TEST(SenderPolicy, EveryReceiveSchemeNamesARecoveryInTheTable) {
     EXPECT_NE(w.find("go-back-m"), std::string::npos) << w;
     EXPECT_NE(w.find("selective-repeat"), std::string::npos) << w;  // the choices
   }
+}
+
+}  // namespace
+
+namespace {
+
+// A rate row brings its own parameters: the table gets its keys through tx.*'s set,
+// a copy of the NIC's params copies them (a fabric host's params are a copy with its
+// own link rate), and the core built from the env reads the values set.
+TEST(SenderPolicy, RateRowsOwnTheirParameters) {
+  oonic::ornic::OrnicParams p;
+  oonic::ParamTable t;
+  p.describe(t);
+  for (const sender::RateKind& k : sender::rate_kinds()) {
+    const bool has = p.sender.rates.has(k.name);
+    EXPECT_EQ(has, k.params != nullptr) << k.name;
+  }
+  ASSERT_TRUE(t.has("cc.dcqcn.g"));
+  ASSERT_TRUE(t.has("cc.mprdma.delta_psns"));
+  oonic::apply_override(t, "cc.dcqcn.g=0.5");
+  EXPECT_EQ(p.sender.dcqcn().g, 0.5);
+  oonic::ornic::OrnicParams copy = p;
+  copy.sender.rates.find<sender::DcqcnParams>("dcqcn")->g = 0.25;
+  EXPECT_EQ(p.sender.dcqcn().g, 0.5);  // a deep copy
+  EXPECT_EQ(copy.sender.dcqcn().g, 0.25);
+  sender::PolicyEnv env;
+  env.rate_params = &copy.sender.rates;
+  EXPECT_EQ(sender::rate_params_of<sender::DcqcnParams>(env, "dcqcn").g, 0.25);
+  env.rate_params = nullptr;  // none given: the type's defaults
+  EXPECT_EQ(sender::rate_params_of<sender::DcqcnParams>(env, "dcqcn").g, sender::DcqcnParams{}.g);
 }
 
 }  // namespace
