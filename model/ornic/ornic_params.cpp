@@ -204,8 +204,6 @@ void OrnicParams::describe(ParamTable& t) {
                            "counters, live from its first CNP; tx.rate mprdma: the window and "
                            "recovery state, 647 bits read and written per event, live from the "
                            "QP's first send; one entry per QP)");
-  pcie.describe(t);
-  host.describe(t);
 }
 
 void OrnicParams::validate() const {

@@ -9,8 +9,6 @@
 #include "model/schemes/sender_policies.h"
 #include "model/sender/dcqcn.h"
 #include "model/sram/sram.h"
-#include "tlm/host_memory_params.h"
-#include "tlm/pcie_link_core.h"
 
 namespace oonic::ornic {
 
@@ -152,8 +150,6 @@ struct OrnicParams {
   CqeManagerParams cqe_manager;
   RegisterManagerParams reg;
   SramSet sram;
-  PcieParams pcie;
-  HostMemoryParams host;
 
   void describe(ParamTable& t);
   // Cross-parameter checks; throws oonic::Error naming the keys.

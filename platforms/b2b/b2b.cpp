@@ -1,4 +1,5 @@
 #include "platforms/b2b/b2b.h"
+#include "platforms/host/host_node.h"
 
 #include <unistd.h>
 
@@ -14,8 +15,8 @@
 #include "model/core/config.h"
 #include "model/core/error.h"
 #include "model/core/report.h"
-#include "model/schemes/receive_schemes.h"
 #include "model/ornic/ornic_nic.h"
+#include "model/schemes/receive_schemes.h"
 #include "platforms/b2b/scoreboard.h"
 #include "platforms/common/results.h"
 #include "platforms/host/host_driver.h"
@@ -46,18 +47,9 @@ namespace {
 constexpr uint64_t kSettleCompletions = 16;
 
 // One side: NIC, PCIe link, host memory.
-struct Node : sc_core::sc_module {
-  ornic::OrnicNic nic;
-  PcieLink pcie;
-  HostMemory memory;
+struct Node : sc_core::sc_module, host::HostNode {
   Node(sc_core::sc_module_name n, const AllParams& p, Stats& stats, Vcd* vcd)
-      : sc_module(n),
-        nic("nic", p.nic, stats, vcd),
-        pcie("pcie", p.nic.pcie, stats),
-        memory("memory", p.nic.host, stats) {
-    nic.dma_initiator_socket.bind(pcie.nic_target_socket);
-    pcie.host_initiator_socket.bind(memory.target_socket);
-  }
+      : sc_module(n), HostNode({}, p.nic, p.pcie, p.host, stats, vcd) {}
 };
 
 struct System {
@@ -127,7 +119,7 @@ int run_b2b(const RunOptions& o) {
     throw Error(msg::kConfig, "workload.qps (" + std::to_string(all.workload.qps) +
                                   ") exceeds nic.max_qps (" + std::to_string(all.nic.nic.max_qps) +
                                   ")");
-  if (all.nic.host.digest)
+  if (all.host.digest)
     throw Error(msg::kConfig,
                 "host.memory.digest is for oonic replay: the run's scoreboard reads every "
                 "destination byte back");

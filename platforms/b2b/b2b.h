@@ -16,6 +16,8 @@
 #include "model/ornic/ornic_params.h"
 #include "platforms/host/workload.h"
 #include "platforms/network/network_params.h"
+#include "tlm/host_memory_params.h"
+#include "tlm/pcie_link_core.h"
 
 namespace oonic::b2b {
 
@@ -29,11 +31,15 @@ struct RunParams {  // run.*
 
 struct AllParams {
   ornic::OrnicParams nic;
+  PcieParams pcie;        // pcie.*
+  HostMemoryParams host;  // host.memory.*
   network::NetworkParams network;
   host::WorkloadParams workload;
   RunParams run;
   void describe(ParamTable& t) {
     nic.describe(t);
+    pcie.describe(t);
+    host.describe(t);
     network.describe(t);
     workload.describe(t);
     run.describe(t);

@@ -27,6 +27,7 @@
 #include "platforms/common/results.h"
 #include "platforms/fabric/flow_check.h"
 #include "platforms/host/host_driver.h"
+#include "platforms/host/host_node.h"
 #include "platforms/network/network_link.h"
 #include "platforms/network/switch_node.h"
 #include "platforms/network/workload.h"
@@ -225,24 +226,18 @@ uint32_t host_ip(uint32_t n) {
 }
 
 // One host: NIC, PCIe, memory, driver, and the link to its switch.
-struct Host : sc_core::sc_module {
-  ornic::OrnicNic nic;
-  PcieLink pcie;
-  HostMemory memory;
+struct Host : sc_core::sc_module, host::HostNode {
   host::HostDriver driver;
   network::NetworkLink uplink;
   FlowCheck check;
-  Host(sc_core::sc_module_name n, const ornic::OrnicParams& p, const network::NetworkParams& up,
-       uint64_t seed, Stats& stats, Vcd* vcd)
+  Host(sc_core::sc_module_name n, const ornic::OrnicParams& p, const PcieParams& pcie_params,
+       const HostMemoryParams& memory_params, const network::NetworkParams& up, uint64_t seed,
+       Stats& stats, Vcd* vcd)
       : sc_module(n),
-        nic("nic", p, stats, vcd),
-        pcie("pcie", p.pcie, stats),
-        memory("memory", p.host, stats),
+        HostNode({}, p, pcie_params, memory_params, stats, vcd),
         driver("driver", memory, pcie, 1, stats),
         uplink("uplink", up, std::string(this->name()) + ".uplink", seed, stats,
                std::string(this->name()) + ".uplink") {
-    nic.dma_initiator_socket.bind(pcie.nic_target_socket);
-    pcie.host_initiator_socket.bind(memory.target_socket);
     driver.reg_initiator_socket.bind(nic.reg_socket);
     nic.mac_tx_socket.bind(uplink.rx_socket);
     memory.back(kSourceBase, kDestEnd - kSourceBase, &check);
@@ -615,7 +610,7 @@ void read_params(FabricRun& r) {
   r.table.apply_presets();
   all.nic.validate();
   all.sw.validate();
-  if (all.nic.host.digest)
+  if (all.host.digest)
     throw Error(msg::kConfig,
                 "host.memory.digest is for oonic replay: a fabric checks data as it lands");
 }
@@ -675,8 +670,8 @@ void build_system(FabricRun& r) {
     np.mac.rate_gbps = l.gbps;
     network::NetworkParams up;
     up.rate_gbps = l.gbps, up.propagation_ns = l.delay_ns, up.loss_rate = l.error_rate;
-    fb->hosts.push_back(
-        std::make_unique<Host>(t.nodes[n].name.c_str(), np, up, r.o.seed, stats, r.vcd.get()));
+    fb->hosts.push_back(std::make_unique<Host>(t.nodes[n].name.c_str(), np, all.pcie, all.host, up,
+                                               r.o.seed, stats, r.vcd.get()));
   }
   // Switches through the factory (switch.model). THEMIS: the DCs' external switches
   // are the two ends of the switch-to-switch link with the longest delay (two-dc: the
@@ -1558,8 +1553,8 @@ std::string stats_listing(bool markdown, const std::vector<std::string>& sets) {
     std::vector<std::unique_ptr<network::SwitchNode>> sws;
     network::NetworkParams up;
     for (uint32_t n : t.hosts())
-      hosts.push_back(
-          std::make_unique<Host>(t.nodes[n].name.c_str(), all.nic, up, 1, stats, nullptr));
+      hosts.push_back(std::make_unique<Host>(t.nodes[n].name.c_str(), all.nic, all.pcie, all.host,
+                                             up, 1, stats, nullptr));
     for (uint32_t n : t.switches()) {
       network::SwitchBuild b = switch_build(all, t, routes, n, addrs, 1, stats);
       // THEMIS's stats, as a DC's external switch has them (listed under tor0).

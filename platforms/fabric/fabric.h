@@ -28,6 +28,8 @@
 #include "platforms/network/themis.h"
 #include "platforms/network/topology.h"
 #include "platforms/network/workload.h"
+#include "tlm/host_memory_params.h"
+#include "tlm/pcie_link_core.h"
 
 namespace oonic::fabric {
 
@@ -89,6 +91,8 @@ struct FabricRunParams {  // run.*
 
 struct AllParams {
   ornic::OrnicParams nic;
+  PcieParams pcie;        // pcie.*
+  HostMemoryParams host;  // host.memory.*
   TopologyParams topology;
   network::SwitchParams sw;
   network::RoutingParams routing;
@@ -98,6 +102,8 @@ struct AllParams {
   FabricRunParams run;
   void describe(ParamTable& t) {
     nic.describe(t);
+    pcie.describe(t);
+    host.describe(t);
     topology.describe(t);
     sw.describe(t);
     routing.describe(t);

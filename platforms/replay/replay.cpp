@@ -1,4 +1,5 @@
 #include "platforms/replay/replay.h"
+#include "platforms/host/host_node.h"
 
 #include <unistd.h>
 
@@ -44,24 +45,17 @@ namespace {
 constexpr uint32_t kSettleFrames = 4096;
 
 // The systems of a replay, bound by name.
-struct ReplaySystem {
-  ornic::OrnicNic nic;
-  PcieLink pcie;
-  HostMemory host;
+struct ReplaySystem : host::HostNode {
   TraceSource source;
   NetworkSink sink;
   ReplaySystem(const AllParams& p, Stats& stats, Vcd* vcd, const trace::Trace& trace,
                const std::vector<uint32_t>& input, Timing timing, const std::string& dir,
                bool progress)
-      : nic("nic0", p.nic, stats, vcd),
-        pcie("pcie0", p.nic.pcie, stats),
-        host("host0", p.nic.host, stats),
+      : HostNode({"nic0", "pcie0", "host0"}, p.nic, p.pcie, p.host, stats, vcd),
         source("source", trace, input, timing, p.platform.link_gbps, nic.clock(), stats, progress),
         sink("sink", nic.clock(), dir + "/tx.pcap", dir + "/tx.csv") {
     source.mac_tx_socket.bind(nic.mac_rx_socket);
     nic.mac_tx_socket.bind(sink.mac_rx_socket);
-    nic.dma_initiator_socket.bind(pcie.nic_target_socket);
-    pcie.host_initiator_socket.bind(host.target_socket);
   }
 };
 
@@ -109,14 +103,14 @@ int run_replay(const ReplayOptions& o) {
   for (const auto& c : setup.qps) sys->nic.add_qp(c);
   for (const auto& [q, rw] : setup.reads) sys->nic.add_read_wqe(q, rw);
   // A READ responder's source is read back by the NIC: never a digest.
-  for (const auto& pf : setup.prefill) sys->host.memory().keep(pf.addr, pf.len);
+  for (const auto& pf : setup.prefill) sys->memory.memory().keep(pf.addr, pf.len);
   for (const auto& pf : setup.prefill) {
     if (pf.bytes.empty()) {
       std::vector<uint8_t> b(pf.len);
       trace::fill_pattern(pf.addr, b.data(), b.size());
-      sys->host.memory().write(pf.addr, b.data(), b.size());
+      sys->memory.memory().write(pf.addr, b.data(), b.size());
     } else {
-      sys->host.memory().write(pf.addr, pf.bytes.data(), pf.bytes.size());
+      sys->memory.memory().write(pf.addr, pf.bytes.data(), pf.bytes.size());
     }
   }
   Counter& from_dut = stats.counter("source.frames_from_dut", "frame",
@@ -145,7 +139,7 @@ int run_replay(const ReplayOptions& o) {
 
   Cycle end = std::max(sys->nic.last_activity(), sys->source.last_arrival());
   Cycle first = sys->source.first_arrival();
-  IntegrityResult integ = check_integrity(tr, setup, sys->host.memory());
+  IntegrityResult integ = check_integrity(tr, setup, sys->memory.memory());
 
   // ---- stats.json ----
   nlohmann::json j;
@@ -166,7 +160,7 @@ int run_replay(const ReplayOptions& o) {
                     {"bytes", integ.bytes},
                     {"ranges", integ.ranges},
                     {"text", integ.text()}};
-  if (all.nic.host.digest) j["integrity"]["unverified_bytes"] = integ.unverified_bytes;
+  if (all.host.digest) j["integrity"]["unverified_bytes"] = integ.unverified_bytes;
   // bitmap.impl rtl: the RTL behind the Bitmap Manager, and the lockstep check.
   const ornic::BitmapManager& bm = sys->nic.rx().bitmap_manager;
   std::string rtl_report;

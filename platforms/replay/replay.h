@@ -8,6 +8,8 @@
 
 #include "model/core/params.h"
 #include "model/ornic/ornic_params.h"
+#include "tlm/host_memory_params.h"
+#include "tlm/pcie_link_core.h"
 
 namespace oonic::replay {
 
@@ -37,9 +39,13 @@ struct ReplayOptions {
 // All parameters of a replay, bound to their structs.
 struct AllParams {
   ornic::OrnicParams nic;
+  PcieParams pcie;        // pcie.*
+  HostMemoryParams host;  // host.memory.*
   PlatformParams platform;
   void describe(ParamTable& t) {
     nic.describe(t);
+    pcie.describe(t);
+    host.describe(t);
     platform.describe(t);
   }
 };

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/ornic/ornic_nic.h"
+#include "platforms/host/host_node.h"
 #include "testbench/common/frame_write.h"
 #include "tlm/host_memory.h"
 #include "tlm/pcie_link.h"
@@ -55,24 +56,22 @@ class FramePort : public sc_core::sc_module {
   ClockDomain clk_;
 };
 
-// The system: nic0, pcie0, host0 and the frame port, bound by name.
-struct NicBench {
+// The registry first: the host node's modules register their stats in it.
+struct NicBenchStats {
   Stats stats;
-  ornic::OrnicNic nic;
-  PcieLink pcie;
-  HostMemory host;
+};
+
+// The system: nic0, pcie0, host0 (platforms/host/host_node.h) and the frame port,
+// bound by name.
+struct NicBench : NicBenchStats, host::HostNode {
   FramePort port;
   std::vector<ornic::PacketRecord> records;
 
   explicit NicBench(const ornic::OrnicParams& p)
-      : nic("nic0", p, stats, nullptr),
-        pcie("pcie0", p.pcie, stats),
-        host("host0", p.host, stats),
+      : HostNode({"nic0", "pcie0", "host0"}, p, PcieParams{}, HostMemoryParams{}, stats, nullptr),
         port("port", nic.clock()) {
     port.mac_tx_socket.bind(nic.mac_rx_socket);
     nic.mac_tx_socket.bind(port.mac_rx_socket);
-    nic.dma_initiator_socket.bind(pcie.nic_target_socket);
-    pcie.host_initiator_socket.bind(host.target_socket);
     nic.set_packet_observer([this](const ornic::PacketRecord& r) { records.push_back(r); });
   }
   // A QP 0x11 (peer 0x22) with one region [0x10000, +1 MiB) rkey 0x1234.

@@ -236,7 +236,7 @@ TEST(EunomiaRx, GarbageCollectionAtLastSeq) {
   }
   // Host memory holds the whole WQE: 4 x 256 B at 0x10000, each packet at its PSN's place.
   std::vector<uint8_t> got(4 * kPmtu);
-  b.host.memory().read(0x10000, got.data(), got.size());
+  b.memory.memory().read(0x10000, got.data(), got.size());
   for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], psn_byte(i / kPmtu, i % kPmtu)) << i;
 }
 
@@ -309,7 +309,7 @@ TEST(EunomiaRx, SendCompletionHeldUntilLastSeq) {
   // The data sits in the first receive buffer, in PSN order (PSN p at p x PMTU although
   // PSN 2 arrived first and took the buffer); the second buffer is untouched.
   std::vector<uint8_t> got(3 * kPmtu + 1);
-  b.host.memory().read(0x40000, got.data(), got.size());
+  b.memory.memory().read(0x40000, got.data(), got.size());
   for (size_t i = 0; i < 3 * kPmtu; ++i) ASSERT_EQ(got[i], psn_byte(i / kPmtu, i % kPmtu)) << i;
   EXPECT_EQ(got[3 * kPmtu], 0);
 }

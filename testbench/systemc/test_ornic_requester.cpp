@@ -85,10 +85,10 @@ struct Requester {
     w.rkey = 0x1234;
     uint8_t buf[ornic::kWqeBytes];
     w.encode(buf);
-    b.host.memory().write(kSq + k * ornic::kWqeBytes, buf, sizeof buf);
+    b.memory.memory().write(kSq + k * ornic::kWqeBytes, buf, sizeof buf);
     std::vector<uint8_t> src(len);
     for (uint32_t i = 0; i < len; ++i) src[i] = static_cast<uint8_t>(i * 7 + 3);
-    b.host.memory().write(kSrc, src.data(), len);
+    b.memory.memory().write(kSrc, src.data(), len);
   }
   void doorbell(Cycle c, uint32_t pi) {
     drv.script.push_back({c, reg(ornic::QpReg::kSqDoorbell), pi});
@@ -139,7 +139,7 @@ TEST(OrnicRequester, SinglePacketWriteFromDoorbellToCqe) {
   EXPECT_EQ(r.cq_writes[0].first, 1655555u);
   EXPECT_EQ(r.cq_writes[0].second, kCq);
   uint8_t cqe[ornic::kCqeBytes];
-  r.b.host.memory().read(kCq, cqe, sizeof cqe);
+  r.b.memory.memory().read(kCq, cqe, sizeof cqe);
   ornic::Cqe e;
   e.decode(cqe);
   EXPECT_EQ(e.wr_id, 0x77u);

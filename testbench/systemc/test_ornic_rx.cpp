@@ -70,7 +70,7 @@ TEST(OrnicRx, InOrderPacketsAndTheirAcks) {
   EXPECT_EQ(acks[2]->v.aeth.msn, 1u);  // one complete WRITE
   // Host memory holds the 192 bytes at the RETH address.
   std::vector<uint8_t> got(193);
-  b.host.memory().read(0x10000, got.data(), got.size());
+  b.memory.memory().read(0x10000, got.data(), got.size());
   for (int i = 0; i < 192; ++i) ASSERT_EQ(got[i], 0xA5) << i;
   EXPECT_EQ(got[192], 0);
 }
@@ -124,8 +124,8 @@ TEST(OrnicRx, OutOfOrderPacket) {
   EXPECT_EQ(acks[0]->v.bth.psn, 0xFFFFFFu);
   EXPECT_TRUE(acks[0]->v.bth.resv7 & wire::kBthStartAddrCachedBit);
   uint8_t at[2];
-  b.host.memory().read(0x10500, &at[0], 1);
-  b.host.memory().read(0x104FF, &at[1], 1);
+  b.memory.memory().read(0x10500, &at[0], 1);
+  b.memory.memory().read(0x104FF, &at[1], 1);
   EXPECT_EQ(at[0], 0xA5);
   EXPECT_EQ(at[1], 0);  // PSN 4's place is still empty
 }
@@ -223,7 +223,7 @@ TEST(OrnicRx, ReadRequestAnsweredFromHostMemory) {
   b.nic.add_qp(NicBench::qp(0, 1024, 64));
   std::vector<uint8_t> mem(3000);
   for (size_t i = 0; i < mem.size(); ++i) mem[i] = static_cast<uint8_t>(i * 7);
-  b.host.memory().write(0x30000, mem.data(), mem.size());
+  b.memory.memory().write(0x30000, mem.data(), mem.size());
   wire::FrameSpec rq = request(wire::kReadRequest, 0, 0, 0x30000, 3000);
   b.inject(100, rq);
   sc_core::sc_start();
@@ -260,7 +260,7 @@ TEST(OrnicRx, StandardSendAfterOooWqe) {
   ASSERT_EQ(b.records.size(), 4u);
   for (const auto& r : b.records) EXPECT_EQ(r.drop, ornic::Drop::kNone) << r.index;
   uint8_t x = 0;
-  b.host.memory().read(0x90000 + 99, &x, 1);
+  b.memory.memory().read(0x90000 + 99, &x, 1);
   EXPECT_EQ(x, 0xA5);
   EXPECT_EQ(b.stats.counter_value("nic0.rx.req_processor.messages"), 2u);
 }
