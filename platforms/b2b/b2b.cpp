@@ -102,12 +102,9 @@ ornic::QpContext make_ctx(uint32_t qpn, uint32_t peer, bool is_a, uint32_t i) {
   return c;
 }
 
-}  // namespace
-
-int run_b2b(const RunOptions& o) {
-  install_report_handler();
-  AllParams all;
-  ParamTable table;
+// The parameters: defaults, the config file, --set, the presets; then what a
+// two-NIC run asks of them.
+void read_params(const RunOptions& o, AllParams& all, ParamTable& table) {
   all.describe(table);
   if (!o.config.empty()) apply_config_file(table, o.config);
   for (const auto& s : o.sets) apply_override(table, s);
@@ -123,8 +120,10 @@ int run_b2b(const RunOptions& o) {
     throw Error(msg::kConfig,
                 "host.memory.digest is for oonic replay: the run's scoreboard reads every "
                 "destination byte back");
-  auto work = host::make_workload(all.workload, o.seed);
+}
 
+// The results directory, with the resolved config written.
+std::string prepare_results_dir(const RunOptions& o, const ParamTable& table) {
   std::string dir = o.out.empty()
                         ? "results/" + (o.config.empty() ? std::string("run")
                                                          : fs::path(o.config).stem().string())
@@ -134,38 +133,33 @@ int run_b2b(const RunOptions& o) {
        {"wqes.csv", "sram.csv", "waves.vcd", "stats.json", "a_to_b.pcap", "b_to_a.pcap"})
     fs::remove(fs::path(dir) / f);
   write_text(dir + "/config.yaml", resolved_yaml(table));
+  return dir;
+}
 
-  Stats stats;
-  ClockDomain clk(all.nic.nic.clock_mhz);
-  std::unique_ptr<Vcd> vcd = results::make_vcd(o.vcd, o.vcd_groups, clk.period_ps());
-  auto sys = std::make_unique<System>(all, stats, vcd.get(), o.seed);
-  bool progress = !o.quiet && isatty(fileno(stderr));
-  sys->host.set_progress(progress);
+// A WQE's buffers: where its bytes come from and where they land.
+struct Buf {
+  uint64_t src, dst;
+};
 
-  // Connections, buffers and the WQEs.
-  const auto& wl = all.workload;
-  SparseMemory& ma = sys->a.memory.memory();
-  SparseMemory& mb = sys->b.memory.memory();
+// Connections, buffers and the WQEs: each QP of the workload set up on both
+// NICs, its buffers laid out on both hosts (sources filled with the pattern),
+// its WQEs posted.
+struct Connector {
+  System& sys;
+  const AllParams& all;
+  SparseMemory& ma;
+  SparseMemory& mb;
   uint64_t next_a = kDataBase, next_b = kDataBase;
-  std::vector<uint64_t> source;
-  for (uint32_t i = 0; i < wl.qps; ++i) {
-    const auto& list = work[i];
-    uint64_t max_send = 0, sends = 0;
-    for (const auto& w : list)
-      if (w.op == ornic::WqeOp::kSend) max_send = std::max(max_send, w.bytes), ++sends;
-    ornic::QpContext ca = make_ctx(kQpnA + i, kQpnB + i, true, i);
-    ornic::QpContext cb = make_ctx(kQpnB + i, kQpnA + i, false, i);
-    ca.epsn = cb.epsn = wl.start_psn;
-    uint64_t recv_bytes = align(std::max<uint64_t>(max_send, 64), 64);
-    cb.recv_base = next_b;
-    cb.recv_count = static_cast<uint32_t>(sends);
-    cb.recv_bytes = static_cast<uint32_t>(recv_bytes);
-    next_b = align(next_b + sends * recv_bytes, 4096);
-    uint64_t region_base = next_b;
-    // Buffers of this QP's WRITEs (dest) and READs (source) on B.
-    struct Buf {
-      uint64_t src, dst;
-    };
+  std::vector<uint64_t> source;  // per WQE: its source buffer (for the scoreboard)
+
+  Connector(System& s, const AllParams& p)
+      : sys(s), all(p), ma(s.a.memory.memory()), mb(s.b.memory.memory()) {}
+
+  // Buffers of this QP's WRITEs (dest) and READs (source) on B; SENDs land in
+  // B's receive buffers in order.
+  std::vector<Buf> buffers(const std::vector<host::WqeSpec>& list, uint64_t recv_base,
+                           uint64_t recv_bytes) {
+    const auto& wl = all.workload;
     std::vector<Buf> bufs;
     uint64_t send_k = 0;
     uint64_t max_len = 1;
@@ -178,7 +172,7 @@ int run_b2b(const RunOptions& o) {
       int op = static_cast<int>(w.op);
       if (wl.reuse_buffers && have_shared[op]) {
         b = shared[op];
-        if (w.op == ornic::WqeOp::kSend) b.dst = cb.recv_base + send_k++ * recv_bytes;
+        if (w.op == ornic::WqeOp::kSend) b.dst = recv_base + send_k++ * recv_bytes;
         bufs.push_back(b);
         continue;
       }
@@ -190,7 +184,7 @@ int run_b2b(const RunOptions& o) {
       } else {
         b.src = next_a, next_a = align(next_a + len, 4096);
         if (w.op == ornic::WqeOp::kSend)
-          b.dst = cb.recv_base + send_k++ * recv_bytes;
+          b.dst = recv_base + send_k++ * recv_bytes;
         else
           b.dst = next_b, next_b = align(next_b + len, 4096);
         fill(ma, b.src, len);
@@ -198,16 +192,12 @@ int run_b2b(const RunOptions& o) {
       if (wl.reuse_buffers) shared[op] = b;
       bufs.push_back(b);
     }
-    cb.regions.push_back(
-        ornic::MemoryRegion{region_base, std::max<uint64_t>(next_b - region_base, 1), 0x100u + i});
-    uint32_t qa = sys->a.nic.add_qp(ca);
-    sys->b.nic.add_qp(cb);
-    host::HostDriver::QpSetup s;
-    s.qi = qa, s.qpn = ca.qpn, s.peer_qpn = ca.peer_qpn, s.sq_psn = wl.start_psn;
-    s.sq_base = kSqBase + uint64_t{i} * align(uint64_t{wl.sq_entries} * ornic::kWqeBytes, 4096);
-    s.cq_base = kCqBase + uint64_t{i} * align(uint64_t{wl.cq_entries} * ornic::kCqeBytes, 4096);
-    s.sq_entries = wl.sq_entries, s.cq_entries = wl.cq_entries;
-    sys->host.add_qp(s);
+    return bufs;
+  }
+
+  // QP i's WQEs, posted on A (queue index qa).
+  void post(uint32_t i, uint32_t qa, const std::vector<host::WqeSpec>& list,
+            const std::vector<Buf>& bufs) {
     for (size_t k = 0; k < list.size(); ++k) {
       ornic::Wqe w;
       w.op = list[k].op;
@@ -219,10 +209,190 @@ int run_b2b(const RunOptions& o) {
       w.local_addr = w.op == ornic::WqeOp::kRead ? bufs[k].dst : bufs[k].src;
       w.remote_addr = w.op == ornic::WqeOp::kRead ? bufs[k].src : bufs[k].dst;
       w.rkey = 0x100u + i;
-      sys->host.add_wqe(qa, w, bufs[k].dst);
+      sys.host.add_wqe(qa, w, bufs[k].dst);
       source.push_back(bufs[k].src);
     }
   }
+
+  void connect(uint32_t i, const std::vector<host::WqeSpec>& list) {
+    const auto& wl = all.workload;
+    uint64_t max_send = 0, sends = 0;
+    for (const auto& w : list)
+      if (w.op == ornic::WqeOp::kSend) max_send = std::max(max_send, w.bytes), ++sends;
+    ornic::QpContext ca = make_ctx(kQpnA + i, kQpnB + i, true, i);
+    ornic::QpContext cb = make_ctx(kQpnB + i, kQpnA + i, false, i);
+    ca.epsn = cb.epsn = wl.start_psn;
+    uint64_t recv_bytes = align(std::max<uint64_t>(max_send, 64), 64);
+    cb.recv_base = next_b;
+    cb.recv_count = static_cast<uint32_t>(sends);
+    cb.recv_bytes = static_cast<uint32_t>(recv_bytes);
+    next_b = align(next_b + sends * recv_bytes, 4096);
+    uint64_t region_base = next_b;
+    const std::vector<Buf> bufs = buffers(list, cb.recv_base, recv_bytes);
+    cb.regions.push_back(
+        ornic::MemoryRegion{region_base, std::max<uint64_t>(next_b - region_base, 1), 0x100u + i});
+    uint32_t qa = sys.a.nic.add_qp(ca);
+    sys.b.nic.add_qp(cb);
+    host::HostDriver::QpSetup s;
+    s.qi = qa, s.qpn = ca.qpn, s.peer_qpn = ca.peer_qpn, s.sq_psn = wl.start_psn;
+    s.sq_base = kSqBase + uint64_t{i} * align(uint64_t{wl.sq_entries} * ornic::kWqeBytes, 4096);
+    s.cq_base = kCqBase + uint64_t{i} * align(uint64_t{wl.cq_entries} * ornic::kCqeBytes, 4096);
+    s.sq_entries = wl.sq_entries, s.cq_entries = wl.cq_entries;
+    sys.host.add_qp(s);
+    post(i, qa, list, bufs);
+  }
+};
+
+// What a run measured once the simulation stopped.
+struct Measured {
+  bool finished = false;
+  ScoreboardResult sb;
+  Cycle end = 0;
+  uint64_t total_bytes = 0;
+  double gbps = 0;  // first doorbell to last CQE
+};
+
+Measured measure(System& sys, const ClockDomain& clk, const std::vector<uint64_t>& source) {
+  Measured m;
+  m.finished = sys.host.finished();
+  const auto& recs = sys.host.records();
+  m.sb = check(recs, source, sys.a.memory.memory(), sys.b.memory.memory(), sys.host.bad_cqes());
+  m.end = clk.ceil_cycles(sys.host.last_cqe_ps());
+  if (!m.finished) m.end = clk.now();
+  uint64_t first_post = ~uint64_t{0};
+  for (const auto& r : recs) {
+    if (r.posted) first_post = std::min(first_post, r.post_ps);
+    if (r.cqes) m.total_bytes += r.wqe.length;
+  }
+  if (first_post == ~uint64_t{0}) first_post = 0;
+  double span_ps =
+      static_cast<double>(sys.host.last_cqe_ps() - std::min(first_post, sys.host.last_cqe_ps()));
+  m.gbps = span_ps > 0 ? m.total_bytes * 8.0 / (span_ps / 1000.0) : 0;
+  return m;
+}
+
+void write_wqes_csv(const std::string& path, const std::vector<host::WqeRecord>& recs,
+                    const ClockDomain& clk) {
+  std::ofstream f(path);
+  f << "wr_id,qp,qpn,index,opcode,ooo,bytes,start_psn,post_cycle,cqe_cycle,t_completion_ns,"
+       "gbps,status,cqes\n";
+  for (const auto& r : recs) {
+    double tns = r.cqes ? (r.cqe_ps - r.post_ps) / 1000.0 : 0;
+    f << r.wqe.wr_id << "," << r.qi << "," << r.qpn << "," << r.index << ","
+      << ornic::to_string(r.wqe.op) << "," << (r.wqe.ooo ? 1 : 0) << "," << r.wqe.length << ","
+      << r.start_psn << "," << clk.ceil_cycles(r.post_ps) << ","
+      << (r.cqes ? clk.ceil_cycles(r.cqe_ps) : 0) << "," << fmt(tns, 3) << ","
+      << fmt(tns > 0 ? r.wqe.length * 8.0 / tns : 0, 3) << "," << int(r.status) << "," << r.cqes
+      << "\n";
+  }
+}
+
+// A finished run, as stats.json and the summary report it.
+struct Finished {
+  const RunOptions& o;
+  const AllParams& all;
+  System& sys;
+  Stats& stats;
+  const Measured& m;
+  double wall;
+};
+
+// Writes stats.json; returns the RTL lockstep check's complaint (empty if none).
+std::string write_stats_json(const Finished& f, const std::vector<results::NamedSram>& srams,
+                             const std::string& dir) {
+  const Measured& m = f.m;
+  nlohmann::json j;
+  j["run"] = {{"config", f.o.config},
+              {"seed", f.o.seed},
+              {"clock_mhz", f.all.nic.nic.clock_mhz},
+              {"end_cycle", m.end},
+              {"finished", m.finished},
+              {"wqes", f.sys.host.records().size()},
+              {"completed", f.sys.host.completed()},
+              {"payload_bytes", m.total_bytes},
+              {"throughput_gbps", m.gbps},
+              {"wall_s", f.wall}};
+  j["stats"] = f.stats.to_json(m.end);
+  j["sram"] = results::sram_json(srams, m.end);
+  j["scoreboard"] = {{"ok", m.sb.ok() && m.finished},  {"wqes", m.sb.wqes},
+                     {"completed", m.sb.completed},    {"bytes_checked", m.sb.bytes_checked},
+                     {"failures", m.sb.failure_count}, {"text", m.sb.text()}};
+  std::string rtl_report;
+  nlohmann::json rtl_j = results::rtl_json({{"a", &f.sys.a.nic}, {"b", &f.sys.b.nic}}, &rtl_report);
+  if (!rtl_j.is_null()) j["rtl"] = rtl_j;
+  write_text(dir + "/stats.json", j.dump(2) + "\n");
+  return rtl_report;
+}
+
+// The summary on stdout.
+void print_summary(const Finished& f, const std::string& dir) {
+  const Measured& m = f.m;
+  const auto& recs = f.sys.host.records();
+  auto cnt = [&](const std::string& k) { return f.stats.counter_value(k); };
+  uint64_t nw = 0, nr = 0, ns = 0, nooo = 0;
+  for (const auto& r : recs) {
+    (r.wqe.op == ornic::WqeOp::kWrite ? nw : r.wqe.op == ornic::WqeOp::kRead ? nr : ns)++;
+    nooo += r.wqe.ooo;
+  }
+  std::ostringstream s;
+  s << "oonic run " << (f.o.config.empty() ? "(defaults)" : f.o.config) << ": 2 NICs, "
+    << f.all.workload.qps << " QP(s), " << recs.size() << " WQEs (" << nw << " WRITE, " << nr
+    << " READ, " << ns << " SEND; " << nooo << " OOO)\n";
+  const auto& n = f.all.network;
+  s << "  network     " << fmt(n.rate_gbps, 0) << " Gbit/s, " << fmt(n.propagation_ns, 0)
+    << " ns; OOO distance " << n.ooo_distance << ", loss rate " << n.loss_rate
+    << (n.drop_psns.empty() ? "" : ", drop " + n.drop_psns) << "\n";
+  s << "  completed   " << f.sys.host.completed() << "/" << recs.size() << " WQEs"
+    << (m.finished ? "" : "  (NOT FINISHED by run.max_sim_ms)") << " by cycle " << m.end << " ("
+    << fmt(f.sys.host.last_cqe_ps() / 1e6, 3) << " us at " << fmt(f.all.nic.nic.clock_mhz, 0)
+    << " MHz)\n";
+  s << "  throughput  " << fmt(m.gbps, 2)
+    << " Gbit/s payload of both directions (WRITE/SEND a->b, READ b->a), first doorbell to "
+       "last CQE ("
+    << m.total_bytes << " B)\n";
+  s << "  a sent      " << cnt("a.nic.tx.qp_manager.packets") << " requests ("
+    << cnt("a.nic.tx.qp_manager.retransmitted") << " retransmitted); go-back-N "
+    << cnt("a.nic.control.rsp_manager.go_backs") << ", selective PSNs "
+    << cnt("a.nic.control.rsp_manager.selective_psns") << ", READ re-requests "
+    << cnt("a.nic.control.rsp_manager.read_rerequests") << ", timeouts "
+    << cnt("a.nic.control.rsp_manager.timeouts") << ", recoveries "
+    << cnt("a.nic.control.rsp_manager.recoveries") << ", resends held off "
+    << cnt("a.nic.control.rsp_manager.resends_held_off") << "; CQEs "
+    << cnt("a.nic.control.cqe_manager.cqes") << "\n";
+  s << "  b sent      ACK " << cnt("b.nic.tx.hdr_generator.acks") << ", NAK "
+    << cnt("b.nic.tx.hdr_generator.naks") << ", NAK+bitmap "
+    << cnt("b.nic.tx.hdr_generator.bitmap_naks") << ", READ response "
+    << cnt("b.nic.tx.hdr_generator.read_responses") << "; b dropped " << f.sys.b.nic.drops_total()
+    << " (duplicates " << f.sys.b.nic.drops(ornic::Drop::kDuplicate).value << ")\n";
+  s << "  wire        a->b " << cnt("network.ab.frames_in") << " frames ("
+    << cnt("network.ab.dropped_random") + cnt("network.ab.dropped_listed") << " lost, "
+    << cnt("network.ab.reordered") << " reordered), b->a " << cnt("network.ba.frames_in")
+    << " frames (" << cnt("network.ba.dropped_random") + cnt("network.ba.dropped_listed")
+    << " lost, " << cnt("network.ba.reordered") << " reordered)\n";
+  s << "  scoreboard  " << (m.finished ? "" : "INCOMPLETE; ") << m.sb.text() << "\n";
+  s << "  results     " << dir << "/  (simulated in " << fmt(f.wall, 3) << " s wall)\n";
+  std::fputs(s.str().c_str(), stdout);
+}
+
+}  // namespace
+
+int run_b2b(const RunOptions& o) {
+  install_report_handler();
+  AllParams all;
+  ParamTable table;
+  read_params(o, all, table);
+  auto work = host::make_workload(all.workload, o.seed);
+  const std::string dir = prepare_results_dir(o, table);
+
+  Stats stats;
+  ClockDomain clk(all.nic.nic.clock_mhz);
+  std::unique_ptr<Vcd> vcd = results::make_vcd(o.vcd, o.vcd_groups, clk.period_ps());
+  auto sys = std::make_unique<System>(all, stats, vcd.get(), o.seed);
+  bool progress = !o.quiet && isatty(fileno(stderr));
+  sys->host.set_progress(progress);
+
+  Connector conn(*sys, all);
+  for (uint32_t i = 0; i < all.workload.qps; ++i) conn.connect(i, work[i]);
 
   std::unique_ptr<trace::PcapWriter> pab, pba;
   if (all.run.pcap) {
@@ -244,112 +414,19 @@ int run_b2b(const RunOptions& o) {
   sc_core::sc_start(sc_core::sc_time(all.run.max_sim_ms, sc_core::SC_MS));
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
   if (pab) pab->close(), pba->close();
-  bool finished = sys->host.finished();
+  const Measured m = measure(*sys, clk, conn.source);
 
-  const auto& recs = sys->host.records();
-  ScoreboardResult sb = check(recs, source, ma, mb, sys->host.bad_cqes());
-  Cycle end = clk.ceil_cycles(sys->host.last_cqe_ps());
-  if (!finished) end = clk.now();
-  uint64_t first_post = ~uint64_t{0}, total_bytes = 0;
-  for (const auto& r : recs) {
-    if (r.posted) first_post = std::min(first_post, r.post_ps);
-    if (r.cqes) total_bytes += r.wqe.length;
-  }
-  if (first_post == ~uint64_t{0}) first_post = 0;
-  double span_ps =
-      static_cast<double>(sys->host.last_cqe_ps() - std::min(first_post, sys->host.last_cqe_ps()));
-  double gbps = span_ps > 0 ? total_bytes * 8.0 / (span_ps / 1000.0) : 0;
-
-  // ---- wqes.csv ----
-  if (all.run.wqes_csv) {
-    std::ofstream f(dir + "/wqes.csv");
-    f << "wr_id,qp,qpn,index,opcode,ooo,bytes,start_psn,post_cycle,cqe_cycle,t_completion_ns,"
-         "gbps,status,cqes\n";
-    for (const auto& r : recs) {
-      double tns = r.cqes ? (r.cqe_ps - r.post_ps) / 1000.0 : 0;
-      f << r.wqe.wr_id << "," << r.qi << "," << r.qpn << "," << r.index << ","
-        << ornic::to_string(r.wqe.op) << "," << (r.wqe.ooo ? 1 : 0) << "," << r.wqe.length << ","
-        << r.start_psn << "," << clk.ceil_cycles(r.post_ps) << ","
-        << (r.cqes ? clk.ceil_cycles(r.cqe_ps) : 0) << "," << fmt(tns, 3) << ","
-        << fmt(tns > 0 ? r.wqe.length * 8.0 / tns : 0, 3) << "," << int(r.status) << "," << r.cqes
-        << "\n";
-    }
-  }
-  // ---- stats.json, sram.csv ----
-  nlohmann::json j;
-  j["run"] = {{"config", o.config},
-              {"seed", o.seed},
-              {"clock_mhz", all.nic.nic.clock_mhz},
-              {"end_cycle", end},
-              {"finished", finished},
-              {"wqes", recs.size()},
-              {"completed", sys->host.completed()},
-              {"payload_bytes", total_bytes},
-              {"throughput_gbps", gbps},
-              {"wall_s", wall}};
-  j["stats"] = stats.to_json(end);
-  j["sram"] = results::sram_json(srams, end);
-  j["scoreboard"] = {{"ok", sb.ok() && finished},    {"wqes", sb.wqes},
-                     {"completed", sb.completed},    {"bytes_checked", sb.bytes_checked},
-                     {"failures", sb.failure_count}, {"text", sb.text()}};
-  std::string rtl_report;
-  nlohmann::json rtl_j = results::rtl_json({{"a", &sys->a.nic}, {"b", &sys->b.nic}}, &rtl_report);
-  if (!rtl_j.is_null()) j["rtl"] = rtl_j;
-  write_text(dir + "/stats.json", j.dump(2) + "\n");
-  sram_csv.finish(end);
+  if (all.run.wqes_csv) write_wqes_csv(dir + "/wqes.csv", sys->host.records(), clk);
+  const Finished done{o, all, *sys, stats, m, wall};
+  const std::string rtl_report = write_stats_json(done, srams, dir);
+  sram_csv.finish(m.end);
   if (vcd) vcd->write(dir + "/waves.vcd", o.vcd_from, o.vcd_to);
-
-  if (!o.quiet) {
-    auto cnt = [&](const std::string& k) { return stats.counter_value(k); };
-    uint64_t nw = 0, nr = 0, ns = 0, nooo = 0;
-    for (const auto& r : recs) {
-      (r.wqe.op == ornic::WqeOp::kWrite ? nw : r.wqe.op == ornic::WqeOp::kRead ? nr : ns)++;
-      nooo += r.wqe.ooo;
-    }
-    std::ostringstream s;
-    s << "oonic run " << (o.config.empty() ? "(defaults)" : o.config) << ": 2 NICs, " << wl.qps
-      << " QP(s), " << recs.size() << " WQEs (" << nw << " WRITE, " << nr << " READ, " << ns
-      << " SEND; " << nooo << " OOO)\n";
-    const auto& n = all.network;
-    s << "  network     " << fmt(n.rate_gbps, 0) << " Gbit/s, " << fmt(n.propagation_ns, 0)
-      << " ns; OOO distance " << n.ooo_distance << ", loss rate " << n.loss_rate
-      << (n.drop_psns.empty() ? "" : ", drop " + n.drop_psns) << "\n";
-    s << "  completed   " << sys->host.completed() << "/" << recs.size() << " WQEs"
-      << (finished ? "" : "  (NOT FINISHED by run.max_sim_ms)") << " by cycle " << end << " ("
-      << fmt(sys->host.last_cqe_ps() / 1e6, 3) << " us at " << fmt(all.nic.nic.clock_mhz, 0)
-      << " MHz)\n";
-    s << "  throughput  " << fmt(gbps, 2)
-      << " Gbit/s payload of both directions (WRITE/SEND a->b, READ b->a), first doorbell to "
-         "last CQE ("
-      << total_bytes << " B)\n";
-    s << "  a sent      " << cnt("a.nic.tx.qp_manager.packets") << " requests ("
-      << cnt("a.nic.tx.qp_manager.retransmitted") << " retransmitted); go-back-N "
-      << cnt("a.nic.control.rsp_manager.go_backs") << ", selective PSNs "
-      << cnt("a.nic.control.rsp_manager.selective_psns") << ", READ re-requests "
-      << cnt("a.nic.control.rsp_manager.read_rerequests") << ", timeouts "
-      << cnt("a.nic.control.rsp_manager.timeouts") << ", recoveries "
-      << cnt("a.nic.control.rsp_manager.recoveries") << ", resends held off "
-      << cnt("a.nic.control.rsp_manager.resends_held_off") << "; CQEs "
-      << cnt("a.nic.control.cqe_manager.cqes") << "\n";
-    s << "  b sent      ACK " << cnt("b.nic.tx.hdr_generator.acks") << ", NAK "
-      << cnt("b.nic.tx.hdr_generator.naks") << ", NAK+bitmap "
-      << cnt("b.nic.tx.hdr_generator.bitmap_naks") << ", READ response "
-      << cnt("b.nic.tx.hdr_generator.read_responses") << "; b dropped " << sys->b.nic.drops_total()
-      << " (duplicates " << sys->b.nic.drops(ornic::Drop::kDuplicate).value << ")\n";
-    s << "  wire        a->b " << cnt("network.ab.frames_in") << " frames ("
-      << cnt("network.ab.dropped_random") + cnt("network.ab.dropped_listed") << " lost, "
-      << cnt("network.ab.reordered") << " reordered), b->a " << cnt("network.ba.frames_in")
-      << " frames (" << cnt("network.ba.dropped_random") + cnt("network.ba.dropped_listed")
-      << " lost, " << cnt("network.ba.reordered") << " reordered)\n";
-    s << "  scoreboard  " << (finished ? "" : "INCOMPLETE; ") << sb.text() << "\n";
-    s << "  results     " << dir << "/  (simulated in " << fmt(wall, 3) << " s wall)\n";
-    std::fputs(s.str().c_str(), stdout);
-  }
+  if (!o.quiet) print_summary(done, dir);
   if (!rtl_report.empty()) {
     std::fprintf(stderr, "oonic run: %s\n", rtl_report.c_str());
     return 1;
   }
-  return sb.ok() && finished ? 0 : 1;
+  return m.sb.ok() && m.finished ? 0 : 1;
 }
 
 std::string stats_listing(bool markdown, const std::vector<std::string>& sets) {

@@ -93,124 +93,156 @@ double num(const nlohmann::json& stats, const std::string& k) {
 
 using results::fmt;
 
-}  // namespace
+// The options resolved: checked, defaults filled in, the output directory made.
+struct Plan {
+  std::string input, config, out, csv, seed;
+  bool run = false;
+  std::vector<std::string> sets, schemes;
+  std::string exe;  // this oonic, run once per scheme
+  bool progress = false;
+};
 
-int run_compare(const CompareOptions& o) {
-  std::string input = o.input, config = o.config, out = o.out, csv = o.csv;
-  const std::string seed = std::to_string(o.seed);
-  const bool run = o.run;
-  const std::vector<std::string>& sets = o.sets;
-  std::vector<std::string> schemes = o.schemes;
-  if (input.empty()) throw Error(msg::kCli, "compare: no TRACE (or --run CONFIG) given");
-  if (run && !config.empty())
+Plan make_plan(const CompareOptions& o) {
+  Plan p;
+  p.input = o.input, p.config = o.config, p.out = o.out, p.csv = o.csv;
+  p.seed = std::to_string(o.seed);
+  p.run = o.run;
+  p.sets = o.sets;
+  p.schemes = o.schemes;
+  if (p.input.empty()) throw Error(msg::kCli, "compare: no TRACE (or --run CONFIG) given");
+  if (p.run && !p.config.empty())
     throw Error(msg::kCli, "compare: --config is for a replay; a run's CONFIG is its argument");
-  if (input != "-" && !fs::exists(input)) throw Error(msg::kIo, input + ": no such file");
-  if (schemes.empty()) schemes = ordering::scheme_names();
-  for (const auto& s : schemes) {
+  if (p.input != "-" && !fs::exists(p.input)) throw Error(msg::kIo, p.input + ": no such file");
+  if (p.schemes.empty()) p.schemes = ordering::scheme_names();
+  for (const auto& s : p.schemes) {
     const auto& known = ordering::scheme_names();
     if (std::find(known.begin(), known.end(), s) == known.end())
       throw Error(msg::kCli, "compare: unknown scheme '" + s + "'");
   }
-  if (out.empty())
-    out =
-        "results/compare/" + (input == "-" ? std::string("run") : fs::path(input).stem().string());
-  if (csv.empty()) csv = out + "/compare.csv";
-  fs::create_directories(out);
-  const std::string exe = self_exe();
-  const bool progress = isatty(fileno(stderr));
+  if (p.out.empty())
+    p.out = "results/compare/" +
+            (p.input == "-" ? std::string("run") : fs::path(p.input).stem().string());
+  if (p.csv.empty()) p.csv = p.out + "/compare.csv";
+  fs::create_directories(p.out);
+  p.exe = self_exe();
+  p.progress = isatty(fileno(stderr));
+  return p;
+}
 
-  std::vector<Row> rows;
-  for (const auto& sch : schemes) {
-    if (progress) std::fprintf(stderr, "\r  %s ...            ", sch.c_str());
-    std::string dir = out + "/" + sch;
-    std::vector<std::string> argv = {
-        exe,     run ? "run" : "replay", input, "--out", dir, "--quiet", "--seed", seed,
-        "--set", "nic.ordering=" + sch};
-    if (!config.empty()) argv.insert(argv.end(), {"--config", config});
-    if (!run) argv.push_back("--no-packets-csv");
-    for (const auto& s : sets) argv.insert(argv.end(), {"--set", s});
-    int rc = spawn_wait(argv);
-    Row r;
-    r.scheme = sch;
-    if (rc == 2 || !fs::exists(dir + "/stats.json")) {
-      r.note = "failed (exit " + std::to_string(rc) + ")";
-      rows.push_back(r);
-      continue;
-    }
-    std::ifstream f(dir + "/stats.json");
-    nlohmann::json j = nlohmann::json::parse(f);
-    const auto& st = j["stats"];
-    const double period_ps = 1e6 / j["run"]["clock_mhz"].get<double>();
-    r.cycles = j["run"]["end_cycle"].get<uint64_t>();
-    // Every ordering SRAM instance of the scheme (bitmap.*: the Bitmap Manager's,
-    // its layout differs per scheme; eunomia.*: Eunomia's receiver agent) but the
-    // free list, which every pooled scheme has alike (full when idle); cc.context: the
-    // sender's per-QP state (MP-RDMA's window and recovery, DCQCN's rate).
-    auto ordering_sram = [](const std::string& k) {
-      return (k.rfind("bitmap.", 0) == 0 && k != "bitmap.free_list") ||
-             k.rfind("eunomia.", 0) == 0 || k == "cc.context";
-    };
-    auto bitmap_bits = [&](const std::string& prefix, const char* what) {
-      double b = 0;
-      for (auto it = j["sram"].begin(); it != j["sram"].end(); ++it)
-        if (it.key().rfind(prefix, 0) == 0 && ordering_sram(it.key().substr(prefix.size())))
-          b += (*it)[what].get<double>();
-      return b;
-    };
-    // Per structure (summed over both NICs in a run).
-    for (auto it = j["sram"].begin(); it != j["sram"].end(); ++it) {
-      std::string k = it.key();
-      if (run && k.size() > 2 && k[1] == '.') k = k.substr(2);
-      if (!ordering_sram(k)) continue;
-      auto f =
-          std::find_if(r.srams.begin(), r.srams.end(), [&](const auto& x) { return x.first == k; });
-      if (f == r.srams.end()) f = r.srams.insert(r.srams.end(), {k, {0.0, 0.0}});
-      f->second.first += (*it)["peak_bits"].get<double>();
-      f->second.second += (*it)["mean_bits"].get<double>();
-    }
-    auto frames = [&](const std::string& p) {
-      r.acks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.acks"));
-      r.naks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.naks"));
-      r.bitmap_naks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.bitmap_naks"));
-      r.sacks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.scheme_feedback_sacks") +
-                                       num(st, p + "tx.hdr_generator.scheme_feedback_mp_acks"));
-      r.nacks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.scheme_feedback_nacks") +
-                                       num(st, p + "tx.hdr_generator.scheme_feedback_hole_nacks"));
-    };
-    if (run) {
-      r.gbps = j["run"]["throughput_gbps"].get<double>();
-      for (const char* side : {"a.", "b."}) {
-        std::string s = side;
-        r.peak_bits += bitmap_bits(s, "peak_bits");
-        r.mean_bits += bitmap_bits(s, "mean_bits");
-        frames(s + "nic.");
-        r.drops += static_cast<uint64_t>(num(st, s + "nic.rx.drops.total"));
-        r.retx += static_cast<uint64_t>(num(st, s + "nic.tx.qp_manager.retransmitted"));
-      }
-      r.ok = j["scoreboard"]["ok"].get<bool>();
-      if (!j["run"]["finished"].get<bool>()) r.note = "not finished";
-    } else {
-      uint64_t first = j["run"]["first_arrival_cycle"].get<uint64_t>();
-      double us = (r.cycles - std::min(first, r.cycles)) * period_ps / 1e6;
-      double bytes = num(st, "nic0.rx.req_processor.accepted_bytes") +
-                     num(st, "nic0.rx.rsp_processor.read_response_bytes");
-      r.gbps = us > 0 ? bytes * 8 / (us * 1e3) : 0;
-      r.peak_bits = bitmap_bits("", "peak_bits");
-      r.mean_bits = bitmap_bits("", "mean_bits");
-      frames("nic0.");
-      r.drops = static_cast<uint64_t>(num(st, "nic0.rx.drops.total"));
-      r.ok = j["integrity"]["ok"].get<bool>();
-      // A replay cannot resend what a scheme dropped: name it, not "FAILED".
-      if (!r.ok) r.verdict = j["integrity"]["text"].get<std::string>().substr(0, 8);
-    }
-    rows.push_back(r);
+// Every ordering SRAM instance of the scheme (bitmap.*: the Bitmap Manager's,
+// its layout differs per scheme; eunomia.*: Eunomia's receiver agent) but the
+// free list, which every pooled scheme has alike (full when idle); cc.context: the
+// sender's per-QP state (MP-RDMA's window and recovery, DCQCN's rate).
+bool ordering_sram(const std::string& k) {
+  return (k.rfind("bitmap.", 0) == 0 && k != "bitmap.free_list") || k.rfind("eunomia.", 0) == 0 ||
+         k == "cc.context";
+}
+
+// The sum of `what` (peak_bits, mean_bits) over a NIC's ordering SRAM
+// instances; prefix: the NIC's ("a.", "b.", "" in a replay).
+double ordering_bits(nlohmann::json& j, const std::string& prefix, const char* what) {
+  double b = 0;
+  for (auto it = j["sram"].begin(); it != j["sram"].end(); ++it)
+    if (it.key().rfind(prefix, 0) == 0 && ordering_sram(it.key().substr(prefix.size())))
+      b += (*it)[what].get<double>();
+  return b;
+}
+
+// Per structure (summed over both NICs in a run).
+void read_srams(nlohmann::json& j, bool run, Row& r) {
+  for (auto it = j["sram"].begin(); it != j["sram"].end(); ++it) {
+    std::string k = it.key();
+    if (run && k.size() > 2 && k[1] == '.') k = k.substr(2);
+    if (!ordering_sram(k)) continue;
+    auto f =
+        std::find_if(r.srams.begin(), r.srams.end(), [&](const auto& x) { return x.first == k; });
+    if (f == r.srams.end()) f = r.srams.insert(r.srams.end(), {k, {0.0, 0.0}});
+    f->second.first += (*it)["peak_bits"].get<double>();
+    f->second.second += (*it)["mean_bits"].get<double>();
   }
-  if (progress) std::fprintf(stderr, "\r%40s\r", "");
+}
 
+// The control frames a NIC (stats prefix p) sent.
+void count_frames(const nlohmann::json& st, const std::string& p, Row& r) {
+  r.acks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.acks"));
+  r.naks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.naks"));
+  r.bitmap_naks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.bitmap_naks"));
+  r.sacks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.scheme_feedback_sacks") +
+                                   num(st, p + "tx.hdr_generator.scheme_feedback_mp_acks"));
+  r.nacks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.scheme_feedback_nacks") +
+                                   num(st, p + "tx.hdr_generator.scheme_feedback_hole_nacks"));
+}
+
+// A run's figures: both NICs', summed.
+void read_run(nlohmann::json& j, Row& r) {
+  const auto& st = j["stats"];
+  r.gbps = j["run"]["throughput_gbps"].get<double>();
+  for (const char* side : {"a.", "b."}) {
+    std::string s = side;
+    r.peak_bits += ordering_bits(j, s, "peak_bits");
+    r.mean_bits += ordering_bits(j, s, "mean_bits");
+    count_frames(st, s + "nic.", r);
+    r.drops += static_cast<uint64_t>(num(st, s + "nic.rx.drops.total"));
+    r.retx += static_cast<uint64_t>(num(st, s + "nic.tx.qp_manager.retransmitted"));
+  }
+  r.ok = j["scoreboard"]["ok"].get<bool>();
+  if (!j["run"]["finished"].get<bool>()) r.note = "not finished";
+}
+
+// A replay's figures: throughput from the first arrival to the end cycle.
+void read_replay(nlohmann::json& j, double period_ps, Row& r) {
+  const auto& st = j["stats"];
+  uint64_t first = j["run"]["first_arrival_cycle"].get<uint64_t>();
+  double us = (r.cycles - std::min(first, r.cycles)) * period_ps / 1e6;
+  double bytes = num(st, "nic0.rx.req_processor.accepted_bytes") +
+                 num(st, "nic0.rx.rsp_processor.read_response_bytes");
+  r.gbps = us > 0 ? bytes * 8 / (us * 1e3) : 0;
+  r.peak_bits = ordering_bits(j, "", "peak_bits");
+  r.mean_bits = ordering_bits(j, "", "mean_bits");
+  count_frames(st, "nic0.", r);
+  r.drops = static_cast<uint64_t>(num(st, "nic0.rx.drops.total"));
+  r.ok = j["integrity"]["ok"].get<bool>();
+  // A replay cannot resend what a scheme dropped: name it, not "FAILED".
+  if (!r.ok) r.verdict = j["integrity"]["text"].get<std::string>().substr(0, 8);
+}
+
+// One scheme: the replay or run in its own directory, and its row.
+Row run_scheme(const Plan& p, const std::string& sch) {
+  if (p.progress) std::fprintf(stderr, "\r  %s ...            ", sch.c_str());
+  std::string dir = p.out + "/" + sch;
+  std::vector<std::string> argv = {
+      p.exe,   p.run ? "run" : "replay", p.input, "--out", dir, "--quiet", "--seed", p.seed,
+      "--set", "nic.ordering=" + sch};
+  if (!p.config.empty()) argv.insert(argv.end(), {"--config", p.config});
+  if (!p.run) argv.push_back("--no-packets-csv");
+  for (const auto& s : p.sets) argv.insert(argv.end(), {"--set", s});
+  int rc = spawn_wait(argv);
+  Row r;
+  r.scheme = sch;
+  if (rc == 2 || !fs::exists(dir + "/stats.json")) {
+    r.note = "failed (exit " + std::to_string(rc) + ")";
+    return r;
+  }
+  std::ifstream f(dir + "/stats.json");
+  nlohmann::json j = nlohmann::json::parse(f);
+  const double period_ps = 1e6 / j["run"]["clock_mhz"].get<double>();
+  r.cycles = j["run"]["end_cycle"].get<uint64_t>();
+  read_srams(j, p.run, r);
+  if (p.run)
+    read_run(j, r);
+  else
+    read_replay(j, period_ps, r);
+  return r;
+}
+
+// Prints both tables and writes them as CSV; true if every scheme ran.
+bool write_tables(const Plan& p, const std::vector<Row>& rows) {
+  const bool run = p.run;
+  const std::string& csv = p.csv;
   const char* check = run ? "scoreboard" : "integrity";
   std::ostringstream t;
-  t << "oonic compare " << (run ? "--run " : "") << input << " (" << rows.size()
-    << " schemes; results in " << out << "/)\n\n";
+  t << "oonic compare " << (run ? "--run " : "") << p.input << " (" << rows.size()
+    << " schemes; results in " << p.out << "/)\n\n";
   t << "| scheme | end cycle | Gbit/s | ordering SRAM peak bits | mean bits | ACK | NAK | bitmap "
        "NAK | SACK | NACK | drops | "
     << (run ? "retransmitted | " : "") << check << " |\n";
@@ -251,7 +283,17 @@ int run_compare(const CompareOptions& o) {
     }
   t << "\nCSV: " << csv << ", " << sram_csv << "\n";
   std::fputs(t.str().c_str(), stdout);
-  return all_ok ? 0 : 1;
+  return all_ok;
+}
+
+}  // namespace
+
+int run_compare(const CompareOptions& o) {
+  const Plan p = make_plan(o);
+  std::vector<Row> rows;
+  for (const auto& sch : p.schemes) rows.push_back(run_scheme(p, sch));
+  if (p.progress) std::fprintf(stderr, "\r%40s\r", "");
+  return write_tables(p, rows) ? 0 : 1;
 }
 
 void add_command(CLI::App& oonic, cli::Context& ctx) {

@@ -260,8 +260,328 @@ void TextParser::directive(const std::vector<std::pair<std::string_view, std::st
   ep_ = e;
 }
 
+bool TextParser::version_header(std::string_view line) const {
+  if (line.rfind("# oonic-trace", 0) != 0) return false;
+  std::string_view ver = line.substr(13);
+  while (!ver.empty() && (ver.front() == ' ' || ver.front() == '\t')) ver.remove_prefix(1);
+  while (!ver.empty() && (ver.back() == ' ' || ver.back() == '\t')) ver.remove_suffix(1);
+  if (ver != "v1") fail("header", "unsupported trace version '" + std::string(ver) + "'");
+  return true;
+}
+
+// Whitespace separated, '#' starts a comment, "..." quotes spaces.
+bool TextParser::tokenize(std::string_view line, std::string_view& first, KeyValues& kv) const {
+  kv.clear();
+  size_t i = 0;
+  bool have_first = false;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i >= line.size() || line[i] == '#') break;
+    size_t start = i;
+    bool quoted = false;
+    while (i < line.size() && (quoted || (line[i] != ' ' && line[i] != '\t'))) {
+      if (line[i] == '"') quoted = !quoted;
+      ++i;
+    }
+    std::string_view tok = line.substr(start, i - start);
+    if (!have_first) {
+      first = tok;
+      have_first = true;
+      continue;
+    }
+    size_t eq = tok.find('=');
+    if (eq == std::string_view::npos || eq == 0) {
+      fail(tok, "expected key=value");
+    }
+    std::string_view k = tok.substr(0, eq);
+    std::string_view v = tok.substr(eq + 1);
+    if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+    kv.emplace_back(k, v);
+  }
+  return have_first;
+}
+
+void TextParser::field(std::string_view k, std::string_view v, FrameLine& l,
+                       std::vector<uint8_t>& blob) {
+  int key = -1;
+  for (int j = 0; j < kNumKeys; ++j) {
+    if (k == kKeyNames[j]) {
+      key = j;
+      break;
+    }
+  }
+  if (key < 0) {
+    fail(k,
+         "unknown field (known: op qp psn va rkey dmalen syndrome msn imm ackreq len payload "
+         "src dst smac dmac sport vlan tos ttl pkey se fecn becn cached bitmap raw badicrc "
+         "eunomia_head eunomia_last)");
+  }
+  if (l.seen & (1u << key)) fail(k, "field given twice");
+  l.seen |= 1u << key;
+  if (!header_field(static_cast<Key>(key), k, v, l.p.spec)) {
+    frame_field(static_cast<Key>(key), k, v, l, blob);
+  }
+}
+
+// The fields of the RoCE headers (BTH, RETH, AETH, ImmDt, bitmap, Eunomia's
+// metadata): false for any other key.
+bool TextParser::header_field(Key key, std::string_view k, std::string_view v,
+                              wire::FrameSpec& s) const {
+  switch (key) {
+    case kOp:
+      s.bth.opcode = opcode(k, v);
+      break;
+    case kQp:
+      s.bth.dest_qp = static_cast<uint32_t>(number(k, v, wire::kPsnMask));
+      break;
+    case kPsn:
+      s.bth.psn = static_cast<uint32_t>(number(k, v, wire::kPsnMask));
+      break;
+    case kVa:
+      s.reth.va = number(k, v, std::numeric_limits<uint64_t>::max());
+      break;
+    case kRkey:
+      s.reth.rkey = static_cast<uint32_t>(number(k, v, 0xffffffffu));
+      break;
+    case kDmalen:
+      s.reth.dma_len = static_cast<uint32_t>(number(k, v, 0xffffffffu));
+      break;
+    case kSyndrome:
+      s.aeth.syndrome = static_cast<uint8_t>(number(k, v, 0xff));
+      break;
+    case kMsn:
+      s.aeth.msn = static_cast<uint32_t>(number(k, v, wire::kPsnMask));
+      break;
+    case kImm:
+      s.immdt = static_cast<uint32_t>(number(k, v, 0xffffffffu));
+      break;
+    case kAckreq:
+      s.bth.ack_req = flag(k, v);
+      break;
+    case kPkey:
+      s.bth.pkey = static_cast<uint16_t>(number(k, v, 0xffff));
+      break;
+    case kSe:
+      s.bth.se = flag(k, v);
+      break;
+    case kFecn:
+      s.bth.fecn = flag(k, v);
+      break;
+    case kBecn:
+      s.bth.becn = flag(k, v);
+      break;
+    case kCached:
+      if (flag(k, v)) s.bth.resv7 |= wire::kBthStartAddrCachedBit;
+      break;
+    case kBitmap:
+      bitmap(k, v, s.bitmap);
+      break;
+    case kEunomiaHead:
+      s.eunomia.head = static_cast<uint32_t>(number(k, v, 0xffffffffu));
+      break;
+    case kEunomiaLast:
+      s.eunomia.last = flag(k, v);
+      break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+// The fields of the frame around the RoCE headers: Ethernet, IP, UDP, the
+// payload, a raw frame, the ICRC.
+void TextParser::frame_field(Key key, std::string_view k, std::string_view v, FrameLine& l,
+                             std::vector<uint8_t>& blob) const {
+  Pending& p = l.p;
+  wire::FrameSpec& s = p.spec;
+  switch (key) {
+    case kLen:
+      l.len = number(k, v, kMaxLen);
+      break;
+    case kPayload:
+      if (v == "zero") {
+        p.kind = PayloadKind::kZero;
+      } else if (v.rfind("hex:", 0) == 0) {
+        p.kind = PayloadKind::kHex;
+        p.blob_off = static_cast<uint32_t>(blob.size());
+        hex(k, v.substr(4), blob);
+        p.blob_len = static_cast<uint32_t>(blob.size() - p.blob_off);
+        if (p.blob_len > kMaxLen) fail(k, "payload longer than 65000 bytes");
+      } else if (v.rfind("pat:", 0) == 0) {
+        p.kind = PayloadKind::kPat;
+        p.pat_addr = number(k, v.substr(4), std::numeric_limits<uint64_t>::max());
+      } else {
+        fail(k, "bad payload '" + std::string(v) + "' (zero, hex:<bytes> or pat:<addr>)");
+      }
+      break;
+    case kSrc:
+      l.v_src = ip(k, v, s.src_ip);
+      break;
+    case kDst:
+      l.v_dst = ip(k, v, s.dst_ip);
+      break;
+    case kSmac:
+      mac(k, v, s.src_mac);
+      break;
+    case kDmac:
+      mac(k, v, s.dst_mac);
+      break;
+    case kSport:
+      s.udp_sport = static_cast<uint16_t>(number(k, v, 0xffff));
+      break;
+    case kVlan:
+      s.vlan = true;
+      s.vlan_tci = static_cast<uint16_t>(number(k, v, 0xffff));
+      break;
+    case kTos:
+      s.tos = static_cast<uint8_t>(number(k, v, 0xff));
+      break;
+    case kTtl:
+      s.ttl = static_cast<uint8_t>(number(k, v, 0xff));
+      break;
+    case kRaw:
+      p.kind = PayloadKind::kRaw;
+      p.blob_off = static_cast<uint32_t>(blob.size());
+      hex(k, v, blob);
+      p.blob_len = static_cast<uint32_t>(blob.size() - p.blob_off);
+      if (p.blob_len == 0) fail(k, "empty frame");
+      if (p.blob_len > kMaxRaw) fail(k, "frame longer than 262144 bytes");
+      break;
+    case kBadIcrc:
+      p.bad_icrc = flag(k, v);
+      break;
+    default:  // header_field's
+      break;
+  }
+}
+
+void TextParser::require(const FrameLine& l, Key key) const {
+  if (!l.has(key)) {
+    fail(kKeyNames[key], "missing (required by " + op_display(l.p.spec.bth.opcode) + ")");
+  }
+}
+
+void TextParser::forbid(const FrameLine& l, Key key, const char* what) const {
+  if (l.has(key)) {
+    fail(kKeyNames[key], "not carried by " + op_display(l.p.spec.bth.opcode) + " (" + what + ")");
+  }
+}
+
+// What the opcode needs of a field line, and the defaults it takes.
+void TextParser::check_fields(FrameLine& l) const {
+  if (!l.has(kOp)) fail("op", "missing (every line needs op= or raw=)");
+  wire::FrameSpec& s = l.p.spec;
+  // IP version: both ends the same.
+  uint8_t vs = l.v_src ? l.v_src : ep_.ip_version;
+  uint8_t vd = l.v_dst ? l.v_dst : ep_.ip_version;
+  if (vs != vd) fail(l.v_src ? "src" : "dst", "src and dst must both be IPv4 or both IPv6");
+  s.ip_version = vs;
+  check_headers(l);
+  check_payload(l);
+}
+
+void TextParser::check_headers(FrameLine& l) const {
+  wire::FrameSpec& s = l.p.spec;
+  const uint8_t op = s.bth.opcode;
+  const uint16_t fl = wire::opcode_info(op)->flags;
+  require(l, kQp);
+  if (op != wire::kCnp) require(l, kPsn);
+  if (fl & (wire::kHasReth | wire::kHasOooAddr)) {
+    require(l, kVa);
+    require(l, kRkey);
+    if (!l.has(kDmalen)) {
+      if (op == wire::kWriteOnly || op == wire::kWriteOnlyImm) {
+        s.reth.dma_len = static_cast<uint32_t>(
+            l.p.kind == PayloadKind::kHex && !l.has(kLen) ? l.p.blob_len : l.len);
+      } else {
+        require(l, kDmalen);
+      }
+    }
+  } else {
+    forbid(l, kVa, "no RETH / address header");
+    forbid(l, kRkey, "no RETH / address header");
+    forbid(l, kDmalen, "no RETH / address header");
+  }
+  if (fl & wire::kHasAeth) {
+    if (!l.has(kSyndrome)) {
+      s.aeth.syndrome = op == wire::kOooNak ? wire::kAethNakPsnSeqErr : wire::kAethAckNoCredit;
+    }
+  } else {
+    forbid(l, kSyndrome, "no AETH");
+    forbid(l, kMsn, "no AETH");
+  }
+  if (!(fl & wire::kHasImmDt)) forbid(l, kImm, "no ImmDt");
+  // Eunomia's metadata extension (Head, last): data packets only (WRITE, SEND, OOO
+  // WRITE), as wire::build writes it; either key sets the BTH bit and adds the header.
+  constexpr uint16_t kEunomiaData = wire::kHasPayload | wire::kIsRequest;
+  if ((fl & kEunomiaData) == kEunomiaData) {
+    if (l.has(kEunomiaLast) && !l.has(kEunomiaHead)) {
+      fail("eunomia_head", "missing (eunomia_last needs the message's Head)");
+    }
+    if (l.has(kEunomiaHead)) s.bth.resv7 |= wire::kBthEunomiaMetaBit;
+  } else {
+    forbid(l, kEunomiaHead, "no Eunomia metadata: WRITE, SEND and OOO WRITE data packets only");
+    forbid(l, kEunomiaLast, "no Eunomia metadata: WRITE, SEND and OOO WRITE data packets only");
+  }
+  if (fl & wire::kHasBitmap) {
+    require(l, kBitmap);
+  } else {
+    forbid(l, kBitmap, "no bitmap header");
+  }
+}
+
+void TextParser::check_payload(FrameLine& l) const {
+  wire::FrameSpec& s = l.p.spec;
+  const uint8_t op = s.bth.opcode;
+  if (wire::opcode_info(op)->flags & wire::kHasPayload) {
+    if (l.p.kind == PayloadKind::kHex) {
+      if (l.has(kLen) && l.len != l.p.blob_len) {
+        fail("len", "len=" + std::to_string(l.len) + " but the hex payload has " +
+                        std::to_string(l.p.blob_len) + " bytes");
+      }
+      l.len = l.p.blob_len;
+    } else if (l.p.kind == PayloadKind::kPat && !l.has(kLen)) {
+      fail("len", "missing (payload=pat needs len=)");
+    } else if (op == wire::kCnp && !l.has(kLen)) {
+      l.len = 16;  // RoCEv2 CNP: 16 reserved bytes
+    }
+    s.payload_len = static_cast<uint32_t>(l.len);
+  } else {
+    forbid(l, kLen, "no payload");
+    forbid(l, kPayload, "no payload");
+  }
+}
+
+void TextParser::frame_line(std::string_view first, const KeyValues& kv, std::vector<Pending>& out,
+                            std::vector<uint8_t>& blob) {
+  FrameLine l;
+  l.p.line = line_;
+  time(first, l.p);
+  wire::FrameSpec& s = l.p.spec;
+  s.ip_version = ep_.ip_version;
+  s.src_ip = ep_.src_ip;
+  s.dst_ip = ep_.dst_ip;
+  s.src_mac = ep_.smac;
+  s.dst_mac = ep_.dmac;
+  for (const auto& [k, v] : kv) field(k, v, l, blob);
+  if (l.has(kRaw)) {
+    for (const auto& kvp : kv) {
+      if (kvp.first != "raw") fail(kvp.first, "raw= takes no other field");
+    }
+    l.p.frame_len = l.p.blob_len;
+  } else {
+    check_fields(l);
+    l.p.frame_len = static_cast<uint32_t>(wire::frame_size(s));
+  }
+  out.push_back(l.p);
+  if (l.p.has_time) {
+    have_last_time_ = true;
+    last_time_ps_ = l.p.time_ps;
+  }
+}
+
 void TextParser::run(std::vector<Pending>& out, std::vector<uint8_t>& blob) {
-  std::vector<std::pair<std::string_view, std::string_view>> kv;
+  KeyValues kv;
   kv.reserve(32);
   size_t pos = 0;
   while (pos < text_.size()) {
@@ -271,297 +591,14 @@ void TextParser::run(std::vector<Pending>& out, std::vector<uint8_t>& blob) {
     pos = nl + 1;
     ++line_;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-
-    // Version header.
-    if (line.rfind("# oonic-trace", 0) == 0) {
-      std::string_view ver = line.substr(13);
-      while (!ver.empty() && (ver.front() == ' ' || ver.front() == '\t')) ver.remove_prefix(1);
-      while (!ver.empty() && (ver.back() == ' ' || ver.back() == '\t')) ver.remove_suffix(1);
-      if (ver != "v1") fail("header", "unsupported trace version '" + std::string(ver) + "'");
-      continue;
-    }
-
-    // Tokenise: whitespace separated, '#' starts a comment, "..." quotes spaces.
+    if (version_header(line)) continue;
     std::string_view first;
-    kv.clear();
-    size_t i = 0;
-    bool have_first = false;
-    while (i < line.size()) {
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-      if (i >= line.size() || line[i] == '#') break;
-      size_t start = i;
-      bool quoted = false;
-      while (i < line.size() && (quoted || (line[i] != ' ' && line[i] != '\t'))) {
-        if (line[i] == '"') quoted = !quoted;
-        ++i;
-      }
-      std::string_view tok = line.substr(start, i - start);
-      if (!have_first) {
-        first = tok;
-        have_first = true;
-        continue;
-      }
-      size_t eq = tok.find('=');
-      if (eq == std::string_view::npos || eq == 0) {
-        fail(tok, "expected key=value");
-      }
-      std::string_view k = tok.substr(0, eq);
-      std::string_view v = tok.substr(eq + 1);
-      if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
-      kv.emplace_back(k, v);
-    }
-    if (!have_first) continue;  // blank or comment
+    if (!tokenize(line, first, kv)) continue;  // blank or comment
     if (first[0] == '@') {
       directive(kv, first);
       continue;
     }
-
-    Pending p;
-    p.line = line_;
-    time(first, p);
-    wire::FrameSpec& s = p.spec;
-    s.ip_version = ep_.ip_version;
-    s.src_ip = ep_.src_ip;
-    s.dst_ip = ep_.dst_ip;
-    s.src_mac = ep_.smac;
-    s.dst_mac = ep_.dmac;
-
-    uint32_t seen = 0;
-    uint8_t v_src = 0;
-    uint8_t v_dst = 0;
-    uint64_t len = 0;
-    for (const auto& [k, v] : kv) {
-      int key = -1;
-      for (int j = 0; j < kNumKeys; ++j) {
-        if (k == kKeyNames[j]) {
-          key = j;
-          break;
-        }
-      }
-      if (key < 0) {
-        fail(k,
-             "unknown field (known: op qp psn va rkey dmalen syndrome msn imm ackreq len payload "
-             "src dst smac dmac sport vlan tos ttl pkey se fecn becn cached bitmap raw badicrc "
-             "eunomia_head eunomia_last)");
-      }
-      if (seen & (1u << key)) fail(k, "field given twice");
-      seen |= 1u << key;
-      switch (static_cast<Key>(key)) {
-        case kOp:
-          s.bth.opcode = opcode(k, v);
-          break;
-        case kQp:
-          s.bth.dest_qp = static_cast<uint32_t>(number(k, v, wire::kPsnMask));
-          break;
-        case kPsn:
-          s.bth.psn = static_cast<uint32_t>(number(k, v, wire::kPsnMask));
-          break;
-        case kVa:
-          s.reth.va = number(k, v, std::numeric_limits<uint64_t>::max());
-          break;
-        case kRkey:
-          s.reth.rkey = static_cast<uint32_t>(number(k, v, 0xffffffffu));
-          break;
-        case kDmalen:
-          s.reth.dma_len = static_cast<uint32_t>(number(k, v, 0xffffffffu));
-          break;
-        case kSyndrome:
-          s.aeth.syndrome = static_cast<uint8_t>(number(k, v, 0xff));
-          break;
-        case kMsn:
-          s.aeth.msn = static_cast<uint32_t>(number(k, v, wire::kPsnMask));
-          break;
-        case kImm:
-          s.immdt = static_cast<uint32_t>(number(k, v, 0xffffffffu));
-          break;
-        case kAckreq:
-          s.bth.ack_req = flag(k, v);
-          break;
-        case kLen:
-          len = number(k, v, kMaxLen);
-          break;
-        case kPayload:
-          if (v == "zero") {
-            p.kind = PayloadKind::kZero;
-          } else if (v.rfind("hex:", 0) == 0) {
-            p.kind = PayloadKind::kHex;
-            p.blob_off = static_cast<uint32_t>(blob.size());
-            hex(k, v.substr(4), blob);
-            p.blob_len = static_cast<uint32_t>(blob.size() - p.blob_off);
-            if (p.blob_len > kMaxLen) fail(k, "payload longer than 65000 bytes");
-          } else if (v.rfind("pat:", 0) == 0) {
-            p.kind = PayloadKind::kPat;
-            p.pat_addr = number(k, v.substr(4), std::numeric_limits<uint64_t>::max());
-          } else {
-            fail(k, "bad payload '" + std::string(v) + "' (zero, hex:<bytes> or pat:<addr>)");
-          }
-          break;
-        case kSrc:
-          v_src = ip(k, v, s.src_ip);
-          break;
-        case kDst:
-          v_dst = ip(k, v, s.dst_ip);
-          break;
-        case kSmac:
-          mac(k, v, s.src_mac);
-          break;
-        case kDmac:
-          mac(k, v, s.dst_mac);
-          break;
-        case kSport:
-          s.udp_sport = static_cast<uint16_t>(number(k, v, 0xffff));
-          break;
-        case kVlan:
-          s.vlan = true;
-          s.vlan_tci = static_cast<uint16_t>(number(k, v, 0xffff));
-          break;
-        case kTos:
-          s.tos = static_cast<uint8_t>(number(k, v, 0xff));
-          break;
-        case kTtl:
-          s.ttl = static_cast<uint8_t>(number(k, v, 0xff));
-          break;
-        case kPkey:
-          s.bth.pkey = static_cast<uint16_t>(number(k, v, 0xffff));
-          break;
-        case kSe:
-          s.bth.se = flag(k, v);
-          break;
-        case kFecn:
-          s.bth.fecn = flag(k, v);
-          break;
-        case kBecn:
-          s.bth.becn = flag(k, v);
-          break;
-        case kCached:
-          if (flag(k, v)) s.bth.resv7 |= wire::kBthStartAddrCachedBit;
-          break;
-        case kBitmap:
-          bitmap(k, v, s.bitmap);
-          break;
-        case kRaw:
-          p.kind = PayloadKind::kRaw;
-          p.blob_off = static_cast<uint32_t>(blob.size());
-          hex(k, v, blob);
-          p.blob_len = static_cast<uint32_t>(blob.size() - p.blob_off);
-          if (p.blob_len == 0) fail(k, "empty frame");
-          if (p.blob_len > kMaxRaw) fail(k, "frame longer than 262144 bytes");
-          break;
-        case kBadIcrc:
-          p.bad_icrc = flag(k, v);
-          break;
-        case kEunomiaHead:
-          s.eunomia.head = static_cast<uint32_t>(number(k, v, 0xffffffffu));
-          break;
-        case kEunomiaLast:
-          s.eunomia.last = flag(k, v);
-          break;
-        case kNumKeys:
-          break;
-      }
-    }
-
-    if (seen & (1u << kRaw)) {
-      for (const auto& kvp : kv) {
-        if (kvp.first != "raw") fail(kvp.first, "raw= takes no other field");
-      }
-      p.frame_len = p.blob_len;
-      out.push_back(p);
-      if (p.has_time) {
-        have_last_time_ = true;
-        last_time_ps_ = p.time_ps;
-      }
-      continue;
-    }
-
-    if (!(seen & (1u << kOp))) fail("op", "missing (every line needs op= or raw=)");
-    const uint8_t op = s.bth.opcode;
-    const wire::OpcodeInfo* info = wire::opcode_info(op);
-    const uint16_t fl = info->flags;
-    auto require = [&](Key key) {
-      if (!(seen & (1u << key))) {
-        fail(kKeyNames[key], "missing (required by " + op_display(op) + ")");
-      }
-    };
-    auto forbid = [&](Key key, const char* what) {
-      if (seen & (1u << key)) {
-        fail(kKeyNames[key], "not carried by " + op_display(op) + " (" + what + ")");
-      }
-    };
-
-    // IP version: both ends the same.
-    uint8_t vs = v_src ? v_src : ep_.ip_version;
-    uint8_t vd = v_dst ? v_dst : ep_.ip_version;
-    if (vs != vd) fail(v_src ? "src" : "dst", "src and dst must both be IPv4 or both IPv6");
-    s.ip_version = vs;
-
-    require(kQp);
-    if (op != wire::kCnp) require(kPsn);
-    if (fl & (wire::kHasReth | wire::kHasOooAddr)) {
-      require(kVa);
-      require(kRkey);
-      if (!(seen & (1u << kDmalen))) {
-        if (op == wire::kWriteOnly || op == wire::kWriteOnlyImm) {
-          s.reth.dma_len = static_cast<uint32_t>(
-              p.kind == PayloadKind::kHex && !(seen & (1u << kLen)) ? p.blob_len : len);
-        } else {
-          require(kDmalen);
-        }
-      }
-    } else {
-      forbid(kVa, "no RETH / address header");
-      forbid(kRkey, "no RETH / address header");
-      forbid(kDmalen, "no RETH / address header");
-    }
-    if (fl & wire::kHasAeth) {
-      if (!(seen & (1u << kSyndrome))) {
-        s.aeth.syndrome = op == wire::kOooNak ? wire::kAethNakPsnSeqErr : wire::kAethAckNoCredit;
-      }
-    } else {
-      forbid(kSyndrome, "no AETH");
-      forbid(kMsn, "no AETH");
-    }
-    if (!(fl & wire::kHasImmDt)) forbid(kImm, "no ImmDt");
-    // Eunomia's metadata extension (Head, last): data packets only (WRITE, SEND, OOO
-    // WRITE), as wire::build writes it; either key sets the BTH bit and adds the header.
-    constexpr uint16_t kEunomiaData = wire::kHasPayload | wire::kIsRequest;
-    if ((fl & kEunomiaData) == kEunomiaData) {
-      if ((seen & (1u << kEunomiaLast)) && !(seen & (1u << kEunomiaHead))) {
-        fail("eunomia_head", "missing (eunomia_last needs the message's Head)");
-      }
-      if (seen & (1u << kEunomiaHead)) s.bth.resv7 |= wire::kBthEunomiaMetaBit;
-    } else {
-      forbid(kEunomiaHead, "no Eunomia metadata: WRITE, SEND and OOO WRITE data packets only");
-      forbid(kEunomiaLast, "no Eunomia metadata: WRITE, SEND and OOO WRITE data packets only");
-    }
-    if (fl & wire::kHasBitmap) {
-      require(kBitmap);
-    } else {
-      forbid(kBitmap, "no bitmap header");
-    }
-    if (fl & wire::kHasPayload) {
-      if (p.kind == PayloadKind::kHex) {
-        if ((seen & (1u << kLen)) && len != p.blob_len) {
-          fail("len", "len=" + std::to_string(len) + " but the hex payload has " +
-                          std::to_string(p.blob_len) + " bytes");
-        }
-        len = p.blob_len;
-      } else if (p.kind == PayloadKind::kPat && !(seen & (1u << kLen))) {
-        fail("len", "missing (payload=pat needs len=)");
-      } else if (op == wire::kCnp && !(seen & (1u << kLen))) {
-        len = 16;  // RoCEv2 CNP: 16 reserved bytes
-      }
-      s.payload_len = static_cast<uint32_t>(len);
-    } else {
-      forbid(kLen, "no payload");
-      forbid(kPayload, "no payload");
-    }
-    p.frame_len = static_cast<uint32_t>(wire::frame_size(s));
-    out.push_back(p);
-    if (p.has_time) {
-      have_last_time_ = true;
-      last_time_ps_ = p.time_ps;
-    }
+    frame_line(first, kv, out, blob);
   }
 }
 

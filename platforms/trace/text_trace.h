@@ -151,6 +151,31 @@ class TextParser {
   void endpoint(std::string_view key, std::string_view v, std::array<uint8_t, 16>& ip_out,
                 uint8_t& version, std::array<uint8_t, 6>& mac_out);
 
+  using KeyValues = std::vector<std::pair<std::string_view, std::string_view>>;
+  // One frame line as read, before the checks its opcode asks for.
+  struct FrameLine {
+    Pending p;
+    uint32_t seen = 0;             // a bit per Key given
+    uint8_t v_src = 0, v_dst = 0;  // IP version of src= / dst= (0: not given)
+    uint64_t len = 0;              // len=
+    bool has(Key k) const { return (seen & (1u << k)) != 0; }
+  };
+  // The "# oonic-trace v1" line: true if the line is one.
+  bool version_header(std::string_view line) const;
+  // The first token and the key=value pairs; false for a blank or comment line.
+  bool tokenize(std::string_view line, std::string_view& first, KeyValues& kv) const;
+  void frame_line(std::string_view first, const KeyValues& kv, std::vector<Pending>& out,
+                  std::vector<uint8_t>& blob);
+  void field(std::string_view k, std::string_view v, FrameLine& l, std::vector<uint8_t>& blob);
+  bool header_field(Key key, std::string_view k, std::string_view v, wire::FrameSpec& s) const;
+  void frame_field(Key key, std::string_view k, std::string_view v, FrameLine& l,
+                   std::vector<uint8_t>& blob) const;
+  void check_fields(FrameLine& l) const;
+  void check_headers(FrameLine& l) const;
+  void check_payload(FrameLine& l) const;
+  void require(const FrameLine& l, Key key) const;
+  void forbid(const FrameLine& l, Key key, const char* what) const;
+
   const std::string& path_;
   std::string_view text_;
   uint32_t line_ = 0;
