@@ -21,6 +21,9 @@
    of the project's own #includes is acyclic (a scheme's folder such as model/eunomia
    depends on the seams it plugs into; the tables that list every scheme live in
    model/schemes/, above them all).
+7. No function in platforms/ is longer than 150 lines (a function defined at namespace
+   scope in a .cpp, from its signature's line to its closing brace): a platform reads as
+   its phases (read, build, run, check, write), each a function.
 Each failure names the file and line.
 """
 import os
@@ -65,6 +68,73 @@ def kernel_path(start):
                 if os.path.isfile(p):
                     stack.append((p, chain[:-1] + [f"{chain[-1]}:{n}", rel(p)]))
     return None
+
+
+def strip_code(src):
+    """src without comments and string or character literals (newlines kept)."""
+    out, i, n = [], 0, len(src)
+    while i < n:
+        if src.startswith("//", i):
+            j = src.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if src.startswith("/*", i):
+            j = src.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("\n" * src.count("\n", i, j))
+            i = j
+            continue
+        m = re.match(r'R"([^(]*)\(', src[i:i + 20]) if src.startswith('R"', i) else None
+        if m:
+            end = ")" + m.group(1) + '"'
+            j = src.find(end, i)
+            j = n if j < 0 else j + len(end)
+            out.append('""' + "\n" * src.count("\n", i, j))
+            i = j
+            continue
+        c = src[i]
+        if c in "\"'":
+            j = i + 1
+            while j < n and src[j] != c:
+                j += 2 if src[j] == "\\" else 1
+            out.append(c + c)
+            i = j + 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def long_functions(path, limit):
+    """(name, first line, lines) of each namespace-scope function body over limit lines."""
+    s = strip_code(open(path, encoding="utf-8").read())
+    found, stack, head_start, line = [], [], 0, 1
+    for i, c in enumerate(s):
+        if c == "\n":
+            line += 1
+        elif c == "{":
+            h = s[head_start:i].strip()
+            kind = "other"
+            if all(k == "ns" for k in stack):
+                if re.search(r"\bnamespace\b", h) or h.startswith('extern "'):
+                    kind = "ns"
+                elif re.match(r"(template\s*<[^>]*>\s*)?(class|struct|union|enum)\b", h) \
+                        or h.endswith("="):
+                    kind = "type"
+                elif "(" in h:
+                    words = h.split("(")[0].split()
+                    kind = ("fn", line, words[-1] if words else "?")
+            stack.append(kind)
+            head_start = i + 1
+        elif c == "}":
+            if stack:
+                k = stack.pop()
+                if isinstance(k, tuple) and line - k[1] + 1 > limit:
+                    found.append((k[2], k[1], line - k[1] + 1))
+            head_start = i + 1
+        elif c == ";":
+            head_start = i + 1
+    return found
 
 
 def files(under, pred):
@@ -172,6 +242,12 @@ def main():
     for f in sorted(edges):
         if f not in state:
             visit(f)
+
+    # 7. Functions in platforms/ stay short.
+    for p in files("platforms", lambda p: p.endswith(".cpp")):
+        for name, first, length in long_functions(p, 150):
+            problems.append(f"{rel(p)}:{first}: {name} is {length} lines (at most 150: split it "
+                            f"into its phases)")
 
     # 4. No using-directives in headers.
     for top in ["model", "tlm", "platforms", "testbench"]:
