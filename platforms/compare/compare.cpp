@@ -15,7 +15,7 @@
 
 #include "model/core/error.h"
 #include "model/schemes/receive_schemes.h"
-#include "platforms/cli/cli.h"
+#include "platforms/common/cli_options.h"
 #include "platforms/common/results.h"
 
 extern char** environ;
