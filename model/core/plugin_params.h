@@ -37,7 +37,9 @@ std::unique_ptr<PluginParams> make_plugin_params() {
 }
 
 // The params of several plug-ins, in the order added (the order of their keys in the
-// table).
+// table). A copy is deep. Assigning into a set already described into a ParamTable
+// re-creates its params, and the table's bindings would dangle: copy a described
+// struct, never assign into one.
 class PluginParamSet {
  public:
   PluginParamSet() = default;

@@ -99,7 +99,12 @@ struct SenderPolicyParams {  // tx.* (the transmit seam, model/sender/)
   sender::IrnTimerParams irn;    // eunomia.sender.* (tx.recovery eunomia)
   // Each tx.rate row's own parameters (cc.dcqcn.*, cc.mprdma.*, ...), added by its row.
   PluginParamSet rates = sender::rate_params();
-  const sender::DcqcnParams& dcqcn() const { return *rates.find<sender::DcqcnParams>("dcqcn"); }
+  // cc.dcqcn.* (THEMIS's reaction point uses the NICs' constants); defaults if absent.
+  const sender::DcqcnParams& dcqcn() const {
+    static const sender::DcqcnParams kDefaults;
+    const sender::DcqcnParams* p = rates.find<sender::DcqcnParams>("dcqcn");
+    return p ? *p : kDefaults;
+  }
 };
 
 struct TxArbiterParams {  // tx.arbiter.*

@@ -1,5 +1,4 @@
 #include "platforms/b2b/b2b.h"
-#include "platforms/host/host_node.h"
 
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 #include "platforms/b2b/scoreboard.h"
 #include "platforms/common/results.h"
 #include "platforms/host/host_driver.h"
+#include "platforms/host/host_node.h"
 #include "platforms/network/network_link.h"
 #include "platforms/trace/trace.h"
 #include "tlm/host_memory.h"

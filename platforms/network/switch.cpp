@@ -152,8 +152,11 @@ void Switch::apply_fault(const PortFault& f) {
   }
   bool applied = false;
   for (SwitchHook* h : fault_) applied = h->fault(f) || applied;
+  static const char* const kKinds[] = {"rate", "down", "up", "loss", "ecn", "drop rule"};
   if (!applied)
-    throw Error(msg::kConfig, std::string(name()) + ": no hook of this switch takes this fault");
+    throw Error(msg::kConfig, std::string(name()) + ": no hook of this switch takes a '" +
+                                  kKinds[static_cast<int>(f.kind)] + "' fault (port " +
+                                  std::to_string(f.port) + ")");
 }
 
 SwitchTotals Switch::totals() const {

@@ -54,11 +54,16 @@ using AddressMap = std::map<std::pair<uint8_t, std::array<uint8_t, 16>>, uint32_
 struct PipeFrame {
   uint32_t slot = 0;  // its bytes: SwitchPipe::bytes(slot); SwitchCore's tag
   uint32_t out_port = 0;
-  SwitchCore::Frame fr;                    // as the buffer sees it (len, prio, ECT, in_port)
-  const wire::PacketView* view = nullptr;  // parsed headers (ingress to mark at enqueue only)
-  bool roce = false;                       // a RoCEv2 frame (BTH parsed)
-  bool ce = false;                         // mark stage: write CE into the frame
-  uint32_t scratch = 0;                    // a hook's note from admission to mark (one arrival)
+  SwitchCore::Frame fr;  // as the buffer sees it (len, prio, ECT, in_port)
+  // Parsed headers, at admission and at the mark at enqueue of the same arrival only
+  // (null for a frame a hook puts back with SwitchPipe::enqueue, and at departure);
+  // its tos is the frame's as it arrived.
+  const wire::PacketView* view = nullptr;
+  bool roce = false;  // a RoCEv2 frame (BTH parsed); set on arrival only
+  bool ce = false;    // mark stage: write CE into the frame
+  // THEMIS's note from its admission to its mark at enqueue (one arrival); a user hook
+  // that needs a note of its own keeps it in the hook, by slot.
+  uint32_t scratch = 0;
 };
 
 enum class MarkPoint : uint8_t { kEnqueue, kDequeue };
@@ -112,6 +117,8 @@ class SwitchHook {
     kFault = 64,
   };
   virtual ~SwitchHook() = default;
+  // A hook may book timers once built (not from its constructor); what it keeps of the
+  // SwitchBuild it was made from, it copies.
   // The stages this hook implements (a mask of Stage): the switch calls only those.
   virtual uint32_t stages() const = 0;
   // A frame (slot) arrived on port. true: the hook took it (and released the slot).

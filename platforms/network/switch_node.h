@@ -3,7 +3,7 @@
 // switch_model_registry() that `switch.model` names; the built-in row "pipeline" is
 // network::Switch (platforms/network/switch.h). A user's own switch module implements
 // SwitchNode, registers a row with add_switch_model() before the run, and binds where
-// the built-in one does (testbench/systemc/test_switch_factory.cpp shows one).
+// the built-in one does (testbench/systemc/test_switch_plugins.cpp shows one).
 #pragma once
 
 #include <cstdint>

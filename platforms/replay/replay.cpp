@@ -1,5 +1,4 @@
 #include "platforms/replay/replay.h"
-#include "platforms/host/host_node.h"
 
 #include <unistd.h>
 
@@ -17,6 +16,7 @@
 #include "model/core/report.h"
 #include "model/ornic/ornic_nic.h"
 #include "platforms/common/results.h"
+#include "platforms/host/host_node.h"
 #include "platforms/replay/integrity.h"
 #include "platforms/replay/network_sink.h"
 #include "platforms/replay/setup.h"

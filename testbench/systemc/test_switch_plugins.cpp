@@ -69,16 +69,24 @@ class DropNth : public network::SwitchHook {
   std::unordered_map<uint64_t, uint64_t> seen_;  // frames admitted per flow
 };
 
-void add_drop_nth_row() {
+DropNthParams& drop_nth_params() {
   static DropNthParams params;  // one set per process, bound into the run's table
+  return params;
+}
+
+void add_drop_nth_row() {
+  static bool added = false;  // a row is added once per process
+  if (added) return;
+  added = true;
+  DropNthParams& params = drop_nth_params();
   network::add_switch_hook(
       {"drop_nth", "drops every Nth data frame of each flow (switch.drop_nth.n)",
-       [](network::SwitchPipe& pipe,
-          const network::SwitchBuild& b) -> std::unique_ptr<network::SwitchHook> {
+       [&params](network::SwitchPipe& pipe,
+                 const network::SwitchBuild& b) -> std::unique_ptr<network::SwitchHook> {
          if (params.n == 0) return nullptr;
          return std::make_unique<DropNth>(pipe, b, params.n);
        },
-       [](ParamTable& t) { params.describe(t); }});
+       [&params](ParamTable& t) { params.describe(t); }});
 }
 // ---- end of the worked example ----
 
