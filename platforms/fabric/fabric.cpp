@@ -580,7 +580,8 @@ struct FabricRun {
   ClockDomain clk;
   std::unique_ptr<Vcd> vcd;
   std::vector<FlowRun> runs;
-  std::vector<uint32_t> qps_on;                                     // per host: QPs of its flows
+  std::vector<network::ThemisFlow> themis_flows;  // the flows crossing the long haul
+  std::vector<uint32_t> qps_on;                   // per host: QPs of its flows
   std::vector<std::unordered_map<uint32_t, uint32_t>> flow_of_qpn;  // data receiver's QPN
   // Per host: QP context index -> (flow, QPN), for rates.csv.
   std::vector<std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>>> qp_of_qi;
@@ -682,9 +683,9 @@ void build_system(FabricRun& r) {
       const Topology::Link& l = t.links[static_cast<uint32_t>(r.in.themis_link)];
       for (uint32_t k = 0; k < t.ports[n].size(); ++k)
         if (t.ports[n][k].link == static_cast<uint32_t>(r.in.themis_link))
-          b.themis =
-              network::ThemisSetup{&all.themis, &all.nic.sender.dcqcn(), k,
-                                   static_cast<uint64_t>(std::llround(2 * l.delay_ns * 1000.0))};
+          b.themis = network::ThemisSetup{
+              &all.themis, &all.nic.sender.dcqcn(), k,
+              static_cast<uint64_t>(std::llround(2 * l.delay_ns * 1000.0)), &r.themis_flows};
     }
     fb->switch_of_node[n] = static_cast<int32_t>(fb->switches.size());
     fb->switches.push_back(network::make_switch(all.sw.model, b));
@@ -744,6 +745,24 @@ void name_flows(FabricRun& r) {
                                     ": raise it (and sram.qp.context.depth)");
 }
 
+// THEMIS's flow table (themis.np_flows table): every flow whose data crosses the long
+// haul, as the control plane knows it at connection setup.
+void list_themis_flows(FabricRun& r) {
+  if (r.in.themis_link < 0) return;
+  const Fabric& fb = *r.fb;
+  for (const FlowRun& fr : r.runs) {
+    const bool read = fr.op == ornic::WqeOp::kRead;
+    const uint32_t from = read ? fr.responder : fr.requester;  // the data's sender
+    const uint32_t to = read ? fr.requester : fr.responder;
+    const std::vector<uint32_t> links = path_links(fb, fb.host_nodes[from], fb.host_nodes[to]);
+    if (std::find(links.begin(), links.end(), static_cast<uint32_t>(r.in.themis_link)) ==
+        links.end())
+      continue;
+    r.themis_flows.push_back({host_ip(fb.host_nodes[from]), host_ip(fb.host_nodes[to]), fr.sport,
+                              read ? fr.rsp_qpn : fr.req_qpn});
+  }
+}
+
 // The QP context of one end of a flow: its addresses and the flow's source port.
 ornic::QpContext flow_qp(const Fabric& fb, const FlowRun& fr, uint32_t self, uint32_t peer,
                          uint32_t qpn, uint32_t peer_qpn) {
@@ -765,7 +784,6 @@ ornic::QpContext flow_qp(const Fabric& fb, const FlowRun& fr, uint32_t self, uin
 void add_flows(FabricRun& r) {
   const AllParams& all = r.all;
   std::unique_ptr<Fabric>& fb = r.fb;
-  name_flows(r);
   std::vector<uint64_t> next_src(r.nh, kSourceBase), next_dst(r.nh, kDestBase);
   r.flow_of_qpn.assign(r.nh, {});
   r.qp_of_qi.assign(r.nh, {});
@@ -1520,6 +1538,8 @@ int run_fabric(const b2b::RunOptions& o) {
   for (const std::string& n : r.in.notes) std::fprintf(stderr, "oonic run: note: %s\n", n.c_str());
   take_inputs(r);
   prepare_results(r);
+  name_flows(r);
+  list_themis_flows(r);
   build_system(r);
   add_flows(r);
   observe(r);

@@ -143,12 +143,24 @@ class SwitchHook {
   virtual bool fault(const PortFault& /*f*/) { return false; }
 };
 
+// An inter-DC flow as the fabric set it up: the data sender's and receiver's IPv4
+// addresses, the UDP source port both directions use, and the sender's QPN (what a
+// CNP to it names).
+struct ThemisFlow {
+  uint32_t sender_ip = 0, receiver_ip = 0;
+  uint16_t sport = 0;
+  uint32_t sender_qpn = 0;
+};
+
 // THEMIS on this switch (a DC's external switch), when the fabric asks for it.
 struct ThemisSetup {
   const ThemisParams* params = nullptr;
   const sender::DcqcnParams* dcqcn = nullptr;
   uint32_t wan_port = 0;  // the long-haul port
   uint64_t rtt_ps = 0;    // twice the long haul's delay
+  // The inter-DC flows (themis.np_flows table fills the notification point's table
+  // from them); null: none known.
+  const std::vector<ThemisFlow>* flows = nullptr;
 };
 
 // Everything a switch (the built-in one or a user's) is built from.

@@ -45,6 +45,13 @@ void ThemisParams::describe(ParamTable& t) {
   t.add("themis.max_flows", &max_flows, "flow",
         "flows an external switch tracks (more are passed through untouched, counted)", 1,
         1u << 24);
+  t.add("themis.np_flows", &np_flows,
+        "np: how the notification point knows an inter-DC flow's sender QP: table (filled at "
+        "connection setup from the fabric's QP pairs, as THEMIS's P4 prototype's control plane "
+        "does: the flow's first marked packet can produce a CNP) or learn (from the flow's "
+        "ACKs coming in over the long haul; until one has, its marked packets pass marked, "
+        "counted as no_qpn)",
+        {"table", "learn"});
 }
 
 size_t ThemisCore::Hash::operator()(const FlowKey& k) const {

@@ -12,9 +12,11 @@
 //   * a data packet leaving the DC (egress: the long-haul port) with ECN CE: the mark
 //     is cleared (the far receiver does not CNP it again) and, if the flow's last CNP
 //     towards its sender is older than t_interval, a CNP goes to the sender, out of the
-//     port towards it ahead of its queues. The CNP names the sender's QP, learned from
-//     the flow's ACKs coming in over the long-haul port (a flow with none seen yet keeps
-//     its mark: the receiver will CNP it);
+//     port towards it ahead of its queues. The CNP names the sender's QP: from the flow
+//     table the fabric fills at connection setup (themis.np_flows table, learn_qpn for
+//     every flow crossing the long haul), or learned from the flow's ACKs coming in over
+//     the long-haul port (learn: a flow with none seen yet keeps its mark, and the
+//     receiver will CNP it);
 //   * a CNP coming in over the long-haul port for a local sender is forwarded only if
 //     the flow's last CNP is older than t_interval (else dropped: suppressed).
 // Reaction point (rp), at the receiver's DC:
@@ -62,22 +64,24 @@
 
 namespace oonic::network {
 
-struct ThemisParams {           // themis.*
-  std::string mode = "none";    // none | np | rp | both
-  double t_interval_us = 50;    // np: at most one CNP per flow per interval
-  std::string block = "dcqcn";  // rp: dcqcn (T_block from DCQCN's rate) | loop (the artefact's)
-  uint32_t step = 5;            // rp, loop: CNPs per added pass at first (grows by one)
-  double recover_us = 500;      // rp, loop: no CNP this long: step halves, one pass fewer
-  double line_gbps = 100;       // rp: a flow's rate before its first CNP (the host links)
-  double rtt_us = 0;            // rp: the RTT T_block stretches; 0: 2 x the long-haul delay
-  double max_block_us = 1000;   // rp, block dcqcn: T_block never exceeds this
-  double pass_ns = 100;         // rp: one recirculation pass (the loop port's delay)
-  double loop_gbps = 1600;      // rp: the loop port's rate
-  uint32_t max_flows = 65536;   // flows an external switch tracks
+struct ThemisParams {              // themis.*
+  std::string mode = "none";       // none | np | rp | both
+  double t_interval_us = 50;       // np: at most one CNP per flow per interval
+  std::string block = "dcqcn";     // rp: dcqcn (T_block from DCQCN's rate) | loop (the artefact's)
+  uint32_t step = 5;               // rp, loop: CNPs per added pass at first (grows by one)
+  double recover_us = 500;         // rp, loop: no CNP this long: step halves, one pass fewer
+  double line_gbps = 100;          // rp: a flow's rate before its first CNP (the host links)
+  double rtt_us = 0;               // rp: the RTT T_block stretches; 0: 2 x the long-haul delay
+  double max_block_us = 1000;      // rp, block dcqcn: T_block never exceeds this
+  double pass_ns = 100;            // rp: one recirculation pass (the loop port's delay)
+  double loop_gbps = 1600;         // rp: the loop port's rate
+  uint32_t max_flows = 65536;      // flows an external switch tracks
+  std::string np_flows = "table";  // np: table (filled at connection setup) | learn (from ACKs)
   // Read at construction (ThemisCore keeps them as flags), never per frame.
   bool np() const { return mode == "np" || mode == "both"; }
   bool loop() const { return block == "loop"; }
   bool rp() const { return mode == "rp" || mode == "both"; }
+  bool np_table() const { return np_flows == "table"; }
   void describe(ParamTable& t);
 };
 

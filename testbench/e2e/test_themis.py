@@ -63,6 +63,14 @@ class Themis(e2e.OonicTestCase):
         self.assertGreater(both("cnps_forwarded") + both("cnps_generated"), 0)
         self.assertEqual(both("cnps_marked_in"), 0)
         self.assertEqual(st["dc0_dci.themis.resubmits"] + st["dc1_dci.themis.resubmits"], 0)
+        # themis.np_flows table (the default): the np knows every inter-DC flow's sender QP
+        # from connection setup, so no marked packet passes for want of one; learning it
+        # from ACKs instead leaves the first marked packets of flows untouched.
+        self.assertEqual(both("no_qpn"), 0)
+        learn = self.run_two_dc("np", "--set", "themis.np_flows=learn")
+        ls = {k: v["value"] for k, v in learn.stats_json["stats"].items()
+              if isinstance(v, dict) and "value" in v}
+        self.assertGreater(ls["dc0_dci.themis.no_qpn"] + ls["dc1_dci.themis.no_qpn"], 0)
         rp = self.run_two_dc("rp")
         st = {k: v["value"] for k, v in rp.stats_json["stats"].items()
               if isinstance(v, dict) and "value" in v}

@@ -56,7 +56,12 @@ class ThemisHook : public SwitchHook {
       : pipe_(pipe),
         core_(*b.themis->params, *b.themis->dcqcn, b.themis->rtt_ps,
               StatGroup(*b.stats, b.name + ".themis")),
-        wan_(b.themis->wan_port) {}
+        wan_(b.themis->wan_port) {
+    // themis.np_flows table: the control plane's table, filled at connection setup.
+    if (core_.np() && b.themis->params->np_table() && b.themis->flows)
+      for (const ThemisFlow& x : *b.themis->flows)
+        core_.learn_qpn({x.sender_ip, x.receiver_ip, x.sport}, x.sender_qpn);
+  }
   uint32_t stages() const override { return kAdmission | kMark; }
 
   bool admission(PipeFrame& f, uint64_t now) override {
