@@ -154,6 +154,13 @@ void apply_override(ParamTable& table, const std::string& assignment) {
   table.set(key, val, "--set");
 }
 
+void apply_config(ParamTable& table, const std::string& path,
+                  const std::vector<std::string>& sets) {
+  if (!path.empty()) apply_config_file(table, path);
+  for (const auto& s : sets) apply_override(table, s);
+  table.apply_presets();
+}
+
 std::string resolved_yaml(const ParamTable& table) {
   // Sorted by key so that each map appears once however blocks registered.
   std::vector<const ParamTable::Entry*> es;

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "model/core/cycles.h"
-#include "model/schemes/receive_schemes.h"
 #include "model/ordering/ordering_unit.h"
+#include "model/schemes/receive_schemes.h"
 #include "model/sender/loss_recovery.h"
 #include "model/wire/roce.h"
 

@@ -12,11 +12,12 @@ void OrnicParams::describe(ParamTable& t) {
         1, 2000);
   t.add("nic.datapath_bytes", &nic.datapath_bytes, "byte",
         "datapath width: a B-byte packet takes ceil(B/width) beats", 8, 1024);
-  t.add("nic.ordering", &nic.ordering,
-        "receive-order scheme of the Bitmap Manager for OOO WQEs (model/schemes/receive_schemes.h): "
-        "ornic (block node array, OTD, NAK with bitmap), gbn, irn, static, melo, melo+, left, "
-        "left+, mprdma, eunomia (eunomia.*); each gets the QP window nodes_per_qp x block_bits",
-        ordering::scheme_names());
+  t.add(
+      "nic.ordering", &nic.ordering,
+      "receive-order scheme of the Bitmap Manager for OOO WQEs (model/schemes/receive_schemes.h): "
+      "ornic (block node array, OTD, NAK with bitmap), gbn, irn, static, melo, melo+, left, "
+      "left+, mprdma, eunomia (eunomia.*); each gets the QP window nodes_per_qp x block_bits",
+      ordering::scheme_names());
   t.add("nic.max_qps", &nic.max_qps, "QP", "QP context slots (ORNIC reference: 2048)", 1, 65536);
   t.add("nic.pmtu_bytes", &nic.pmtu_bytes, "byte",
         "path MTU: payload bytes of every data packet but a message's last (Eq. 1)", 256, 4096);

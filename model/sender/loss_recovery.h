@@ -4,7 +4,8 @@
 // timeout) after it has moved the QP's first unacknowledged PSN; the core answers by
 // acting on the QP's send state through SendState: resend single PSNs (selective) or go
 // back N. The QP Manager asks it, per packet, whether to hold the packet and what to add
-// to its headers. Every core is plain C++; `tx.recovery` picks one (model/schemes/sender_policies.h).
+// to its headers. Every core is plain C++; `tx.recovery` picks one
+// (model/schemes/sender_policies.h).
 #pragma once
 
 #include <cstdint>

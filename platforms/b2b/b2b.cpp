@@ -106,9 +106,7 @@ ornic::QpContext make_ctx(uint32_t qpn, uint32_t peer, bool is_a, uint32_t i) {
 // two-NIC run asks of them.
 void read_params(const RunOptions& o, AllParams& all, ParamTable& table) {
   all.describe(table);
-  if (!o.config.empty()) apply_config_file(table, o.config);
-  for (const auto& s : o.sets) apply_override(table, s);
-  table.apply_presets();
+  apply_config(table, o.config, o.sets);
   all.nic.validate();
   all.network.validate();
   all.workload.validate();

@@ -33,8 +33,8 @@
 #include "model/ordering/ornic_bitmap.h"
 #include "model/ordering/static_bitmap.h"
 #include "model/wire/roce.h"
-#include "platforms/common/cli_options.h"
 #include "platforms/common/arrival_order.h"
+#include "platforms/common/cli_options.h"
 
 namespace oonic::experiments {
 

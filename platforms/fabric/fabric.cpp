@@ -278,11 +278,7 @@ uint32_t p999(const std::map<uint32_t, uint64_t>& h, uint64_t n) {
 network::SwitchBuild switch_build(const AllParams& all, const Topology& t,
                                   const network::Routes& routes, uint32_t n,
                                   const network::AddressMap& addrs, uint64_t seed, Stats& stats) {
-  network::SwitchBuild b;
-  b.name = t.nodes[n].name;
-  b.sp = &all.sw, b.rp = &all.routing, b.topology = &t, b.routes = &routes, b.node = n;
-  b.hosts = &addrs, b.seed = seed, b.stats = &stats;
-  return b;
+  return network::SwitchBuild::of(all.sw, all.routing, t, routes, n, addrs, seed, stats);
 }
 
 struct Fabric {
@@ -606,9 +602,7 @@ void read_params(FabricRun& r) {
   const b2b::RunOptions& o = r.o;
   AllParams& all = r.all;
   all.describe(r.table);
-  if (!o.config.empty()) apply_config_file(r.table, o.config);
-  for (const auto& s : o.sets) apply_override(r.table, s);
-  r.table.apply_presets();
+  apply_config(r.table, o.config, o.sets);
   all.nic.validate();
   all.sw.validate();
   if (all.host.digest)

@@ -9,6 +9,7 @@
 #include "model/core/error.h"
 #include "model/wire/roce.h"
 #include "platforms/network/frame_ecn.h"
+#include "platforms/network/frame_keys.h"
 
 namespace oonic::network {
 
@@ -34,33 +35,12 @@ const SwitchParams& checked(const SwitchParams& p) {
   return p;
 }
 
-bool control_opcode(uint8_t op) {
-  return op == wire::kAcknowledge || op == wire::kOooNak || op == wire::kSchemeFeedback ||
-         op == wire::kCnp;
-}
-
-uint64_t ip_key(const wire::PacketView& v, bool dst) {
-  const auto& ip = dst ? v.dst_ip : v.src_ip;
-  if (v.ip_version == 4)
-    return uint64_t{ip[0]} << 24 | uint64_t{ip[1]} << 16 | uint64_t{ip[2]} << 8 | ip[3];
-  return fnv1a(std::string_view(reinterpret_cast<const char*>(ip.data()), ip.size()));
-}
-
-SwitchBuild plain_build(const SwitchParams& sp, const RoutingParams& rp, const Topology& t,
-                        const Routes& routes, uint32_t node, const AddressMap& hosts, uint64_t seed,
-                        Stats& stats) {
-  SwitchBuild b;
-  b.sp = &sp, b.rp = &rp, b.topology = &t, b.routes = &routes, b.node = node;
-  b.hosts = &hosts, b.seed = seed, b.stats = &stats;
-  return b;
-}
-
 }  // namespace
 
 Switch::Switch(sc_core::sc_module_name name, const SwitchParams& sp, const RoutingParams& rp,
                const Topology& t, const Routes& routes, uint32_t node, const AddressMap& hosts,
                uint64_t seed, Stats& stats)
-    : Switch(name, plain_build(sp, rp, t, routes, node, hosts, seed, stats)) {}
+    : Switch(name, SwitchBuild::of(sp, rp, t, routes, node, hosts, seed, stats)) {}
 
 Switch::Switch(sc_core::sc_module_name name, const SwitchBuild& b)
     : sc_module(name),

@@ -175,6 +175,16 @@ struct SwitchBuild {
   uint64_t seed = 1;
   Stats* stats = nullptr;
   std::optional<ThemisSetup> themis;
+  // Switch node of t named after it, without THEMIS.
+  static SwitchBuild of(const SwitchParams& sp, const RoutingParams& rp, const Topology& t,
+                        const Routes& routes, uint32_t node, const AddressMap& hosts, uint64_t seed,
+                        Stats& stats) {
+    SwitchBuild b;
+    b.name = t.nodes[node].name;
+    b.sp = &sp, b.rp = &rp, b.topology = &t, b.routes = &routes, b.node = node;
+    b.hosts = &hosts, b.seed = seed, b.stats = &stats;
+    return b;
+  }
 };
 
 struct SwitchHookRow {

@@ -62,9 +62,7 @@ struct ReplaySystem : host::HostNode {
 // The parameters: defaults, the config file, --set, then the presets.
 void read_params(const ReplayOptions& o, AllParams& all, ParamTable& table) {
   all.describe(table);
-  if (!o.config.empty()) apply_config_file(table, o.config);
-  for (const auto& s : o.sets) apply_override(table, s);
-  table.apply_presets();
+  apply_config(table, o.config, o.sets);
   all.nic.validate();
 }
 

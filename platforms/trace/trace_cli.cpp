@@ -24,8 +24,8 @@
 #include "model/core/error.h"
 #include "model/core/number.h"
 #include "model/wire/roce.h"
-#include "platforms/common/cli_options.h"
 #include "platforms/common/arrival_order.h"
+#include "platforms/common/cli_options.h"
 #include "platforms/trace/text_writer.h"
 #include "platforms/trace/trace_util.h"
 

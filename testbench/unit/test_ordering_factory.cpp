@@ -4,8 +4,8 @@
 
 #include "model/core/error.h"
 #include "model/eunomia/packet_driver_core.h"
-#include "model/schemes/receive_schemes.h"
 #include "model/ornic/rx/feedback.h"
+#include "model/schemes/receive_schemes.h"
 
 namespace oonic {
 namespace {

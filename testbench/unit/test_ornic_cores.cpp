@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "model/core/stats.h"
-#include "model/schemes/receive_schemes.h"
 #include "model/ornic/agenda.h"
 #include "model/ornic/block_env.h"
 #include "model/ornic/block_interfaces.h"
@@ -36,6 +35,7 @@
 #include "model/ornic/tx/qp_manager_core.h"
 #include "model/ornic/tx/tx_arbiter_core.h"
 #include "model/ornic/wqe.h"
+#include "model/schemes/receive_schemes.h"
 #include "model/sender/rate_control.h"
 #include "model/sender/standard_recovery.h"
 #include "model/sram/sram.h"

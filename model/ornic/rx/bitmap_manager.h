@@ -23,11 +23,11 @@
 #include "model/core/stats.h"
 #include "model/core/vcd.h"
 #include "model/eunomia/receiver_agent.h"
-#include "model/schemes/receive_schemes.h"
 #include "model/ordering/ornic_bitmap.h"
 #include "model/ordering/rtl_bitmap.h"
 #include "model/ornic/block_env.h"
 #include "model/ornic/block_interfaces.h"
+#include "model/schemes/receive_schemes.h"
 #include "model/sram/sram.h"
 
 namespace oonic::ornic {

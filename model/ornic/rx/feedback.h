@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "model/schemes/receive_schemes.h"
 #include "model/ordering/ordering_unit.h"
+#include "model/schemes/receive_schemes.h"
 #include "model/wire/roce.h"
 
 namespace oonic::ornic {

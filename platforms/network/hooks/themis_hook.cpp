@@ -14,6 +14,7 @@
 #include "model/core/rng.h"
 #include "model/wire/roce.h"
 #include "platforms/network/frame_ecn.h"
+#include "platforms/network/frame_keys.h"
 #include "platforms/network/hooks/builtin.h"
 
 namespace oonic::network::hooks {
@@ -21,23 +22,6 @@ namespace {
 
 // BTH byte 8 bit 0 of a CNP: THEMIS's reaction point already reacted to it.
 constexpr uint8_t kThemisCnpBit = 0x01;
-
-bool data_opcode(uint8_t op) {
-  const wire::OpcodeInfo* i = wire::opcode_info(op);
-  return i && (i->flags & wire::kHasPayload) && (i->flags & wire::kIsRequest);
-}
-
-bool control_opcode(uint8_t op) {
-  return op == wire::kAcknowledge || op == wire::kOooNak || op == wire::kSchemeFeedback ||
-         op == wire::kCnp;
-}
-
-uint64_t ip_key(const wire::PacketView& v, bool dst) {
-  const auto& ip = dst ? v.dst_ip : v.src_ip;
-  if (v.ip_version == 4)
-    return uint64_t{ip[0]} << 24 | uint64_t{ip[1]} << 16 | uint64_t{ip[2]} << 8 | ip[3];
-  return fnv1a(std::string_view(reinterpret_cast<const char*>(ip.data()), ip.size()));
-}
 
 // The THEMIS bit on a CNP (BTH byte 8 bit 0); the ICRC covers it and is rewritten.
 void set_themis_bit(uint8_t* f, size_t len, const wire::PacketView& v) {
