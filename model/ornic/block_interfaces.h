@@ -191,6 +191,9 @@ class RequesterState : public sender::SendState {
   // Something sent and not yet answered: PSNs in [una, high), or a READ sent but not done.
   virtual bool inflight(uint32_t qi) const = 0;
   virtual void kick_qp(Cycle t, uint32_t qi) = 0;
+  // After a timeout: at most psns PSNs past the first unacknowledged one may be out, the
+  // limit growing by each PSN acknowledged until it reaches the QP's window (0: no limit).
+  virtual void restart_window(uint32_t qi, uint32_t psns) = 0;
 };
 
 // The TX arbiter's sources.

@@ -184,6 +184,13 @@ void OrnicParams::describe(ParamTable& t) {
         "TIMEOUT_CYCLES aside): commodity NICs time out in milliseconds (ConnectX's "
         "local_ack_timeout: 4.096 us x 2^k); 0: no minimum",
         0, 1e9);
+  t.add("control.rsp_manager.timeout_window_psns", &rsp_manager.timeout_window_psns, "PSN",
+        "after a requester timeout at most this many PSNs past the first unacknowledged one "
+        "may be out, the limit growing by one per PSN acknowledged (doubling each round trip) "
+        "until it reaches the QP's window: a timeout after a lost tail ACK then resends one "
+        "PSN, not a window (TCP's loss window after RTO, RFC 5681 3.1); 0: the whole window at "
+        "once, as commodity RoCE NICs go back N (docs/experiments/melo-loss.md)",
+        0, 1u << 23);
   t.add("control.cqe_manager.schedule_cycles", &cqe_manager.schedule_cycles, "cycle",
         "CQE Manager register-scheduler cycles per CQE (then WQE cache read, DMA write)", 0, 1000);
   t.add("reg.access_cycles", &reg.access_cycles, "cycle",

@@ -114,7 +114,8 @@ struct TxArbiterParams {  // tx.arbiter.*
 
 struct RspManagerParams {  // control.rsp_manager.*
   double rtt_ns = 90000;
-  double min_timeout_us = 0;  // the timeout is at least this (commodity NICs: ms)
+  double min_timeout_us = 0;         // the timeout is at least this (commodity NICs: ms)
+  uint32_t timeout_window_psns = 1;  // PSNs out after a timeout, grown per PSN acked; 0: all
 };
 
 struct CqeManagerParams {  // control.cqe_manager.*

@@ -59,7 +59,7 @@ const std::vector<RecoveryKind>& recovery_kinds() {
        "IRN: a SACK resends the first hole (repeated after tx.resend_holdoff_ns); NACK resends",
        &selective},
       {"hole-list", "recovery",
-       "MELO/LEFT: the NACK's holes are resent exactly; a timeout resends the first "
+       "MELO/LEFT: the NACK's holes are resent exactly, lowest first; a timeout resends the first "
        "unacknowledged PSN and the holes learnt, not a window",
        &hole_list},
       {"eunomia", "sender_agent",

@@ -34,7 +34,11 @@ void SelectiveRepeat::on_progress(SendState& s, uint32_t qi) {
 
 void HoleList::on_feedback(SendState& s, uint32_t qi, const wire::SchemeFeedback& fb) {
   if (fb.type == wire::SchemeFeedback::kHoleNack) {
-    for (uint8_t h = 0; h < fb.info && h < 3; ++h)
+    // The NACK lists its holes most recent (highest) first; resend them lowest first:
+    // MELO's receiver takes a retransmission only at the front of its list, so a higher
+    // hole's resend that overtook a lower one's would be dropped as a middle access.
+    const uint8_t n = fb.info < 3 ? fb.info : 3;
+    for (int h = n - 1; h >= 0; --h)
       for (uint32_t k = 0; k < fb.len[h]; ++k) {
         const uint32_t psn = wire::psn_add(fb.psn[h], k);
         if (qi < known_.size()) {

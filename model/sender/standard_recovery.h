@@ -7,7 +7,8 @@
 //                   ACK) resends the first hole; the NIC holds off a repeat until an RTT
 //                   has passed without it being filled (tx.resend_holdoff_ns), so a lost
 //                   retransmission is resent again on a later SACK, not by the timeout.
-//   HoleList        MELO / LEFT: the NACK's up-to-3 holes are resent exactly. The sender
+//   HoleList        MELO / LEFT: the NACK's up-to-3 holes are resent exactly, lowest first
+//                   (MELO's receiver takes a resend only at its list's front). The sender
 //                   keeps every hole the NACKs told it of (its rebuilt view of the
 //                   receiver's bitmap) until the first unacknowledged PSN passes it; a
 //                   timeout resends the first unacknowledged PSN and those holes, not a

@@ -93,6 +93,7 @@ ornic::QpContext make_ctx(uint32_t qpn, uint32_t peer, bool is_a, uint32_t i) {
   c.qpn = qpn;
   c.peer_qpn = peer;
   c.pmtu = 0;  // the NIC's nic.pmtu_bytes (QpContext's own default would ignore it)
+  c.otd = 0;   // the NIC's nic.otd (likewise)
   wire::FrameSpec& f = c.tx_template;
   f.src_mac = {0x02, 0, 0, 0, 0, static_cast<uint8_t>(is_a ? 0x0A : 0x0B)};
   f.dst_mac = {0x02, 0, 0, 0, 0, static_cast<uint8_t>(is_a ? 0x0B : 0x0A)};

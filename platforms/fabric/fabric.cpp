@@ -28,6 +28,7 @@
 #include "platforms/fabric/flow_check.h"
 #include "platforms/host/host_driver.h"
 #include "platforms/host/host_node.h"
+#include "platforms/network/frame_keys.h"
 #include "platforms/network/network_link.h"
 #include "platforms/network/switch_node.h"
 #include "platforms/network/workload.h"
@@ -263,6 +264,9 @@ struct FlowRun {
   uint64_t ood_sum = 0;
   std::map<uint32_t, uint64_t> ood_hist;  // OOD -> packets (sparse: mostly 0)
   uint32_t peak_blocks = 0;
+  // Frames of the flow lost on a wire or by a fault: data (requests, READ responses) and
+  // control (ACK, NAK, scheme feedback, CNP).
+  uint64_t lost_data = 0, lost_control = 0;
 };
 
 uint32_t p999(const std::map<uint32_t, uint64_t>& h, uint64_t n) {
@@ -579,6 +583,8 @@ struct FabricRun {
   std::vector<network::ThemisFlow> themis_flows;  // the flows crossing the long haul
   std::vector<uint32_t> qps_on;                   // per host: QPs of its flows
   std::vector<std::unordered_map<uint32_t, uint32_t>> flow_of_qpn;  // data receiver's QPN
+  std::vector<std::unordered_map<uint32_t, uint32_t>> flow_at;      // per host: QPN -> flow
+  std::unordered_map<uint32_t, uint32_t> host_at_ip;                // IPv4 -> host index
   // Per host: QP context index -> (flow, QPN), for rates.csv.
   std::vector<std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>>> qp_of_qi;
   std::vector<RateRow> rate_rows;
@@ -763,6 +769,7 @@ ornic::QpContext flow_qp(const Fabric& fb, const FlowRun& fr, uint32_t self, uin
   ornic::QpContext c;
   c.qpn = qpn, c.peer_qpn = peer_qpn;
   c.pmtu = 0;  // nic.pmtu_bytes
+  c.otd = 0;   // nic.otd
   wire::FrameSpec& s = c.tx_template;
   const uint32_t a = host_ip(fb.host_nodes[self]), b = host_ip(fb.host_nodes[peer]);
   s.src_mac = {0x02, 0, uint8_t(self >> 16), uint8_t(self >> 8), uint8_t(self), 0};
@@ -780,6 +787,8 @@ void add_flows(FabricRun& r) {
   std::unique_ptr<Fabric>& fb = r.fb;
   std::vector<uint64_t> next_src(r.nh, kSourceBase), next_dst(r.nh, kDestBase);
   r.flow_of_qpn.assign(r.nh, {});
+  r.flow_at.assign(r.nh, {});
+  for (uint32_t h = 0; h < r.nh; ++h) r.host_at_ip[host_ip(fb->host_nodes[h])] = h;
   r.qp_of_qi.assign(r.nh, {});
   std::vector<uint32_t> slot_on(r.nh, 0);
   for (FlowRun& fr : r.runs) {
@@ -798,6 +807,8 @@ void add_flows(FabricRun& r) {
     fr.data_host = data_dst;
     fr.data_index = fb->hosts[data_dst]->check.add_dest(dst, len, src);
     r.flow_of_qpn[data_dst][read ? fr.req_qpn : fr.rsp_qpn] = fr.id;
+    r.flow_at[fr.requester][fr.req_qpn] = fr.id;
+    r.flow_at[fr.responder][fr.rsp_qpn] = fr.id;
     const uint32_t rkey = 0x1000u + fr.id;
 
     ornic::QpContext rq = flow_qp(*fb, fr, fr.requester, fr.responder, fr.req_qpn, fr.rsp_qpn);
@@ -1005,9 +1016,34 @@ void capture_links(FabricRun& r) {
   }
 }
 
+// Frames lost on a switch's egress wire or by a fault on a host's uplink, counted to
+// their flow (its destination host's QP).
+void observe_losses(FabricRun& r) {
+  auto count = [&r](const uint8_t* f, size_t len) {
+    wire::PacketView v;
+    wire::parse(f, len, v, false);
+    if (v.ip_version != 4) return;
+    const auto h = r.host_at_ip.find(static_cast<uint32_t>(network::ip_key(v, true)));
+    if (h == r.host_at_ip.end()) return;
+    const auto q = r.flow_at[h->second].find(v.bth.dest_qp);
+    if (q == r.flow_at[h->second].end()) return;
+    FlowRun& fr = r.runs[q->second];
+    if (network::control_opcode(v.bth.opcode))
+      ++fr.lost_control;
+    else
+      ++fr.lost_data;
+  };
+  for (auto& sw : r.fb->switches)
+    sw->on_lost([count](uint32_t, uint64_t, const uint8_t* f, size_t len) { count(f, len); });
+  for (auto& h : r.fb->hosts)
+    h->uplink.on_drop(
+        [count](uint64_t, const uint8_t* f, size_t len, const char*) { count(f, len); });
+}
+
 // Every observer the outputs asked for.
 void observe(FabricRun& r) {
   observe_packets(r);
+  observe_losses(r);
   if (r.all.run.rates_csv)
     for (uint32_t h = 0; h < r.nh; ++h)
       r.fb->hosts[h]->nic.rate_control().on_rate(
@@ -1251,7 +1287,8 @@ void write_fct(const FabricRun& r, Figures& fig) {
   std::ofstream h(r.dir + "/fct.txt");
   std::vector<std::pair<uint64_t, std::string>> ns3_lines;  // (CQE time, line)
   f << "flow,src,dst,sip,dip,sport,dport,opcode,bytes,start_ns,post_ns,fct_ns,ideal_fct_ns,"
-       "slowdown,completed,retransmitted,timeouts,recoveries,spurious,nic_drops\n";
+       "slowdown,completed,retransmitted,timeouts,recoveries,spurious,nic_drops,lost_data,"
+       "lost_control\n";
   char ipa[16], ipb[16];
   for (const FlowRun& fr : r.runs) {
     const host::WqeRecord& rec = fb.hosts[fr.requester]->driver.records()[fr.record];
@@ -1281,7 +1318,8 @@ void write_fct(const FabricRun& r, Figures& fig) {
     const ornic::RecoveryCounts& rd =
         recovery_of(r, fr.data_host, fr.op == ornic::WqeOp::kRead ? fr.req_qpn : fr.rsp_qpn);
     f << "," << rq.retransmitted << "," << rq.timeouts << "," << rq.recoveries << ","
-      << rd.duplicates << "," << rd.nic_drops << "\n";
+      << rd.duplicates << "," << rd.nic_drops << "," << fr.lost_data << "," << fr.lost_control
+      << "\n";
     if (rec.cqes) {
       std::ostringstream line;
       line << ipa << " " << ipb << " " << fr.sport << " " << fr.f.dport << " " << fr.f.bytes << " "

@@ -131,6 +131,7 @@ void NetworkLink::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
   const size_t len = gp.get_data_length();
   if (down_ || psn_rule_hit(f, len, psn_rules_)) {  // a fault loses it on the wire
     fault_lost_.inc();
+    if (on_drop_) on_drop_(start, f, len, "fault");
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }

@@ -52,7 +52,8 @@ class NetworkLink : public sc_core::sc_module {
   // time (= sim time, last byte at the receiver) and the frame.
   void on_deliver(DeliverFn f) { on_deliver_.connect(std::move(f)); }
   // Called when a frame is dropped (at the time it enters), with the time its
-  // first byte left the sender and the reason ("random" or "listed").
+  // first byte left the sender and the reason ("random", "listed", or "fault": a fabric
+  // fault, set_down or a PSN rule).
   void on_drop(DropFn f) { on_drop_.connect(std::move(f)); }
 
   // Time of the last delivery (0 if none yet).

@@ -200,7 +200,10 @@ uint64_t Switch::send_ahead(uint32_t port, const uint8_t* f, uint32_t len, uint6
 
 bool Switch::lost_on_wire(uint32_t port, uint32_t slot, uint8_t prio, bool control, uint64_t now) {
   for (SwitchHook* h : egress_)
-    if (h->egress(port, slot, prio, control, now)) return true;
+    if (h->egress(port, slot, prio, control, now)) {
+      if (on_lost_) on_lost_(port, now, slots_[slot].data(), slots_[slot].size());
+      return true;
+    }
   return false;
 }
 

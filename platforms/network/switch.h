@@ -95,6 +95,8 @@ class Switch : public sc_core::sc_module, public SwitchNode, private SwitchPipe 
   // Called for every frame delivered out of a port (its last byte at the far end),
   // before the far end takes it (link captures).
   void on_deliver(DeliverFn f) override { on_deliver_.connect(std::move(f)); }
+  // Called for every frame an egress hook loses on the wire (wire_loss, port_faults).
+  void on_lost(DeliverFn f) override { on_lost_.connect(std::move(f)); }
   // The hooks built for this switch, in pipeline order (registry order).
   const std::vector<std::unique_ptr<SwitchHook>>& hooks() const { return hooks_; }
 
@@ -171,6 +173,7 @@ class Switch : public sc_core::sc_module, public SwitchNode, private SwitchPipe 
   Signal<uint64_t, uint32_t, uint64_t> on_queue_;
   Signal<uint64_t, uint32_t, uint8_t, uint32_t, bool> on_pfc_;
   Signal<uint32_t, uint64_t, const uint8_t*, size_t> on_deliver_;
+  Signal<uint32_t, uint64_t, const uint8_t*, size_t> on_lost_;
   std::array<uint8_t, 6> mac_;
   std::vector<std::unique_ptr<SwitchHook>> hooks_;
   // Per stage, the hooks implementing it (registry order).

@@ -57,6 +57,9 @@ class SwitchNode {
   virtual void on_queue(QueueFn) {}
   virtual void on_pfc(PfcFn) {}
   virtual void on_deliver(DeliverFn) {}
+  // Called for every frame lost as it leaves a port (random loss, a fault), before the
+  // switch lets it go (the per-flow loss counts of fct.csv).
+  virtual void on_lost(DeliverFn) {}
 };
 
 using SwitchMaker = std::function<std::unique_ptr<SwitchNode>(const SwitchBuild&)>;

@@ -20,7 +20,8 @@ Part 2, two NICs back to back (`oonic run`, one OOO WRITE of 4 MiB = 1,024 packe
 100 Gbit/s): for ORNIC, IRN, MELO+, LEFT and MELO, the losses placed by
 network.drop_psns -- one loss (ab:100), two losses in one window (ab:100,ab:130), a lost
 retransmission (ab:100*2: the packet and its first resend), a lost NAK/NACK/SACK (ab:100
-and the first b->a frame naming PSN 100, ba:100) -- are recovered without a go-back-N and
+and the first b->a frame naming PSN 100, ba:100), a lost NACK then a second hole
+(ab:100,ba:100,ab:130) -- are recovered without a go-back-N and
 without a timeout (MELO's list, as published, NACKs a hole once: a lost resend or NACK
 waits for one timeout there), every byte lands once with one CQE, the sender resends
 exactly the frames lost (ab:100*2 costs two), with no spurious resend and no NIC drop
@@ -84,6 +85,11 @@ class LossRecovery(unittest.TestCase):
                              int(s["h1.nic.control.rsp_manager.recoveries"]["value"]))
             self.assertEqual(int(r["spurious"]), int(s["h0.nic.rx.drops.duplicate"]["value"]))
             self.assertGreater(int(r["recoveries"]), 0)
+            # The flow's frames lost on the leaf's wires: data and control (ACK/NAK/feedback).
+            self.assertEqual(int(r["lost_data"]), int(s["leaf0.lost_data"]["value"]))
+            self.assertEqual(int(r["lost_data"]) + int(r["lost_control"]),
+                             int(s["leaf0.lost"]["value"]))
+            self.assertGreater(int(r["lost_control"]), 0)
             # qps.csv counts the same duplicates from the packet records (once always 0).
             with open(os.path.join(d, "qps.csv")) as f:
                 q = list(csv.DictReader(f))
@@ -126,10 +132,11 @@ class LossRecovery(unittest.TestCase):
     def test_irn(self):
         self.check("irn", True)
 
-    def test_melo_completes(self):
-        # MELO drops what lands in the middle of its list (as published): only integrity
-        # and no resource drops are asserted.
-        self.check("melo", False)
+    def test_melo(self):
+        # MELO drops a resend that lands in the middle of its list (as published: after a
+        # lost resend of the front hole); the sender resends holes lowest first, so that is
+        # the only way, and the bounds of a selective scheme hold.
+        self.check("melo", True)
 
     def test_go_back_n_completes(self):
         self.check("gbn", False)
@@ -153,7 +160,12 @@ def run_b2b(out, scheme, drops, extra=()):
 
 class TwoNicPlacedLosses(unittest.TestCase):
     # drop rule -> data frames lost (the PSN's transmissions that never arrive)
-    CASES = {"ab:100": 1, "ab:100,ab:130": 2, "ab:100*2": 2, "ab:100,ba:100": 1}
+    # ab:100,ba:100,ab:130: the NACK of hole 100 is lost, so the NACK of hole 130 is the
+    # first to name 100 (MELO's NACK carries the 3 most recent holes, highest first): the
+    # sender resends 100 before 130, or MELO's receiver drops 130's resend as a middle
+    # access and waits for the timeout (before the fix: 1 timeout, 1 untrackable drop).
+    CASES = {"ab:100": 1, "ab:100,ab:130": 2, "ab:100*2": 2, "ab:100,ba:100": 1,
+             "ab:100,ba:100,ab:130": 2}
 
     def check(self, scheme, timeout_cases=()):
         # timeout_cases: where the scheme as published waits for the timeout (MELO's list
@@ -172,6 +184,7 @@ class TwoNicPlacedLosses(unittest.TestCase):
                 self.assertGreaterEqual(v("a.nic.tx.qp_manager.retransmitted"), lost)
                 self.assertLessEqual(v("a.nic.tx.qp_manager.retransmitted"), lost)
                 self.assertEqual(v("b.nic.rx.drops.duplicate"), 0)
+                self.assertEqual(v("b.nic.rx.drops.untrackable"), 0)
                 for r in RESOURCE_DROPS:
                     self.assertEqual(v("b.nic.rx.drops." + r), 0, r)
 
@@ -180,6 +193,23 @@ class TwoNicPlacedLosses(unittest.TestCase):
 
     def test_irn(self):
         self.check("irn")
+
+    def test_nic_otd_sets_where_ornic_declares_the_loss(self):
+        # nic.otd reaches the QPs of a two-NIC run (it was ignored: every QP had 64). PSN 100
+        # lost: the responder NAKs when PSN 100 + OTD + 1 arrives (psn - ePSN > OTD), and the
+        # resend follows after a fixed round trip, so it moves in the a->b stream by exactly
+        # the difference of the two OTDs.
+        from scapy.all import rdpcap, UDP  # noqa: E402 (the oracle's import, here only)
+        where = {}
+        for otd in (64, 16):
+            with tempfile.TemporaryDirectory() as d:
+                st = run_b2b(d, "ornic", "ab:100", ["--set", "nic.otd=%d" % otd,
+                                                     "--set", "run.pcap=true"])
+                self.assertTrue(st["scoreboard"]["ok"])
+                psns = [int.from_bytes(bytes(p[UDP].payload)[9:12], "big")
+                        for p in rdpcap(os.path.join(d, "a_to_b.pcap"))]
+                where[otd] = psns.index(100)  # PSN 100 was lost: this is its resend
+        self.assertEqual(where[64] - where[16], 64 - 16, where)
 
     LIST_TIMEOUTS = ("ab:100*2", "ab:100,ba:100")
 

@@ -836,14 +836,15 @@ struct RequesterRig {
   FakeControl no_control;
   TxArbiterCore arb;
 
-  static OrnicParams params(uint32_t window, double holdoff_ns) {
+  static OrnicParams params(uint32_t window, double holdoff_ns, uint32_t timeout_window) {
     OrnicParams p = small_params();
     p.qp_manager.max_inflight_psns = window;
     p.sender.resend_holdoff_ns = holdoff_ns;
+    p.rsp_manager.timeout_window_psns = timeout_window;
     return p;
   }
-  explicit RequesterRig(uint32_t window = 320, double holdoff_ns = 0)
-      : p(params(window, holdoff_ns)),
+  explicit RequesterRig(uint32_t window = 320, double holdoff_ns = 0, uint32_t timeout_window = 1)
+      : p(params(window, holdoff_ns, timeout_window)),
         ctx_sram("qp.context", p.sram.qp_context, stats, "nic0.sram.qp.context"),
         qps(&ctx_sram, p.nic.max_qps),
         regs(p.nic.max_qps),
@@ -1025,9 +1026,10 @@ TEST(RequesterCores, OooWriteSwitchesFromFSpotToSpotOnceStartAddrIsCached) {
 
 // The timeout measures silence since the last response (MECHANISMS.md §1): a send does
 // not push it back. TIMEOUT_CYCLES 500; WQE A's packet leaves at s0, WQE B's at 400+:
-// the timer still fires at s0 + 500 (re-armed by every send it would be at 900+).
+// the timer still fires at s0 + 500 (re-armed by every send it would be at 900+). The
+// timeout goes back N with the whole window (control.rsp_manager.timeout_window_psns 0).
 TEST(RequesterCores, TimeoutCountsFromTheFirstUnansweredSendNotTheLast) {
-  RequesterRig r;
+  RequesterRig r(320, 0, /*timeout_window=*/0);
   r.regs.poke(0, QpReg::kTimeoutCycles, 500);
   r.post(0, {write_wqe(0xF1, 256, 0x8000)});  // PSN 100
   r.run(399);
@@ -1084,6 +1086,44 @@ TEST(RequesterCores, AResendInFlightIsHeldOffThenRetriedAtTheHoldoffsEnd) {
   r.run(5000);
   EXPECT_EQ(r.psns_sent(8).size(), 2u);
   EXPECT_EQ(r.stats.counter_value("nic0.control.rsp_manager.recoveries"), 1u);
+}
+
+// After a timeout the go-back starts with control.rsp_manager.timeout_window_psns PSNs
+// past una (1, the default) and each PSN acknowledged lets one more go (TCP's loss
+// window): a timeout after a lost tail ACK resends one PSN, not a window. With 0 the
+// whole outstanding span goes at once (RoCE's go-back-N).
+TEST(RequesterCores, ATimeoutResendsOnePsnThenOneMorePerPsnAcked) {
+  for (uint32_t tw : {1u, 0u}) {
+    SCOPED_TRACE(tw ? "loss window 1" : "whole window");
+    RequesterRig r(320, 0, tw);
+    r.regs.poke(0, QpReg::kTimeoutCycles, 500);
+    r.post(0, {write_wqe(0xE1, 8 * 256, 0x8000)});  // PSNs 100..107
+    r.run(499);
+    ASSERT_EQ(r.out.frames.size(), 8u);
+    const Cycle s0 = r.out.frames[0].start;
+    r.run(s0 + 900);  // the timeout at s0 + 500; no response yet
+    EXPECT_EQ(r.qps.at(0).recovery.timeouts, 1u);
+    if (!tw) {
+      EXPECT_EQ(r.psns_sent(8), (std::vector<uint32_t>{100, 101, 102, 103, 104, 105, 106, 107}));
+      continue;
+    }
+    EXPECT_EQ(r.psns_sent(8), (std::vector<uint32_t>{100}));
+    EXPECT_GE(r.out.frames[8].start, s0 + 500);
+    // 100 acknowledged: una 101, two may be out past it.
+    r.rsp.on_ack(s0 + 950, 0, 100, false);
+    r.run(s0 + 1000);
+    EXPECT_EQ(r.psns_sent(8), (std::vector<uint32_t>{100, 101, 102}));
+    // 101 and 102 acknowledged: una 103, four past it.
+    r.rsp.on_ack(s0 + 1050, 0, 102, false);
+    r.run(s0 + 1100);
+    EXPECT_EQ(r.psns_sent(8), (std::vector<uint32_t>{100, 101, 102, 103, 104, 105, 106}));
+    // The whole WQE acknowledged: nothing more goes, the WQE completes.
+    r.rsp.on_ack(s0 + 1150, 0, 107, false);
+    r.run(s0 + 2000);
+    EXPECT_EQ(r.psns_sent(8).size(), 7u);
+    ASSERT_EQ(r.cqes().size(), 1u);
+    EXPECT_EQ(r.qps.at(0).recovery.timeouts, 1u);
+  }
 }
 
 TEST(RequesterCores, ReadCompletesAfterItsDataAndBeforeTheWriteBehindIt) {

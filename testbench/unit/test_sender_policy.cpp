@@ -167,21 +167,24 @@ TEST(HoleList, TimeoutResendsUnaAndTheLearntHolesNotAWindow) {
   EXPECT_EQ(s.resent, (std::vector<uint32_t>{10, 15}));
 }
 
-TEST(HoleList, HoleNackResendsEachHoleExactly) {
+// The NACK lists its holes most recent (highest) first, as MELO's receiver keeps them; the
+// sender resends them lowest first, so the front hole's resend reaches the receiver before
+// a higher one's (MELO takes a retransmission only at the front of its list).
+TEST(HoleList, HoleNackResendsEachHoleExactlyLowestFirst) {
   sender::HoleList r;
   ScriptedState s;
   s.set(200, 230);
-  wire::SchemeFeedback f = fb(wire::SchemeFeedback::kHoleNack, 203, 210, /*info=*/3);
-  f.psn[2] = 220;
-  f.len = {2, 1, 3};
+  wire::SchemeFeedback f = fb(wire::SchemeFeedback::kHoleNack, 220, 210, /*info=*/3);
+  f.psn[2] = 203;
+  f.len = {3, 1, 2};
   r.on_feedback(s, 0, f);
   EXPECT_EQ(s.resent, (std::vector<uint32_t>{203, 204, 210, 220, 221, 222}));
-  // info says how many entries count.
+  // info says how many entries count: the most recent hole only.
   ScriptedState t;
   t.set(200, 230);
   f.info = 1;
   r.on_feedback(t, 0, f);
-  EXPECT_EQ(t.resent, (std::vector<uint32_t>{203, 204}));
+  EXPECT_EQ(t.resent, (std::vector<uint32_t>{220, 221, 222}));
 }
 
 TEST(SenderAgentCore, HoldsTheLastPacketOfAnOooWriteUntilAllBeforeItIsAcked) {

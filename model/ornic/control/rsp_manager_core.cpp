@@ -307,8 +307,11 @@ void RspManagerCore::timeout(Cycle t, uint32_t qi) {
   timeouts_.inc();
   ++qps_.at(qi).recovery.timeouts;
   l_.rate.on_timeout(qi, t);
-  if (wire::psn_diff(send_queues_port->high(qi), send_queues_port->una(qi)) > 0)
+  if (wire::psn_diff(send_queues_port->high(qi), send_queues_port->una(qi)) > 0) {
+    if (p_.rsp_manager.timeout_window_psns)
+      send_queues_port->restart_window(qi, p_.rsp_manager.timeout_window_psns);
     recover(t, qi, false, [&] { l_.recovery.on_timeout(state_, qi); });
+  }
   // READs whose request arrived but whose data did not all come back.
   const QpContext& c = qps_.at(qi);
   send_queues_port->unfinished_reads(qi, reads_scratch_);

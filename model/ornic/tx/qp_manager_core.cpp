@@ -188,6 +188,10 @@ void QpManagerCore::kick_qp(Cycle t, uint32_t qi) {
   enqueue(qi);
 }
 
+void QpManagerCore::restart_window(uint32_t qi, uint32_t psns) {
+  sq_[qi].loss_window = psns < window_ ? psns : 0;
+}
+
 void QpManagerCore::enqueue(uint32_t qi) {
   SqState& s = sq_[qi];
   if (s.queued || !sendable(qi)) return;
@@ -252,6 +256,10 @@ bool QpManagerCore::acknowledge(uint32_t qi, uint32_t una, uint32_t* from) {
   if (wire::psn_diff(una, s.una) <= 0 || wire::psn_diff(una, s.high_psn) > 0) return false;
   *from = s.una;
   s.una = una;
+  if (s.loss_window) {  // slow start after a timeout: one more PSN per PSN acknowledged
+    s.loss_window += static_cast<uint32_t>(wire::psn_diff(una, *from));
+    if (s.loss_window >= window_) s.loss_window = 0;
+  }
   for (uint32_t i = 0; i < s.active; ++i) {
     TxWqe& w = s.wqes[i];
     if (w.bad || w.w.op == WqeOp::kRead || w.acked) continue;
@@ -350,7 +358,7 @@ bool QpManagerCore::sendable(uint32_t qi) const {
   if (l_.recovery.has_resend(*this, qi)) return true;
   if (wire::psn_diff(s.send_psn, s.next_psn) >= 0) return false;
   if (const_cast<QpManagerCore*>(this)->holds_last(qi)) return false;
-  return wire::psn_diff(s.send_psn, s.una) < static_cast<int32_t>(window_);
+  return window_open(s);
 }
 
 bool QpManagerCore::pick(Cycle now, TxPacket& out) {
@@ -409,7 +417,7 @@ bool QpManagerCore::pick(Cycle now, TxPacket& out) {
     }
     if (!got) {
       if (wire::psn_diff(s.send_psn, s.next_psn) >= 0) continue;
-      if (wire::psn_diff(s.send_psn, s.una) >= static_cast<int32_t>(window_)) {
+      if (!window_open(s)) {
         window_stalls_.inc();
         continue;
       }

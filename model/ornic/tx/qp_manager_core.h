@@ -20,6 +20,7 @@
 // RequesterState, the QP Manager asks the policy before each packet. Plain C++.
 #pragma once
 
+#include <algorithm>
 #include <boost/container/deque.hpp>
 #include <deque>
 #include <vector>
@@ -80,9 +81,10 @@ struct SqState {
   bool fetch_busy = false;
   bool queued = false;  // in the round-robin list
   uint32_t inflight_prefetch = 0;
-  uint64_t msn = 0;        // WQEs activated so far (the message sequence number of the next)
-  uint32_t syncs = 0;      // active WQEs with the Sync flag (none: no lookup per pick)
-  Cycle wake_at = kNever;  // a wake booked for the rate core's send_at
+  uint64_t msn = 0;          // WQEs activated so far (the message sequence number of the next)
+  uint32_t syncs = 0;        // active WQEs with the Sync flag (none: no lookup per pick)
+  Cycle wake_at = kNever;    // a wake booked for the rate core's send_at
+  uint32_t loss_window = 0;  // after a timeout: PSNs allowed past una (0: the window)
 };
 
 // A packet picked for sending, its payload fetched (or being fetched).
@@ -140,6 +142,7 @@ class QpManagerCore final : public TxSource, public RequesterState, public Compl
   void unfinished_reads(uint32_t qi, std::vector<uint32_t>& first_psns) const override;
   bool inflight(uint32_t qi) const override;
   void kick_qp(Cycle t, uint32_t qi) override;
+  void restart_window(uint32_t qi, uint32_t psns) override;
 
   // CompletionSource
   bool head_completed(uint32_t qi, CompletedWqe* out) const override;
@@ -156,6 +159,11 @@ class QpManagerCore final : public TxSource, public RequesterState, public Compl
   void activate(Cycle t, uint32_t qi);
   void enqueue(uint32_t qi);
   bool sendable(uint32_t qi) const;
+  // New data may go: fewer than the window (or the loss window after a timeout) past una.
+  bool window_open(const SqState& s) const {
+    const uint32_t w = s.loss_window ? std::min(s.loss_window, window_) : window_;
+    return wire::psn_diff(s.send_psn, s.una) < static_cast<int32_t>(w);
+  }
   bool pick(Cycle now, TxPacket& out);
   bool stale(const TxPacket& k) const;
   bool holds_last(uint32_t qi);
