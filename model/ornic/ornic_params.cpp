@@ -138,7 +138,8 @@ void OrnicParams::describe(ParamTable& t) {
   t.add("tx.rate", &sender.rate,
         "rate/pacing core of the transmit seam (model/sender/): auto (the one nic.ordering pairs "
         "with: mprdma for mprdma, else none), none (line rate), dcqcn (DCQCN reaction point, "
-        "cc.dcqcn.*), mprdma (MP-RDMA's window and ACK clocking, cc.mprdma.*)",
+        "cc.dcqcn.*), mprdma (MP-RDMA's window and ACK clocking, cc.mprdma.*), hpcc (HPCC's "
+        "window from the switches' INT, cc.hpcc.*)",
         sender::rate_choices());
   t.add("tx.resend_holdoff_ns", &sender.resend_holdoff_ns, "ns",
         "a PSN resent on feedback (NAK, bitmap NAK, hole NACK, SACK) is not resent again on "

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -80,6 +81,9 @@ struct QpContext {
   bool snd_una_valid = false;
   std::vector<ReadWqe> reads;
   RecoveryCounts recovery;
+  // HPCC's echo: the INT stack of the last data packet with one (its next ACK, NAK or
+  // feedback frame carries it); allocated at the first such packet.
+  std::shared_ptr<wire::IntStack> int_echo;
   // IPv4 identification of the next frame the NIC sends on the QP (every frame, resends
   // included, as real NICs count; tx.hdr_generator.ip_id). The Hdr Generator's register.
   mutable uint16_t tx_ip_id = 0;

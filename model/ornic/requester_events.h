@@ -33,6 +33,9 @@ class RequesterEvents {
   // sack: it is a SACK's first hole (some schemes take that as information only).
   virtual void on_read_loss(Cycle t, uint32_t qi, uint32_t read_psn, const wire::BitmapBlock& block,
                             uint32_t epsn, bool sack) = 0;
+  // A response acknowledging up to psn carried an INT stack (HPCC's echo), told before
+  // the response itself.
+  virtual void on_int(Cycle t, uint32_t qi, uint32_t psn, const wire::IntStack& stack) {}
 };
 
 }  // namespace oonic::ornic

@@ -1,6 +1,7 @@
 #include "model/schemes/sender_policies.h"
 
 #include "model/sender/dcqcn.h"
+#include "model/sender/hpcc.h"
 #include "model/sender/mprdma.h"
 
 #include "model/core/error.h"
@@ -40,6 +41,11 @@ std::unique_ptr<RateControl> mprdma_rate(const StatGroup& stats, const PolicyEnv
 }
 std::unique_ptr<LossRecovery> mprdma_recovery(const StatGroup& stats, const PolicyEnv& env) {
   return std::make_unique<MpRdmaRecovery>(mprdma_params(env), env.max_qps, stats);
+}
+
+std::unique_ptr<RateControl> hpcc_rate(const StatGroup& stats, const PolicyEnv& env) {
+  return std::make_unique<Hpcc>(rate_params_of<HpccParams>(env, "hpcc"), env.clock_mhz,
+                                env.line_gbps, env.max_qps, stats, env.cc_context, env.pmtu_bytes);
 }
 
 std::unique_ptr<RateControl> no_rate(const StatGroup&, const PolicyEnv&) {
@@ -82,6 +88,10 @@ const std::vector<RateKind>& rate_kinds() {
        "MP-RDMA: one window over virtual paths (UDP source ports) clocked by per-packet ACKs, "
        "OOO-aware path selection, burst control (cc.mprdma.*)",
        true, &mprdma_rate, &make_plugin_params<MpRdmaParams>},
+      {"hpcc",
+       "HPCC: a window and rate from the INT stacks the switches stamp and the receiver "
+       "echoes (cc.hpcc.*, switch.int_*)",
+       true, &hpcc_rate, &make_plugin_params<HpccParams>, true},
   };
   return k;
 }

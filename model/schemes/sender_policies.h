@@ -44,6 +44,8 @@ struct RateKind {
   std::unique_ptr<RateControl> (*make)(const StatGroup& stats, const PolicyEnv& env);
   // The row's own parameters (their keys join the table), or null: none.
   std::unique_ptr<PluginParams> (*params)() = nullptr;
+  // Its data packets carry an INT stack for the switches to fill (switch.int_stamp auto).
+  bool int_stack = false;
 };
 
 const std::vector<RecoveryKind>& recovery_kinds();

@@ -3,7 +3,8 @@
 // and timeout; asked by the QP Manager before it picks a packet of the QP (send_at: a
 // window) and before the packet is handed to the TX arbiter (earliest: pacing). Cores:
 // `none` (line rate, the QP's own source port), `dcqcn` (rate), `mprdma` (MP-RDMA's
-// window clocked by ACKs over virtual paths). Plain C++.
+// window clocked by ACKs over virtual paths), `hpcc` (a window from the INT stacks the
+// switches stamp and the receiver echoes). Plain C++.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +49,14 @@ class RateControl {
   virtual bool on_ack(uint32_t qi, Cycle t, uint32_t acked_psns) { return false; }
   virtual void on_cnp(uint32_t qi, Cycle t) {}
   virtual void on_timeout(uint32_t qi, Cycle t) {}
+  // A response (ACK, NAK, Scheme Feedback) acknowledging up to psn arrived with an INT
+  // stack (HPCC's telemetry, echoed by the receiver). True: the QP may send again.
+  virtual bool on_int(uint32_t qi, Cycle t, uint32_t psn, const wire::IntStack& stack,
+                      const SendState& s) {
+    return false;
+  }
+  // Headers the core adds to every data packet it paces (HPCC: an empty INT stack).
+  virtual void tag(uint32_t qi, wire::FrameSpec& f) {}
   // Data packets go out ECN-capable (ECT(0)) when the core reads ECN (CNPs).
   virtual bool ecn_capable() const { return false; }
   // Called at every change of a QP's sending rate, with the cycle it took effect

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <isa-l/crc.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -222,6 +223,55 @@ uint32_t compute_icrc(const uint8_t* frame, size_t len, size_t l3_offset) {
 
 // ---- parse ----
 
+int int_rate_code(double gbps) {
+  for (uint32_t i = 0; i < kIntRateCodes; ++i)
+    if (kIntRatesGbps[i] == gbps) return static_cast<int>(i);
+  return -1;
+}
+
+IntHop IntHop::make(uint64_t time_ns, uint64_t tx_bytes, uint64_t qlen_bytes, int rate_code,
+                    uint32_t multi) {
+  const uint64_t m = multi ? multi : 1;
+  const uint64_t t = time_ns & ((uint64_t{1} << kIntTimeBits) - 1);
+  const uint64_t b = (tx_bytes / (kIntBytesUnit * m)) & ((uint64_t{1} << kIntBytesBits) - 1);
+  const uint64_t q =
+      std::min<uint64_t>(qlen_bytes / (kIntQlenUnit * m), (uint64_t{1} << kIntQlenBits) - 1);
+  IntHop h;
+  h.word = (static_cast<uint64_t>(rate_code & 0x1F) << (64 - 5)) |
+           (t << (kIntBytesBits + kIntQlenBits)) | (b << kIntQlenBits) | q;
+  return h;
+}
+
+double IntHop::gbps() const {
+  const uint32_t c = static_cast<uint32_t>(word >> (64 - 5));
+  return c < kIntRateCodes ? kIntRatesGbps[c] : 0;
+}
+
+IntHop IntStackView::hop(uint32_t i) const {
+  IntHop h;
+  if (records && i < max_hops) h.word = rd64(records + kIntHopBytes * i);
+  return h;
+}
+
+IntStack IntStackView::copy() const {
+  IntStack s;
+  s.nhop = nhop, s.max_hops = max_hops, s.multi = multi;
+  for (uint32_t i = 0; i < max_hops && i < kMaxIntHops; ++i) s.hop[i] = hop(i);
+  return s;
+}
+
+uint64_t IntHop::time_delta_ns(const IntHop& earlier) const {
+  const uint64_t mod = uint64_t{1} << kIntTimeBits;
+  return (time_ns() + mod - earlier.time_ns()) % mod;
+}
+
+uint64_t IntHop::bytes_delta(const IntHop& earlier, uint32_t multi) const {
+  const uint64_t mod = uint64_t{1} << kIntBytesBits;
+  const uint64_t a = (word >> kIntQlenBits) & (mod - 1);
+  const uint64_t b = (earlier.word >> kIntQlenBits) & (mod - 1);
+  return ((a + mod - b) % mod) * kIntBytesUnit * (multi ? multi : 1);
+}
+
 ParseStatus parse(const uint8_t* frame, size_t len, PacketView& out, bool check_icrc) {
   out = PacketView{};
   if (frame == nullptr || len < kEthHeaderBytes) return ParseStatus::kTruncated;
@@ -402,7 +452,22 @@ ParseStatus parse(const uint8_t* frame, size_t len, PacketView& out, bool check_
   }
   out.flags |= flags & ~(kHasReth | kHasAeth | kHasImmDt | kHasOooAddr | kHasBitmap | kHasFeedback);
 
-  const size_t area = tail - pos;
+  size_t area = tail - pos;
+  if (bth.resv7 & kBthIntBit) {  // the INT trailer, found from its footer before the ICRC
+    if (area < kIntFooterBytes) return ParseStatus::kBadExtension;
+    const uint8_t* foot = frame + tail - kIntFooterBytes;
+    const uint32_t nhop = foot[0], max_hops = foot[1];
+    if (max_hops == 0 || max_hops > kMaxIntHops || nhop > max_hops || foot[3])
+      return ParseStatus::kBadExtension;
+    const size_t bytes = int_trailer_bytes(max_hops);
+    if (area < bytes) return ParseStatus::kBadExtension;
+    out.int_stack.nhop = static_cast<uint8_t>(nhop);
+    out.int_stack.max_hops = static_cast<uint8_t>(max_hops);
+    out.int_stack.multi = foot[2];
+    out.int_stack.records = frame + tail - bytes;
+    area -= bytes;
+    out.flags |= kHasInt;
+  }
   if (bth.pad_count > area) return ParseStatus::kBadPadding;
   out.header_len = static_cast<uint32_t>(pos);
   out.payload = frame + pos;
@@ -428,6 +493,12 @@ inline bool has_eunomia_meta(const FrameSpec& s) {
 inline bool has_mprdma_meta(const FrameSpec& s) {
   return (s.bth.resv7 & kBthMpRdmaMetaBit) && (spec_flags(s) & kSendData) == kSendData;
 }
+inline size_t int_bytes(const FrameSpec& s) {
+  return (s.bth.resv7 & kBthIntBit) && s.int_stack && s.int_stack->max_hops &&
+                 opcode_info(s.bth.opcode)
+             ? int_trailer_bytes(std::min<uint32_t>(s.int_stack->max_hops, kMaxIntHops))
+             : 0;
+}
 }  // namespace
 
 size_t frame_size(const FrameSpec& spec) {
@@ -436,12 +507,13 @@ size_t frame_size(const FrameSpec& spec) {
   n += kUdpHeaderBytes + kBthBytes + ext_header_bytes(spec_flags(spec), spec.bitmap.nbits);
   if (has_eunomia_meta(spec)) n += kEunomiaMetaBytes;
   if (has_mprdma_meta(spec)) n += kMpRdmaMetaBytes;
-  n += spec.payload_len + pad_for(spec.payload_len) + kIcrcBytes;
+  n += spec.payload_len + pad_for(spec.payload_len) + int_bytes(spec) + kIcrcBytes;
   return n;
 }
 
 size_t header_size(const FrameSpec& spec) {
-  return frame_size(spec) - spec.payload_len - pad_for(spec.payload_len) - kIcrcBytes;
+  return frame_size(spec) - spec.payload_len - pad_for(spec.payload_len) - int_bytes(spec) -
+         kIcrcBytes;
 }
 
 uint16_t udp6_checksum(const uint8_t* ip6, size_t udp_len) {
@@ -584,6 +656,17 @@ size_t build(const FrameSpec& spec, uint8_t* out, size_t cap) {
   }
   std::memset(p, 0, pad);
   p += pad;
+  if (const size_t ib = int_bytes(spec)) {
+    const uint32_t max_hops = static_cast<uint32_t>((ib - kIntFooterBytes) / kIntHopBytes);
+    const IntStack& st = *spec.int_stack;
+    for (uint32_t i = 0; i < max_hops; ++i) wr64(p + kIntHopBytes * i, st.hop[i].word);
+    p += kIntHopBytes * max_hops;
+    p[0] = std::min<uint8_t>(st.nhop, static_cast<uint8_t>(max_hops));
+    p[1] = static_cast<uint8_t>(max_hops);
+    p[2] = st.multi;
+    p[3] = 0;
+    p += kIntFooterBytes;
+  }
 
   const uint32_t icrc = compute_icrc(out, size, l3);
   p[0] = static_cast<uint8_t>(icrc);
@@ -594,6 +677,25 @@ size_t build(const FrameSpec& spec, uint8_t* out, size_t cap) {
   // filled last, over the ICRC too. IPv4 keeps 0 ("no checksum"), as RoCEv2 NICs send.
   if (v6) wr16(out + l3 + ip_hdr + 6, udp6_checksum(out + l3, udp_len));
   return size;
+}
+
+bool push_int_hop(uint8_t* frame, const PacketView& v, IntHop hop, uint8_t multi) {
+  if (!(v.flags & kHasInt) || v.int_stack.nhop >= v.int_stack.max_hops) return false;
+  const size_t tail = v.frame_len - kIcrcBytes;
+  uint8_t* foot = frame + tail - kIntFooterBytes;
+  uint8_t* rec =
+      frame + tail - int_trailer_bytes(v.int_stack.max_hops) + kIntHopBytes * v.int_stack.nhop;
+  wr64(rec, hop.word);
+  foot[0] = static_cast<uint8_t>(v.int_stack.nhop + 1);
+  if (v.int_stack.nhop == 0) foot[2] = multi;
+  const size_t l3 = kEthHeaderBytes + (v.has_vlan ? kVlanTagBytes : 0);
+  const uint32_t icrc = compute_icrc(frame, v.frame_len, l3);
+  for (int i = 0; i < 4; ++i) frame[tail + i] = static_cast<uint8_t>(icrc >> (8 * i));
+  if (v.ip_version == 6) {  // the UDP checksum covers the trailer (and the ICRC)
+    const size_t udp_len = v.frame_len - l3 - kIpv6HeaderBytes;
+    wr16(frame + l3 + kIpv6HeaderBytes + 6, udp6_checksum(frame + l3, udp_len));
+  }
+  return true;
 }
 
 std::vector<uint8_t> build(const FrameSpec& spec) {

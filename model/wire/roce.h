@@ -92,6 +92,65 @@ struct MpRdmaMeta {
   uint32_t msn = 0;   // 24 bit: the message's sequence number
 };
 
+// BTH byte 8 bit 3: an INT stack (HPCC's in-band telemetry, MECHANISMS.md §9) trails the
+// packet: after the payload and its pad, before the ICRC, max_hops records of 8 bytes,
+// then a 4-byte footer nhop 8 | max_hops 8 | multi 8 | reserved 8 (so the stack is found
+// from the frame's end; multi: the units the switches wrote, 0 until the first did). A data packet
+// leaves its sender with every record zero and nhop 0; each switch that forwards it writes record
+// nhop at dequeue and counts nhop up (the ICRC, which covers the trailer, rewritten). An ACK, NAK
+// or Scheme Feedback frame echoes the stack of the last data packet its QP received. Wireshark
+// shows the trailer as payload bytes (data) or as bytes after the AETH (responses).
+constexpr uint8_t kBthIntBit = 0x08;
+constexpr uint32_t kMaxIntHops = 16;
+constexpr size_t kIntFooterBytes = 4;
+constexpr size_t kIntHopBytes = 8;
+constexpr size_t int_trailer_bytes(uint32_t max_hops) {
+  return max_hops * kIntHopBytes + kIntFooterBytes;
+}
+// One hop's record, a big-endian 64-bit word (the widths of ns-3 HPCC's IntHop, with a
+// wider rate code and a narrower queue): rate code 5 | time 24 | tx bytes 20 | qlen 15.
+//   time      the switch's clock at dequeue, ns, modulo 2^24 (deltas across a wrap hold)
+//   tx bytes  bytes the egress port sent before this packet, in units of 128 x multi,
+//             modulo 2^20
+//   qlen      bytes queued at the egress port (every class) when this packet left, in units
+//             of 80 x multi, saturating at 2^15 - 1
+//   rate code the port's rate: an index into kIntRatesGbps
+// multi is the stamping switches' switch.int_multi (ns-3 HPCC's INT_MULTI), which the
+// sender must know too (cc.hpcc.int_multi).
+inline constexpr double kIntRatesGbps[] = {1,   2.5, 5,   10,  25,   40,   50,   56,
+                                           100, 200, 400, 800, 1600, 3200, 6400, 12800};
+constexpr uint32_t kIntRateCodes = sizeof(kIntRatesGbps) / sizeof(kIntRatesGbps[0]);
+constexpr uint32_t kIntTimeBits = 24, kIntBytesBits = 20, kIntQlenBits = 15;
+constexpr uint64_t kIntBytesUnit = 128, kIntQlenUnit = 80;
+// The code of a rate, or -1 when it has none.
+int int_rate_code(double gbps);
+struct IntHop {
+  uint64_t word = 0;
+  static IntHop make(uint64_t time_ns, uint64_t tx_bytes, uint64_t qlen_bytes, int rate_code,
+                     uint32_t multi);
+  double gbps() const;  // the port's rate (0 for an unknown code)
+  uint64_t time_ns() const { return (word >> (kIntBytesBits + kIntQlenBits)) & ((1u << 24) - 1); }
+  uint64_t qlen_bytes(uint32_t multi) const {
+    return (word & ((1u << kIntQlenBits) - 1)) * kIntQlenUnit * multi;
+  }
+  // Deltas against the same hop's earlier record, across a wrap.
+  uint64_t time_delta_ns(const IntHop& earlier) const;
+  uint64_t bytes_delta(const IntHop& earlier, uint32_t multi) const;
+};
+struct IntStack {
+  uint8_t nhop = 0;      // records written
+  uint8_t max_hops = 0;  // records the trailer has room for (0: no stack)
+  uint8_t multi = 0;     // the records' units (IntHop), set by the first switch (0: none yet)
+  std::array<IntHop, kMaxIntHops> hop{};
+};
+// The stack of a parsed frame, in place (the view stays small: most frames have none).
+struct IntStackView {
+  uint8_t nhop = 0, max_hops = 0, multi = 0;
+  const uint8_t* records = nullptr;  // max_hops big-endian words, in the frame
+  IntHop hop(uint32_t i) const;
+  IntStack copy() const;  // the records read out
+};
+
 // AETH syndromes (IBTA 9.7.5.1): top 3 bits are the kind.
 constexpr uint8_t kAethAck = 0x00;  // | credit count (we use 0x1F: invalid credit)
 constexpr uint8_t kAethAckNoCredit = 0x1F;
@@ -121,7 +180,8 @@ enum HeaderFlags : uint16_t {
   kIsExtension = 1 << 11,     // oonic extension opcode (0x18-0x1F)
   kHasFeedback = 1 << 12,     // scheme feedback extension (kSchemeFeedback)
   kHasEunomiaMeta = 1 << 13,  // Eunomia metadata extension (kBthEunomiaMetaBit on a data packet)
-  kHasMpRdmaMeta = 1 << 14    // MP-RDMA metadata extension (kBthMpRdmaMetaBit on a data packet)
+  kHasMpRdmaMeta = 1 << 14,   // MP-RDMA metadata extension (kBthMpRdmaMetaBit on a data packet)
+  kHasInt = 1 << 15           // INT stack trailer (kBthIntBit)
 };
 
 struct OpcodeInfo {
@@ -234,7 +294,8 @@ struct PacketView {
   SchemeFeedback feedback;  // kSchemeFeedback
   EunomiaMeta eunomia;      // kHasEunomiaMeta
   MpRdmaMeta mprdma;        // kHasMpRdmaMeta
-  // Payload (points into the frame; excludes pad bytes and ICRC)
+  IntStackView int_stack;   // kHasInt (points into the frame)
+  // Payload (points into the frame; excludes pad bytes, the INT trailer and ICRC)
   const uint8_t* payload = nullptr;
   uint32_t payload_len = 0;
   uint32_t header_len = 0;  // bytes from frame start to payload
@@ -270,6 +331,9 @@ struct FrameSpec {
   SchemeFeedback feedback;  // used by kSchemeFeedback
   EunomiaMeta eunomia;      // written when bth.resv7 has kBthEunomiaMetaBit on a data opcode
   MpRdmaMeta mprdma;        // written when bth.resv7 has kBthMpRdmaMetaBit on a data opcode
+  // The INT trailer, written when bth.resv7 has kBthIntBit (RC opcodes) and this is set
+  // with max_hops > 0 (a data packet's: every record zero; a response's: the echo).
+  const IntStack* int_stack = nullptr;
   const uint8_t* payload = nullptr;
   uint32_t payload_len = 0;
 };
@@ -287,6 +351,12 @@ std::vector<uint8_t> build(const FrameSpec& spec);
 // ICRC of a frame whose last 4 bytes are the ICRC slot (those 4 bytes are not
 // read). l3_offset is the offset of the IP header. CRC-32 via ISA-L.
 uint32_t compute_icrc(const uint8_t* frame, size_t len, size_t l3_offset);
+
+// A switch's INT stamp on a parsed frame (v: its view, kHasInt set): writes hop into the
+// next free record, counts nhop up, sets the footer's multi (the first record) and
+// rewrites the ICRC (and an IPv6 UDP checksum). False (nothing written) when the stack
+// is full.
+bool push_int_hop(uint8_t* frame, const PacketView& v, IntHop hop, uint8_t multi = 1);
 
 // UDP checksum of an IPv6 packet (ip6 = its header; udp_len = the UDP length),
 // the field itself read as 0; never 0 (RFC 8200 8.1). build() fills it for IPv6.

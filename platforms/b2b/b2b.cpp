@@ -16,6 +16,7 @@
 #include "model/core/report.h"
 #include "model/ornic/ornic_nic.h"
 #include "model/schemes/receive_schemes.h"
+#include "model/sender/hpcc.h"
 #include "platforms/b2b/scoreboard.h"
 #include "platforms/common/results.h"
 #include "platforms/host/host_driver.h"
@@ -111,6 +112,11 @@ void read_params(const RunOptions& o, AllParams& all, ParamTable& table) {
   all.nic.validate();
   all.network.validate();
   all.workload.validate();
+  // HPCC's T (cc.hpcc.base_rtt_us 0): the two links' round trip.
+  const sender::HpccParams* hp = all.nic.sender.rates.find<sender::HpccParams>("hpcc");
+  if (hp && hp->base_rtt_us == 0 && all.nic.rate() == "hpcc")
+    table.set("cc.hpcc.base_rtt_us", results::fmt(2 * all.network.propagation_ns / 1000.0, 6),
+              "twice network.propagation_ns");
   if (all.workload.qps > all.nic.nic.max_qps)
     throw Error(msg::kConfig, "workload.qps (" + std::to_string(all.workload.qps) +
                                   ") exceeds nic.max_qps (" + std::to_string(all.nic.nic.max_qps) +

@@ -23,12 +23,15 @@
 #include "model/core/report.h"
 #include "model/ornic/ornic_nic.h"
 #include "model/schemes/receive_schemes.h"
+#include "model/schemes/sender_policies.h"
+#include "model/sender/hpcc.h"
 #include "model/wire/roce.h"
 #include "platforms/common/results.h"
 #include "platforms/fabric/flow_check.h"
 #include "platforms/host/host_driver.h"
 #include "platforms/host/host_node.h"
 #include "platforms/network/frame_keys.h"
+#include "platforms/network/hooks/int_stamp.h"
 #include "platforms/network/network_link.h"
 #include "platforms/network/switch_node.h"
 #include "platforms/network/workload.h"
@@ -311,28 +314,44 @@ std::vector<uint32_t> path_links(const Fabric& fb, uint32_t src_node, uint32_t d
   return links;
 }
 
+// Headers of a data frame and of an ACK, without the payload.
+constexpr size_t kDataHeader = wire::kEthHeaderBytes + wire::kIpv4HeaderBytes +
+                               wire::kUdpHeaderBytes + wire::kBthBytes + wire::kIcrcBytes;
+
+// The base RTT of a path for data frames of `full` payload bytes: 2 x sum(propagation) +
+// sum over the links of one such frame's and one ACK's serialization; and the path's
+// slowest link.
+struct PathRtt {
+  double ps = 0, min_gbps = 1e18;
+};
+PathRtt path_rtt(const Fabric& fb, const std::vector<uint32_t>& links, uint64_t full) {
+  double prop_ps = 0, ser_ps = 0;
+  PathRtt r;
+  for (uint32_t l : links) {
+    const auto& L = fb.topo.links[l];
+    prop_ps += L.delay_ns * 1000;
+    ser_ps +=
+        (wire::wire_bytes(kDataHeader + full) + wire::wire_bytes(kDataHeader + wire::kAethBytes)) *
+        8 / L.gbps * 1000;
+    r.min_gbps = std::min(r.min_gbps, L.gbps);
+  }
+  r.ps = 2 * prop_ps + ser_ps;
+  return r;
+}
+
 // Ideal FCT (docs/FABRIC.md): the flow alone on an idle path, as ns-3 HPCC's
 // standalone_fct: base RTT + every data frame's wire bytes at the bottleneck.
 //   base RTT = 2 x sum(propagation) + sum over the links of one full data
 //              frame's and one ACK's serialization
 uint64_t ideal_fct_ps(const Fabric& fb, const FlowRun& fr, uint32_t pmtu) {
   const auto links = path_links(fb, fb.host_nodes[fr.f.src], fb.host_nodes[fr.f.dst]);
-  const size_t hdr = wire::kEthHeaderBytes + wire::kIpv4HeaderBytes + wire::kUdpHeaderBytes +
-                     wire::kBthBytes + wire::kIcrcBytes;
   const uint64_t packets = std::max<uint64_t>(1, (fr.f.bytes + pmtu - 1) / pmtu);
   const uint64_t full = std::min<uint64_t>(fr.f.bytes, pmtu);
-  const double wire_total = static_cast<double>(packets) * wire::wire_bytes(hdr) +
+  const double wire_total = static_cast<double>(packets) * wire::wire_bytes(kDataHeader) +
                             static_cast<double>(fr.f.bytes) +
                             (fr.op == ornic::WqeOp::kSend ? 0 : wire::kRethBytes);
-  double prop_ps = 0, ser_ps = 0, min_gbps = 1e18;
-  for (uint32_t l : links) {
-    const auto& L = fb.topo.links[l];
-    prop_ps += L.delay_ns * 1000;
-    ser_ps += (wire::wire_bytes(hdr + full) + wire::wire_bytes(hdr + wire::kAethBytes)) * 8 /
-              L.gbps * 1000;
-    min_gbps = std::min(min_gbps, L.gbps);
-  }
-  return static_cast<uint64_t>(2 * prop_ps + ser_ps + wire_total * 8 / min_gbps * 1000);
+  const PathRtt p = path_rtt(fb, links, full);
+  return static_cast<uint64_t>(p.ps + wire_total * 8 / p.min_gbps * 1000);
 }
 
 network::SizeCdf load_cdf(const FlowParams& p, const std::string& base) {
@@ -635,6 +654,44 @@ void take_inputs(FabricRun& r) {
   r.nh = static_cast<uint32_t>(fb->host_nodes.size());
 }
 
+// HPCC's settings its parameters leave to the fabric (tx.rate hpcc): T, the largest base
+// RTT among the flows (ns-3 HPCC's GLOBAL_T: its maxRtt), and the INT stack's size, the
+// most switches on a flow's path; every switch port's rate must have an INT code.
+void resolve_hpcc(FabricRun& r) {
+  AllParams& all = r.all;
+  if (!sender::find_rate(all.nic.rate()).int_stack) return;
+  sender::HpccParams* hp = all.nic.sender.rates.find<sender::HpccParams>("hpcc");
+  if (!hp) return;
+  const Fabric& fb = *r.fb;
+  const Topology& t = fb.topo;
+  const network::IntParams* ip = all.sw.hooks.find<network::IntParams>("int_stamp");
+  if (!ip || ip->stamp != "off")
+    for (const auto& l : t.links)
+      if (!t.is_host(l.a) || !t.is_host(l.b))
+        if (wire::int_rate_code(l.gbps) < 0)
+          throw Error(msg::kConfig, "tx.rate hpcc: the link " + t.nodes[l.a].name + " - " +
+                                        t.nodes[l.b].name + " runs at " + fmt(l.gbps, 3) +
+                                        " Gbit/s, which has no INT rate code (model/wire/roce.h "
+                                        "kIntRatesGbps)");
+  double rtt_ps = 0;
+  uint32_t hops = 1;
+  const uint64_t full = all.nic.nic.pmtu_bytes;
+  for (const network::Flow& f : r.in.flows) {
+    const auto links = path_links(fb, fb.host_nodes[f.src], fb.host_nodes[f.dst]);
+    rtt_ps = std::max(rtt_ps, path_rtt(fb, links, full).ps);
+    hops = std::max<uint32_t>(hops, static_cast<uint32_t>(links.size()) - 1);
+  }
+  if (hp->base_rtt_us == 0 && rtt_ps > 0)
+    r.table.set("cc.hpcc.base_rtt_us", fmt(rtt_ps / 1e6, 6), "the fabric's largest base RTT");
+  if (hp->int_hops == 0) {
+    if (hops > wire::kMaxIntHops)
+      throw Error(msg::kConfig, "tx.rate hpcc: a flow crosses " + std::to_string(hops) +
+                                    " switches; an INT stack holds at most " +
+                                    std::to_string(wire::kMaxIntHops));
+    r.table.set("cc.hpcc.int_hops", std::to_string(hops), "the fabric's longest path");
+  }
+}
+
 // The results directory, cleared of a previous run's files, with the run's inputs.
 void prepare_results(FabricRun& r) {
   const b2b::RunOptions& o = r.o;
@@ -679,6 +736,7 @@ void build_system(FabricRun& r) {
   // DCI switches; a topology file: its long haul).
   for (uint32_t n : t.switches()) {
     network::SwitchBuild b = switch_build(all, t, *fb->routes, n, fb->addrs, r.o.seed, stats);
+    b.senders_int = sender::find_rate(all.nic.rate()).int_stack;
     if (r.in.themis_link >= 0) {
       const Topology::Link& l = t.links[static_cast<uint32_t>(r.in.themis_link)];
       for (uint32_t k = 0; k < t.ports[n].size(); ++k)
@@ -1569,6 +1627,7 @@ int run_fabric(const b2b::RunOptions& o) {
   r.in = read_inputs(r.all, base, o.seed);
   for (const std::string& n : r.in.notes) std::fprintf(stderr, "oonic run: note: %s\n", n.c_str());
   take_inputs(r);
+  resolve_hpcc(r);
   prepare_results(r);
   name_flows(r);
   list_themis_flows(r);

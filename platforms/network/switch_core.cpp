@@ -100,6 +100,7 @@ void SwitchParams::describe(ParamTable& t) {
         "probability (with the link's own error rate, topology.txt's 5th column; counted as "
         "<switch>.lost)",
         0, 1);
+  hooks.describe(t);
 }
 
 void SwitchParams::validate() const {

@@ -46,9 +46,13 @@
 #include <vector>
 
 #include "model/core/params.h"
+#include "model/core/plugin_params.h"
 #include "model/core/rng.h"
 
 namespace oonic::network {
+
+// One of each switch hook row's parameters (switch_hook.cpp).
+PluginParamSet switch_hook_params();
 
 struct SwitchParams {              // switch.*
   std::string model = "pipeline";  // the switch factory's row (switch_node.h)
@@ -79,6 +83,8 @@ struct SwitchParams {              // switch.*
   bool headroom_auto = false;     // per port: at least 3 x rate x the link's delay (ns-3 HPCC)
   uint32_t pause_quanta = 65535;  // of an XOFF PAUSE frame
   double loss_rate = 0;           // fault: random loss on every egress wire (the shell's)
+  // The switch hook rows' own parameters (SwitchHookRow::params), in registry order.
+  PluginParamSet hooks = switch_hook_params();
 
   void describe(ParamTable& t);
   // Cross checks; throws oonic::Error (msg::kConfig) naming the key.

@@ -11,6 +11,7 @@ std::vector<SwitchHookRow>& switch_hook_registry() {
       hooks::pfc_row(),          // ingress (PAUSE in), buffered/dequeued (XOFF/XON out)
       hooks::red_ecn_row(),      // mark
       hooks::themis_row(),       // admission, mark (after RED: the np takes RED's marks)
+      hooks::int_stamp_row(),    // dequeued (HPCC's INT record)
       hooks::port_faults_row(),  // egress (a port down, PSN rules)
       hooks::wire_loss_row(),    // egress (random loss)
   };
@@ -24,6 +25,13 @@ void add_switch_hook(SwitchHookRow row) {
       throw Error(msg::kConfig,
                   std::string("switch hook '") + row.name + "' is registered already");
   rows.push_back(std::move(row));
+}
+
+PluginParamSet switch_hook_params() {
+  PluginParamSet s;
+  for (const SwitchHookRow& r : switch_hook_registry())
+    if (r.params) s.add(r.name, r.params());
+  return s;
 }
 
 void describe_switch_hooks(ParamTable& t) {

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "model/core/params.h"
+#include "model/core/plugin_params.h"
 #include "model/core/stats.h"
 #include "model/sender/dcqcn.h"
 #include "platforms/network/path_select.h"
@@ -175,6 +176,8 @@ struct SwitchBuild {
   uint64_t seed = 1;
   Stats* stats = nullptr;
   std::optional<ThemisSetup> themis;
+  // The hosts' rate core sends INT stacks (tx.rate hpcc): switch.int_stamp auto turns on.
+  bool senders_int = false;
   // Switch node of t named after it, without THEMIS.
   static SwitchBuild of(const SwitchParams& sp, const RoutingParams& rp, const Topology& t,
                         const Routes& routes, uint32_t node, const AddressMap& hosts, uint64_t seed,
@@ -192,8 +195,12 @@ struct SwitchHookRow {
   const char* doc;  // one line: what the hook does
   // The hook for this switch, or null when the feature is off there.
   std::function<std::unique_ptr<SwitchHook>(SwitchPipe&, const SwitchBuild&)> make;
-  // The hook's own parameters (optional): added to the run's table.
+  // The hook's own parameters (optional): added to the run's table. A user's row may keep
+  // them in a static it describes here...
   std::function<void(ParamTable&)> describe;
+  // ...or name a params type: SwitchParams::hooks holds one per row, by value (a copy of
+  // the switch's params copies them); make() finds them in b.sp->hooks by the row's name.
+  std::function<std::unique_ptr<PluginParams>()> params;
 };
 
 // Built-in rows first (pfc, red_ecn, themis, faults, wire_loss), then those added.

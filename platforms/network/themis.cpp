@@ -14,14 +14,36 @@ void ThemisParams::describe(ParamTable& t) {
         "np (notification point: CNP the local sender, clear the mark), rp (reaction point: "
         "throttle the flow at the switch by recirculation), both",
         {"none", "np", "rp", "both"});
+  t.add("themis.preset", &preset,
+        "the defaults of themis.np_scope, themis.np_key, themis.t_interval_us and "
+        "cc.cnp_interval_us when not set: paper (the THEMIS paper's text: the long-haul port, "
+        "per flow, 50 us; the NICs' 50 us) or artefact (its public ns-3 code, NS3/: any port "
+        "of the external switch, per host pair, 7 us; the NICs' 5 us)",
+        {"paper", "artefact"});
   t.add("themis.t_interval_us", &t_interval_us, "us",
-        "np: at most one CNP per flow towards its sender per interval (generated or forwarded)", 0,
-        1e6);
+        "np: at most one CNP per flow (np_key) towards its sender per interval (generated or "
+        "forwarded)",
+        0, 1e6);
+  t.add("themis.np_scope", &np_scope,
+        "np: which CE-marked data it acts on: wan (leaving over the long-haul port, the "
+        "paper) or all (leaving by any port of the external switch, the artefact)",
+        {"wan", "all"});
+  t.add("themis.np_key", &np_key,
+        "np: what t_interval is counted per: flow (sender, receiver, UDP source port: the "
+        "paper's 5-tuple) or host_pair (sender and receiver hosts: the artefact's table)",
+        {"flow", "host_pair"});
   t.add("themis.block", &block,
-        "rp: how a throttled flow's packets are held: dcqcn (T_block = rtt x (line / Rc - 1), "
-        "Rc from DCQCN's reaction point) or loop (the THEMIS artefact: n passes through one "
-        "shared loop port, n growing with the CNPs)",
-        {"dcqcn", "loop"});
+        "rp: how a throttled flow's inbound packets are held: rate (paced in order at the "
+        "flow's Rc from a DCQCN reaction point: its bytes enter the DC at the rate its local "
+        "congestion calls for), delay (each held T_block = rtt x (line / Rc - 1), then at line "
+        "rate: the bytes arrive later, not slower) or loop (the THEMIS artefact: n passes "
+        "through one shared loop port, n growing with the CNPs)",
+        {"rate", "delay", "loop"});
+  t.add("themis.max_held_bytes", &max_held_bytes, "byte",
+        "rp, block rate: bytes held (recirculating) at once at the switch; a packet that "
+        "would pass it makes its flow's oldest held packet leave at once (or passes itself), "
+        "counted as held_overflow: order kept, memory bounded",
+        1, 1e12);
   t.add("themis.step", &step, "CNP",
         "rp, block loop: CNPs that add one pass at first (the step grows by one each time)", 1,
         1u << 20);
@@ -45,6 +67,14 @@ void ThemisParams::describe(ParamTable& t) {
   t.add("themis.max_flows", &max_flows, "flow",
         "flows an external switch tracks (more are passed through untouched, counted)", 1,
         1u << 24);
+  // The THEMIS artefact (github.com/Networked-System-and-Security-Group/Themis, NS3/): its
+  // switch CNPs marked data leaving any port, spaced about 7 us per host pair; its NICs
+  // send at most one CNP per 5 us per QP. The paper's values are the keys' defaults.
+  t.add_preset("themis.preset", "artefact",
+               {{"themis.np_scope", "all"},
+                {"themis.np_key", "host_pair"},
+                {"themis.t_interval_us", "7"},
+                {"cc.cnp_interval_us", "5"}});
   t.add("themis.np_flows", &np_flows,
         "np: how the notification point knows an inter-DC flow's sender QP: table (filled at "
         "connection setup from the fabric's QP pairs, as THEMIS's P4 prototype's control plane "
@@ -80,8 +110,16 @@ ThemisCore::ThemisCore(const ThemisParams& p, const sender::DcqcnParams& dcqcn, 
       held(stats.counter("held_packets", "packet", "rp: data packets held (recirculated)")),
       resubmits(stats.counter("resubmits", "pass",
                               "rp: ingress-pipeline passes of held packets (recirculations)")),
+      held_overflow(stats.counter("held_overflow", "packet",
+                                  "rp, block rate: packets let go early (their flow's oldest "
+                                  "held, or themselves) because holding would pass "
+                                  "themis.max_held_bytes")),
+      held_peak_bytes(stats.counter("held_peak_bytes", "byte",
+                                    "rp: the most bytes held (recirculating) at once")),
       p_(p),
       loop_(p.loop()),
+      rate_(p.rate()),
+      host_pair_(p.np_host_pair()),
       np_on_(p.np()),
       rp_on_(p.rp()),
       interval_ps_(static_cast<uint64_t>(std::llround(p.t_interval_us * 1e6))),
@@ -95,11 +133,18 @@ ThemisCore::Flow* ThemisCore::flow(const FlowKey& k) {
   if (flows_.size() >= p_.max_flows) return nullptr;
   Flow f;
   f.index = static_cast<uint32_t>(flows_.size());
-  return &flows_.emplace(k, f).first->second;
+  Flow* made = &flows_.emplace(k, f).first->second;
+  by_index_.push_back(made);
+  return made;
 }
 
 void ThemisCore::learn_qpn(const FlowKey& k, uint32_t qpn) {
   if (Flow* f = flow(k)) f->has_qpn = true, f->qpn = qpn;
+}
+
+ThemisCore::NpClock* ThemisCore::np_clock(const FlowKey& k, Flow& f) {
+  if (!host_pair_) return &f.np;
+  return &pairs_[FlowKey{k.sender, k.receiver, 0}];
 }
 
 bool ThemisCore::on_marked_data_out(const FlowKey& k, uint64_t now_ps, bool* send,
@@ -111,12 +156,13 @@ bool ThemisCore::on_marked_data_out(const FlowKey& k, uint64_t now_ps, bool* sen
     return false;
   }
   ce_cleared.inc();
-  if (f->cnp_seen && now_ps - f->last_cnp_ps < interval_ps_) {
+  NpClock& c = *np_clock(k, *f);
+  if (c.cnp_seen && now_ps - c.last_cnp_ps < interval_ps_) {
     cnps_suppressed.inc();
     return true;
   }
-  f->cnp_seen = true;
-  f->last_cnp_ps = now_ps;
+  c.cnp_seen = true;
+  c.last_cnp_ps = now_ps;
   *send = true;
   *cnp_qpn = f->qpn;
   cnps_generated.inc();
@@ -126,12 +172,13 @@ bool ThemisCore::on_marked_data_out(const FlowKey& k, uint64_t now_ps, bool* sen
 bool ThemisCore::forward_cnp_in(const FlowKey& k, uint64_t now_ps) {
   Flow* f = flow(k);
   if (!f) return true;
-  if (f->cnp_seen && now_ps - f->last_cnp_ps < interval_ps_) {
+  NpClock& c = *np_clock(k, *f);
+  if (c.cnp_seen && now_ps - c.last_cnp_ps < interval_ps_) {
     cnps_suppressed.inc();
     return false;
   }
-  f->cnp_seen = true;
-  f->last_cnp_ps = now_ps;
+  c.cnp_seen = true;
+  c.last_cnp_ps = now_ps;
   cnps_forwarded.inc();
   return true;
 }
@@ -148,6 +195,7 @@ void ThemisCore::on_cnp_out(const FlowKey& k, uint64_t now_ps) {
   Flow* f = flow(k);
   if (!f) return;
   rp_cnps.inc();
+  f->rp_seen = true;
   if (!loop_) {
     rp_.on_cnp(f->index, now_ps);
     return;
@@ -215,7 +263,64 @@ uint64_t ThemisCore::release_ps(const FlowKey& k, uint64_t now_ps, uint32_t byte
   const uint64_t t = std::max(now_ps + block, f.last_release_ps + spacing);
   if (t <= now_ps) return now_ps;
   f.last_release_ps = t;
-  // Passes of pass_ns behind the loop's queue, until T_block is spent.
+  return held_at(f, now_ps, t, bytes, passes);
+}
+
+ThemisCore::Hold ThemisCore::hold(const FlowKey& k, uint64_t now_ps, uint32_t bytes, uint32_t id,
+                                  uint64_t* wake_ps, uint32_t* flow, uint32_t* early) {
+  *wake_ps = kNoWake;
+  *early = kNoId;
+  auto it = flows_.find(k);
+  if (it == flows_.end()) return Hold::kPass;
+  Flow& f = it->second;
+  if (!f.rp_seen) return Hold::kPass;  // never throttled here
+  // A packet finding the flow's queue empty and its pacing slot free goes now and books
+  // the next slot at the rate now; anything else waits its turn in the queue.
+  if (f.queue.empty() && f.last_release_ps <= now_ps) {
+    const double gbps = rp_.rate_gbps(f.index, now_ps);
+    f.last_release_ps = gbps >= p_.line_gbps ? now_ps : now_ps + ser_ps(bytes, gbps);
+    return Hold::kPass;
+  }
+  if (static_cast<double>(looping_bytes_ + bytes) > p_.max_held_bytes) {
+    held_overflow.inc();
+    if (f.queue.empty()) return Hold::kPass;  // nothing of the flow to keep it behind
+    const Flow::Held h = f.queue.front();     // the oldest leaves now, unpaced, to make room
+    f.queue.pop_front();
+    looping_bytes_ -= std::min<uint64_t>(looping_bytes_, h.bytes);
+    *early = h.id;
+  }
+  if (f.queue.empty() && *early == kNoId) *wake_ps = f.last_release_ps;
+  f.queue.push_back({id, bytes, now_ps});
+  *flow = f.index;
+  held.inc();
+  looping_bytes_ += bytes;
+  held_peak_bytes.value = std::max(held_peak_bytes.value, looping_bytes_);
+  return Hold::kHeld;
+}
+
+bool ThemisCore::release_head(uint32_t flow, uint64_t now_ps, uint32_t* id, uint64_t* wake_ps) {
+  *wake_ps = kNoWake;
+  if (flow >= by_index_.size() || by_index_[flow]->queue.empty()) return false;
+  Flow& f = *by_index_[flow];
+  const Flow::Held h = f.queue.front();
+  f.queue.pop_front();
+  *id = h.id;
+  looping_bytes_ -= std::min<uint64_t>(looping_bytes_, h.bytes);
+  // It recirculated from its arrival until now: passes of pass_ns behind the loop's
+  // queue (the bytes recirculating with it).
+  const double pass_ps = p_.pass_ns * 1000.0 + static_cast<double>(looping_bytes_ + h.bytes) * 8.0 *
+                                                   1000.0 / p_.loop_gbps;
+  resubmits.inc(std::max<uint64_t>(
+      1, static_cast<uint64_t>(std::ceil(static_cast<double>(now_ps - h.since_ps) / pass_ps))));
+  // The next slot, at the flow's rate now: a rate that recovers drains the queue faster.
+  const double gbps = rp_.rate_gbps(f.index, now_ps);
+  f.last_release_ps = now_ps + ser_ps(h.bytes, gbps);
+  if (!f.queue.empty()) *wake_ps = f.last_release_ps;
+  return true;
+}
+
+uint64_t ThemisCore::held_at(Flow&, uint64_t now_ps, uint64_t t, uint32_t bytes, uint32_t* passes) {
+  // Passes of pass_ns behind the loop's queue, until the packet's time is spent.
   const double pass_ps = p_.pass_ns * 1000.0 +
                          static_cast<double>(looping_bytes_ + bytes) * 8.0 * 1000.0 / p_.loop_gbps;
   *passes = std::max<uint32_t>(
@@ -223,6 +328,7 @@ uint64_t ThemisCore::release_ps(const FlowKey& k, uint64_t now_ps, uint32_t byte
   held.inc();
   resubmits.inc(*passes);
   looping_bytes_ += bytes;
+  held_peak_bytes.value = std::max(held_peak_bytes.value, looping_bytes_);
   return t;
 }
 

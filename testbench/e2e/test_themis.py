@@ -126,22 +126,72 @@ class Themis(e2e.OonicTestCase):
         self.assertAlmostEqual(float(row["slowdown"]),
                                float(row["fct_ns"]) / float(row["ideal_fct_ns"]), places=3)
 
+    def test_np_scope_all_acts_on_marked_data_leaving_by_a_local_port(self):
+        # Inter-DC traffic only: the DCI switches' 100 G local ports (to the spines) take
+        # what the 400 G long haul brings in, so marks are made there. With np_scope wan the
+        # np sees only data leaving over the long haul; with all (the artefact) it takes the
+        # marks made at dc0_dci's local ports too.
+        cleared = {}
+        for scope in ("wan", "all"):
+            r = self.run_two_dc("np", "--set", "flows.inter_fraction=1", "--set",
+                                "flows.load=0.8", "--set", "flows.duration_us=300", "--set",
+                                "themis.np_scope=" + scope)
+            st = r.stats_json["stats"]
+            cleared[scope] = (st["dc0_dci.themis.ce_cleared"]["value"],
+                              st["dc1_dci.themis.ce_cleared"]["value"])
+        self.assertGreater(cleared["all"][0], 10 * max(1, cleared["wan"][0]), cleared)
+        self.assertGreater(cleared["wan"][1], 0, cleared)
+
+    def test_rp_rate_paces_and_keeps_order(self):
+        # themis.block rate (the default): throttled flows' packets are held and paced, never
+        # reordered (single-path flows: no out-of-order packet at any receiver).
+        r = self.run_two_dc("rp", "--set", "flows.load=0.8")
+        st = {k: v["value"] for k, v in r.stats_json["stats"].items()
+              if isinstance(v, dict) and "value" in v}
+        self.assertGreater(st["dc0_dci.themis.held_packets"] + st["dc1_dci.themis.held_packets"], 0)
+        self.assertGreater(st["dc0_dci.themis.held_peak_bytes"] +
+                           st["dc1_dci.themis.held_peak_bytes"], 0)
+        self.assertEqual(sum(int(q["ooo_packets"]) for q in e2e.load_csv(r.path("qps.csv"))), 0)
+
     def test_experiment_script_runs_small(self):
         out = self.mkdtemp()
         p = subprocess.run(["/usr/bin/python3", os.path.join(SRC, "scripts", "experiments", "themis"),
                             "--out", out, "--load", "0.5", "--duration-ms", "0.5", "--modes",
-                            "none,both"], capture_output=True, text=True, timeout=600,
-                           env=dict(os.environ, OONIC_BIN=e2e.oonic_bin()))
+                            "none,both", "--seeds", "2"], capture_output=True, text=True,
+                           timeout=600, env=dict(os.environ, OONIC_BIN=e2e.oonic_bin()))
         self.assertEqual(p.returncode, 0, p.stderr)
+        runs = e2e.load_csv(os.path.join(out, "runs.csv"))
+        # DCQCN and HPCC, both presets (each with its own traffic), both modes, seeds 1, 2.
+        self.assertEqual(sorted((r["cc"], r["preset"], r["traffic"], r["mode"], r["seed"])
+                                for r in runs),
+                         sorted((c, p, p, m, s) for c in ("dcqcn", "hpcc")
+                                for p in ("paper", "artefact") for m in ("none", "both")
+                                for s in ("1", "2")))
+        for r in runs:
+            self.assertEqual(r["scoreboard_ok"], "True")
+            self.assertGreater(int(r["intra_flows"]), 0)
+            self.assertGreater(int(r["inter_flows"]), 0)
+        # The paper's traffic is about 5:1 intra to inter; the artefact's about 1:1.
+        for preset, lo, hi in (("paper", 3, 9), ("artefact", 0.5, 2)):
+            intra = sum(int(r["intra_flows"]) for r in runs if r["preset"] == preset)
+            inter = sum(int(r["inter_flows"]) for r in runs if r["preset"] == preset)
+            self.assertTrue(lo < intra / inter < hi, (preset, intra, inter))
+        both = [r for r in runs if r["mode"] == "both" and r["cc"] == "dcqcn"]
+        self.assertGreater(sum(int(r["resubmits"]) + int(r["cnps_generated"]) for r in both), 0)
         summ = e2e.load_csv(os.path.join(out, "summary.csv"))
-        self.assertEqual([s["mode"] for s in summ], ["none", "both"])
+        self.assertEqual(len(summ), 8)
         for s in summ:
-            self.assertEqual(s["scoreboard_ok"], "True")
-            self.assertGreater(int(s["intra_flows"]), 0)
-            self.assertGreater(int(s["inter_flows"]), 0)
-        self.assertGreater(int(summ[1]["resubmits"]) + int(summ[1]["cnps_generated"]), 0)
-        self.assertIn("unfairness", open(os.path.join(out, "table.md")).read())
+            self.assertEqual(s["seeds"], "2")
+            v = [float(r["unfairness"]) for r in runs
+                 if (r["cc"], r["preset"], r["mode"]) == (s["cc"], s["preset"], s["mode"])]
+            self.assertAlmostEqual(float(s["unfairness"]), sum(v) / 2, places=2)
+            self.assertLessEqual(float(s["unfairness_min"]), float(s["unfairness_max"]))
+        self.assertIn("±", open(os.path.join(out, "table.md")).read())
         self.assertGreater(os.path.getsize(os.path.join(out, "themis.png")), 1000)
+        # The artefact preset's runs: the np on every port, per host pair, the NICs' 5 us.
+        cfg = open(os.path.join(out, "runs", "dcqcn-artefact-both-s1", "config.yaml")).read()
+        for line in ('np_scope: "all"', 'np_key: "host_pair"', "cnp_interval_us: 5"):
+            self.assertIn(line, cfg)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 // trace or the network goes through. Properties beyond "no crash": a frame that
 // parses with its ICRC checked also parses without; its header and payload lie inside
 // the frame; rebuilding a parsed request from its fields gives a frame that parses to
-// the same opcode, PSN, QP and payload.
+// the same opcode, PSN, QP, payload and INT stack.
 #include <cstring>
 #include <vector>
 
@@ -35,6 +35,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   s.bitmap = u.bitmap;
   s.feedback = u.feedback;
   s.eunomia = u.eunomia;
+  s.mprdma = u.mprdma;
+  const IntStack stack = u.int_stack.copy();  // the INT trailer (bit 3 of BTH byte 8)
+  if (u.flags & kHasInt) s.int_stack = &stack;
   s.payload = u.payload;
   s.payload_len = u.payload_len;
   const std::vector<uint8_t> f = build(s);
@@ -42,7 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   PacketView w;
   if (parse(f.data(), f.size(), w, true) != ParseStatus::kOk) std::abort();
   if (w.bth.opcode != u.bth.opcode || w.bth.psn != u.bth.psn || w.bth.dest_qp != u.bth.dest_qp ||
-      w.payload_len != u.payload_len ||
+      w.payload_len != u.payload_len || w.int_stack.nhop != u.int_stack.nhop ||
+      w.int_stack.max_hops != u.int_stack.max_hops ||
       (u.payload_len && std::memcmp(w.payload, u.payload, u.payload_len) != 0))
     std::abort();
   return 0;

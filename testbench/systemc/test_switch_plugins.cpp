@@ -79,14 +79,15 @@ void add_drop_nth_row() {
   if (added) return;
   added = true;
   DropNthParams& params = drop_nth_params();
-  network::add_switch_hook(
-      {"drop_nth", "drops every Nth data frame of each flow (switch.drop_nth.n)",
-       [&params](network::SwitchPipe& pipe,
-                 const network::SwitchBuild& b) -> std::unique_ptr<network::SwitchHook> {
-         if (params.n == 0) return nullptr;
-         return std::make_unique<DropNth>(pipe, b, params.n);
-       },
-       [&params](ParamTable& t) { params.describe(t); }});
+  network::add_switch_hook({"drop_nth",
+                            "drops every Nth data frame of each flow (switch.drop_nth.n)",
+                            [&params](network::SwitchPipe& pipe, const network::SwitchBuild& b)
+                                -> std::unique_ptr<network::SwitchHook> {
+                              if (params.n == 0) return nullptr;
+                              return std::make_unique<DropNth>(pipe, b, params.n);
+                            },
+                            [&params](ParamTable& t) { params.describe(t); },
+                            {}});  // no row-owned params type: the static above
 }
 // ---- end of the worked example ----
 

@@ -1203,3 +1203,101 @@ TEST(Pfc, BuildsTheStandardLayoutAndParsesItBack) {
   EXPECT_FALSE(w::parse_pfc(f.data(), f.size(), q));
   EXPECT_FALSE(w::parse_pfc(f.data(), 20, q));
 }
+
+// HPCC's INT stack (BTH byte 8 bit 3): a trailer after the payload and its pad, before the
+// ICRC: max_hops records of 8 bytes, then nhop | max_hops | 0 | 0. Layout by hand for a
+// 3-hop stack on a 61-byte payload (3 pad bytes): the footer sits right before the ICRC.
+TEST(WireInt, TrailerLayoutRoundTripAndSwitchStamps) {
+  using namespace oonic::wire;
+  std::vector<uint8_t> payload(61, 0x5A);
+  FrameSpec s;
+  s.bth.opcode = kWriteFirst;
+  s.bth.psn = 9;
+  s.bth.resv7 = kBthIntBit;
+  s.reth.va = 0x4000, s.reth.rkey = 1, s.reth.dma_len = 61;
+  IntStack empty;
+  empty.max_hops = 3;
+  s.int_stack = &empty;
+  s.payload = payload.data();
+  s.payload_len = 61;
+  FrameSpec plain = s;
+  plain.bth.resv7 = 0;
+  auto b = build(s);
+  ASSERT_EQ(b.size(), build(plain).size() + 3 * 8 + 4);
+  const size_t foot = b.size() - 4 - 4;
+  EXPECT_EQ(b[foot], 0);      // nhop
+  EXPECT_EQ(b[foot + 1], 3);  // max_hops
+  PacketView v;
+  ASSERT_EQ(parse(b.data(), b.size(), v), ParseStatus::kOk);
+  ASSERT_TRUE(v.flags & kHasInt);
+  EXPECT_EQ(v.int_stack.max_hops, 3);
+  EXPECT_EQ(v.int_stack.nhop, 0);
+  EXPECT_EQ(v.payload_len, 61u);  // the trailer is not payload
+  EXPECT_EQ(v.reth.va, 0x4000u);
+  // Two switches stamp: the records land in order, the ICRC stays valid.
+  const IntHop h1 = IntHop::make(1000, 128 * 7, 80 * 3, int_rate_code(100), 1);
+  const IntHop h2 = IntHop::make(2500, 128 * 9, 0, int_rate_code(400), 1);
+  ASSERT_TRUE(push_int_hop(b.data(), v, h1));
+  ASSERT_EQ(parse(b.data(), b.size(), v), ParseStatus::kOk);
+  ASSERT_TRUE(push_int_hop(b.data(), v, h2));
+  ASSERT_EQ(parse(b.data(), b.size(), v), ParseStatus::kOk);  // ICRC checked
+  EXPECT_EQ(v.int_stack.nhop, 2);
+  EXPECT_EQ(v.int_stack.hop(0).word, h1.word);
+  EXPECT_EQ(v.int_stack.hop(1).word, h2.word);
+  EXPECT_EQ(b[foot], 2);
+  EXPECT_EQ(v.int_stack.multi, 1);  // the first switch wrote its units
+  // The record's bytes: rate code 8 (100 G) | time 1000 | bytes 7 | qlen 3, big-endian.
+  const uint64_t w = uint64_t{8} << 59 | uint64_t{1000} << 35 | uint64_t{7} << 15 | 3;
+  EXPECT_EQ(h1.word, w);
+  EXPECT_EQ(b[foot - 24], static_cast<uint8_t>(w >> 56));
+  EXPECT_EQ(b[foot - 17], static_cast<uint8_t>(w));
+  // A third fits, a fourth does not (the stack is full: nothing written).
+  ASSERT_TRUE(push_int_hop(b.data(), v, h2));
+  ASSERT_EQ(parse(b.data(), b.size(), v), ParseStatus::kOk);
+  EXPECT_FALSE(push_int_hop(b.data(), v, h1));
+  // An ACK echoes a stack after its AETH.
+  FrameSpec ack;
+  ack.bth.opcode = kAcknowledge;
+  ack.bth.resv7 = kBthIntBit;
+  ack.aeth.syndrome = kAethAckNoCredit;
+  const IntStack echo = v.int_stack.copy();
+  ack.int_stack = &echo;
+  auto a = build(ack);
+  PacketView av;
+  ASSERT_EQ(parse(a.data(), a.size(), av), ParseStatus::kOk);
+  EXPECT_EQ(av.aeth.syndrome, kAethAckNoCredit);
+  EXPECT_EQ(av.int_stack.nhop, 3);
+  EXPECT_EQ(av.int_stack.hop(1).word, h2.word);
+  EXPECT_EQ(av.int_stack.multi, 1);
+  EXPECT_EQ(av.payload_len, 0u);
+  // A bad footer (max_hops 0 or above 16, nhop > max_hops, reserved bytes, a trailer
+  // longer than the frame) is a counted drop, not a crash.
+  for (auto bad :
+       std::vector<std::pair<size_t, uint8_t>>{{1, 0}, {1, 17}, {0, 4}, {3, 1}, {1, 16}}) {
+    auto c = build(s);
+    c[c.size() - 8 + bad.first] = bad.second;
+    refresh_icrc(c, 14);
+    EXPECT_EQ(parse(c.data(), c.size(), v), ParseStatus::kBadExtension)
+        << bad.first << "=" << int(bad.second);
+  }
+}
+
+// A hop record's fields and deltas across the wraps of its 24-bit time and 20-bit byte
+// counter; the queue saturates; rates outside the table have no code.
+TEST(WireInt, HopFieldsDeltasAndSaturation) {
+  using namespace oonic::wire;
+  const IntHop a = IntHop::make((1u << 24) - 100, (uint64_t{1} << 20) * 128 - 256, 80 * 5, 8, 1);
+  const IntHop b = IntHop::make((1u << 24) + 400, (uint64_t{1} << 20) * 128 + 384, 1u << 30, 8, 1);
+  EXPECT_EQ(b.time_delta_ns(a), 500u);
+  EXPECT_EQ(b.bytes_delta(a, 1), 640u);  // 2 + 3 units of 128 B
+  EXPECT_EQ(a.qlen_bytes(1), 400u);
+  EXPECT_EQ(b.qlen_bytes(1), ((1u << 15) - 1) * 80u);  // saturated
+  EXPECT_DOUBLE_EQ(a.gbps(), 100);
+  // With multi 4 the units are 512 B and 320 B.
+  const IntHop m = IntHop::make(0, 512 * 3, 320 * 2, int_rate_code(1600), 4);
+  EXPECT_EQ(m.bytes_delta(IntHop::make(0, 0, 0, 0, 4), 4), 1536u);
+  EXPECT_EQ(m.qlen_bytes(4), 640u);
+  EXPECT_DOUBLE_EQ(m.gbps(), 1600);
+  EXPECT_EQ(int_rate_code(33), -1);
+  EXPECT_EQ(int_rate_code(40), 5);
+}

@@ -224,6 +224,14 @@ void RspManagerCore::on_read_data(Cycle t, uint32_t qi, uint32_t read_psn, Cycle
   });
 }
 
+void RspManagerCore::on_int(Cycle t, uint32_t qi, uint32_t psn, const wire::IntStack& stack) {
+  // The stack is copied into the closure (HPCC's runs only: the others send none).
+  agenda_.at(t, [this, qi, psn, stack](Cycle x) {
+    if (!send_queues_port->configured(qi)) return;
+    if (l_.rate.on_int(qi, x, psn, stack, state_)) send_queues_port->kick_qp(x, qi);
+  });
+}
+
 void RspManagerCore::reread(uint32_t qi, uint32_t psn, uint32_t count) {
   if (send_queues_port->reread(qi, psn, count)) rereads_.inc();
 }

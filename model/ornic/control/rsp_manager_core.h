@@ -68,6 +68,7 @@ class RspManagerCore final : public RequesterEvents, public SendTimer {
   void on_read_gap(Cycle t, uint32_t qi, uint32_t read_psn, uint32_t expected_psn) override;
   void on_read_loss(Cycle t, uint32_t qi, uint32_t read_psn, const wire::BitmapBlock& block,
                     uint32_t epsn, bool sack) override;
+  void on_int(Cycle t, uint32_t qi, uint32_t psn, const wire::IntStack& stack) override;
   // SendTimer: the QP sent something at cycle t: (re)arm its timer.
   void sent(Cycle t, uint32_t qi) override;
   // The requester timeout of QP qi in cycles: TIMEOUT_CYCLES, or RTT + OTD x PMTU / rate.

@@ -87,6 +87,11 @@ void ReqProcessorCore::process(Cycle ready, const wire::PacketView& v, PacketRec
   const Cycle t3 = cs.t3;
   Cycle t4 = t3;
   rec.verdict = RecordVerdict::kAccepted;
+  // HPCC's telemetry: the QP's next response echoes the last data packet's INT stack.
+  if (v.flags & wire::kHasInt) {
+    if (!c.int_echo) c.int_echo = std::make_shared<wire::IntStack>();
+    *c.int_echo = v.int_stack.copy();
+  }
   if (is_ooo_write(op))
     ooo_write(t3, static_cast<uint32_t>(qi), c, v, rec, &t4);
   else if (traits_.ooo_send && op <= wire::kSendOnlyImm &&

@@ -168,6 +168,8 @@ void RspProcessorCore::process(Cycle ready, const wire::PacketView& v, PacketRec
   Cycle t5 = qps_.sram().write(t4, ctx_bits);
   rec.processed = t5;
   l_.pkt_buf.discard(t5, rec.drop == Drop::kNone ? v.payload_len : 0);
+  if ((v.flags & wire::kHasInt) && tell != Tell::kNone)
+    l_.requester.on_int(t5, static_cast<uint32_t>(qi), psn, v.int_stack.copy());
   switch (tell) {
     case Tell::kAck:
       l_.requester.on_ack(t5, static_cast<uint32_t>(qi), psn,

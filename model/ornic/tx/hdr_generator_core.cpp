@@ -67,6 +67,15 @@ Cycle HdrGeneratorCore::emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec
   return start;
 }
 
+namespace {
+// HPCC's echo: a response carries the INT stack of the QP's last data packet with one.
+void echo_int(wire::FrameSpec& s, const QpContext& qp) {
+  if (!qp.int_echo) return;
+  s.bth.resv7 |= wire::kBthIntBit;
+  s.int_stack = qp.int_echo.get();
+}
+}  // namespace
+
 Cycle HdrGeneratorCore::send_ack(Cycle t, const QpContext& qp, uint32_t psn, uint32_t msn,
                                  uint8_t syndrome, bool start_addr_cached) {
   wire::FrameSpec s = qp.tx_template;
@@ -74,6 +83,7 @@ Cycle HdrGeneratorCore::send_ack(Cycle t, const QpContext& qp, uint32_t psn, uin
   s.bth.opcode = wire::kAcknowledge;
   s.bth.psn = psn & wire::kPsnMask;
   if (start_addr_cached) s.bth.resv7 = wire::kBthStartAddrCachedBit;
+  echo_int(s, qp);
   s.aeth.syndrome = syndrome;
   s.aeth.msn = msn & wire::kPsnMask;
   s.payload_len = 0;
@@ -102,6 +112,7 @@ Cycle HdrGeneratorCore::send_bitmap_nak(Cycle t, const QpContext& qp, uint32_t e
   s.aeth.syndrome = wire::kAethNakPsnSeqErr;
   s.aeth.msn = msn & wire::kPsnMask;
   s.bitmap = block;
+  echo_int(s, qp);
   bitmap_naks_.inc();
   return emit(t, p_.hdr_generator.ack_cycles, s, qp);
 }
@@ -120,6 +131,7 @@ Cycle HdrGeneratorCore::send_feedback(Cycle t, const QpContext& qp, uint32_t eps
   // the ACKs spread over the paths as the data does, and a dead path takes only its own.
   if (fb.vp && (fb.type == wire::SchemeFeedback::kMpAck || fb.type == wire::SchemeFeedback::kNack))
     s.udp_sport = fb.vp;
+  echo_int(s, qp);
   feedback_.inc();
   if (fb.type < 5 && feedback_type_[fb.type]) feedback_type_[fb.type]->inc();
   return emit(t, p_.hdr_generator.ack_cycles, s, qp);

@@ -8,7 +8,9 @@ namespace {
 // A prefetch slot: room for the headers, the payload (nic.pmtu_bytes is at most
 // 4096), pad and ICRC; the Hdr Generator builds the frame around the payload.
 constexpr uint32_t kHeadroom = 128;
-constexpr uint32_t kSlotBytes = kHeadroom + 4096 + 8;
+// Headroom for the headers, the payload, its pad and ICRC, and room for an INT trailer.
+constexpr uint32_t kSlotBytes =
+    kHeadroom + 4096 + 8 + static_cast<uint32_t>(wire::int_trailer_bytes(wire::kMaxIntHops));
 }  // namespace
 
 QpManagerCore::QpManagerCore(const CoreEnv& env, QpContextTable& qps, const RegisterFile& regs,
@@ -535,6 +537,7 @@ bool QpManagerCore::send_head(Cycle now) {
                                    : wire::kSendMiddle;
     }
     f.bth.ack_req = last;
+    l_.rate.tag(k.qi, f);  // the rate core's headers (HPCC: an empty INT stack)
     // The sender policy's headers on a data packet of an OOO WQE (Eunomia: Head and
     // last on every packet of an OOO WRITE or SEND, which keeps the standard opcodes).
     if (w.w.ooo) {

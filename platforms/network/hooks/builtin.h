@@ -9,6 +9,7 @@ namespace oonic::network::hooks {
 SwitchHookRow pfc_row();          // pfc.cpp
 SwitchHookRow red_ecn_row();      // red_ecn.cpp
 SwitchHookRow themis_row();       // themis_hook.cpp
+SwitchHookRow int_stamp_row();    // int_stamp.cpp
 SwitchHookRow port_faults_row();  // port_faults.cpp
 SwitchHookRow wire_loss_row();    // wire_loss.cpp
 

@@ -40,7 +40,9 @@ class ThemisHook : public SwitchHook {
       : pipe_(pipe),
         core_(*b.themis->params, *b.themis->dcqcn, b.themis->rtt_ps,
               StatGroup(*b.stats, b.name + ".themis")),
-        wan_(b.themis->wan_port) {
+        wan_(b.themis->wan_port),
+        np_all_(b.themis->params->np_all_ports()),
+        rate_(b.themis->params->rate()) {
     // themis.np_flows table: the control plane's table, filled at connection setup.
     if (core_.np() && b.themis->params->np_table() && b.themis->flows)
       for (const ThemisFlow& x : *b.themis->flows)
@@ -49,10 +51,12 @@ class ThemisHook : public SwitchHook {
   uint32_t stages() const override { return kAdmission | kMark; }
 
   bool admission(PipeFrame& f, uint64_t now) override {
-    if (!f.roce || (f.fr.in_port != wan_ && f.out_port != wan_)) return false;
+    if (!f.roce) return false;
+    const bool crosses = f.fr.in_port == wan_ || f.out_port == wan_;
+    if (!crosses && !np_all_) return false;
     const wire::PacketView& v = *f.view;
-    if (taken(f, v, now)) return true;
-    const bool np_out = f.out_port == wan_ && core_.np() && data_opcode(v.bth.opcode);
+    if (crosses && taken(f, v, now)) return true;
+    const bool np_out = np_port(f.out_port) && core_.np() && data_opcode(v.bth.opcode);
     f.scratch = np_out;
     if (np_out && (v.tos & 3) == 3 && !keep_mark(f.slot, now)) {
       std::vector<uint8_t>& b = pipe_.bytes(f.slot);
@@ -64,19 +68,45 @@ class ThemisHook : public SwitchHook {
     if (!f.ce) return;
     const bool np_out = at == MarkPoint::kEnqueue
                             ? f.scratch != 0
-                            : f.out_port == wan_ && core_.np() && f.fr.prio == 1;
+                            : np_port(f.out_port) && core_.np() && f.fr.prio == 1;
     if (np_out) f.ce = keep_mark(f.slot, now);
   }
-  // A held packet's release (arg: its index in held_).
-  void timer(uint32_t i, uint64_t, uint64_t now) override {
-    PipeFrame f = held_[i];
-    held_free_.push_back(i);
-    core_.released(f.fr.len);
-    f.view = nullptr, f.scratch = 0;
-    pipe_.enqueue(f, now);
+  // A held packet's release (arg: its index in held_), or with kFlowTimer a rate-paced
+  // flow's head (arg: the flow), which books the flow's next.
+  void timer(uint32_t arg, uint64_t, uint64_t now) override {
+    if (arg & kFlowTimer) {
+      uint32_t i = 0;
+      uint64_t next = ThemisCore::kNoWake;
+      if (core_.release_head(arg & ~kFlowTimer, now, &i, &next)) leave(i, now);
+      if (next != ThemisCore::kNoWake) pipe_.book(this, next, arg);
+      return;
+    }
+    core_.released(held_[arg].fr.len);
+    leave(arg, now);
   }
 
  private:
+  static constexpr uint32_t kFlowTimer = 0x80000000u;
+  // Keeps a held frame; returns its index in held_.
+  uint32_t keep(const PipeFrame& f) {
+    if (held_free_.empty()) {
+      held_.push_back(f);
+      return static_cast<uint32_t>(held_.size() - 1);
+    }
+    const uint32_t i = held_free_.back();
+    held_free_.pop_back();
+    held_[i] = f;
+    return i;
+  }
+  // Held frame i goes on into the buffer.
+  void leave(uint32_t i, uint64_t now) {
+    PipeFrame f = held_[i];
+    held_free_.push_back(i);
+    f.view = nullptr, f.scratch = 0;
+    pipe_.enqueue(f, now);
+  }
+  // A port the np watches marked data leave by: the long haul, or any (np_scope all).
+  bool np_port(uint32_t port) const { return np_all_ || port == wan_; }
   // The checks of a frame crossing the long-haul port; true: it was taken (dropped
   // or held).
   bool taken(const PipeFrame& f, const wire::PacketView& v, uint64_t now) {
@@ -107,20 +137,23 @@ class ThemisHook : public SwitchHook {
       if (in && control_opcode(op)) core_.learn_qpn(k, v.bth.dest_qp);
       return false;
     }
+    if (in && core_.rp() && rate_) {
+      const uint32_t i = keep(f);
+      uint64_t wake = ThemisCore::kNoWake;
+      uint32_t flow = 0, early = ThemisCore::kNoId;
+      if (core_.hold(k, now, f.fr.len, i, &wake, &flow, &early) == ThemisCore::Hold::kPass) {
+        held_free_.push_back(i);
+        return false;
+      }
+      if (early != ThemisCore::kNoId) leave(early, now);  // the loop is full
+      if (wake != ThemisCore::kNoWake) pipe_.book(this, wake, flow | kFlowTimer);
+      return true;
+    }
     if (in && core_.rp()) {
       uint32_t passes = 0;
       const uint64_t t = core_.release_ps(k, now, f.fr.len, &passes);
       if (passes == 0) return false;
-      uint32_t i;  // recirculates until t: held outside the buffer
-      if (held_free_.empty()) {
-        i = static_cast<uint32_t>(held_.size());
-        held_.push_back(f);
-      } else {
-        i = held_free_.back();
-        held_free_.pop_back();
-        held_[i] = f;
-      }
-      pipe_.book(this, t, i);
+      pipe_.book(this, t, keep(f));  // recirculates until t: held outside the buffer
       return true;
     }
     return false;
@@ -163,6 +196,8 @@ class ThemisHook : public SwitchHook {
   SwitchPipe& pipe_;
   ThemisCore core_;
   uint32_t wan_;                 // the long-haul port
+  bool np_all_;                  // themis.np_scope all
+  bool rate_;                    // themis.block rate
   std::vector<PipeFrame> held_;  // rp: packets recirculating, by index
   std::vector<uint32_t> held_free_;
 };
