@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -17,15 +18,29 @@ class PluginParams {
  public:
   virtual ~PluginParams() = default;
   virtual void describe(ParamTable& t) = 0;
+  // Cross checks once the table is applied; throws oonic::Error naming the key.
+  virtual void validate() const = 0;
   virtual std::unique_ptr<PluginParams> clone() const = 0;
 };
 
-// P: a params struct with void describe(ParamTable&).
+namespace detail {
+template <class P, class = void>
+struct HasValidate : std::false_type {};
+template <class P>
+struct HasValidate<P, std::void_t<decltype(std::declval<const P&>().validate())>> : std::true_type {
+};
+}  // namespace detail
+
+// P: a params struct with void describe(ParamTable&) (and, if it checks anything, void
+// validate() const).
 template <class P>
 class PluginParamsOf final : public PluginParams {
  public:
   P value;
   void describe(ParamTable& t) override { value.describe(t); }
+  void validate() const override {
+    if constexpr (detail::HasValidate<P>::value) value.validate();
+  }
   std::unique_ptr<PluginParams> clone() const override {
     return std::make_unique<PluginParamsOf>(*this);
   }
@@ -75,6 +90,9 @@ class PluginParamSet {
   }
   void describe(ParamTable& t) {
     for (auto& it : items_) it.second->describe(t);
+  }
+  void validate() const {
+    for (const auto& it : items_) it.second->validate();
   }
 
  private:

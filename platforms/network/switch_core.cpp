@@ -48,16 +48,6 @@ void SwitchParams::describe(ParamTable& t) {
         "per-queue limit when admission is static", 1, 1e12);
   t.add("switch.latency_ns", &latency_ns, "ns",
         "port-to-port latency: a frame can leave this long after its last byte arrived", 0, 1e9);
-  t.add("switch.ecn", &ecn, "RED/ECN marking of ECN-capable frames on the egress queue");
-  t.add("switch.kmin_bytes", &kmin_bytes, "byte", "RED: no marking at or below this queue depth", 0,
-        1e12);
-  t.add("switch.kmax_bytes", &kmax_bytes, "byte", "RED: every frame marked at or above this depth",
-        0, 1e12);
-  t.add("switch.pmax", &pmax, "probability", "RED: marking probability just below kmax", 0, 1);
-  t.add("switch.mark_at", &mark_at,
-        "RED decision on the queue depth a frame finds at enqueue, or leaves behind at dequeue "
-        "(ns-3 HPCC's switch: dequeue, so a mark reflects the newest queue)",
-        {"enqueue", "dequeue"});
   t.add("switch.pfc", &pfc,
         "lossless: PFC per ingress port and priority instead of threshold drops");
   t.add("switch.xoff_bytes", &xoff_bytes, "byte",
@@ -104,10 +94,7 @@ void SwitchParams::describe(ParamTable& t) {
 }
 
 void SwitchParams::validate() const {
-  if (kmin_bytes > kmax_bytes)
-    throw Error(msg::kConfig, "switch.kmin_bytes (" + std::to_string(kmin_bytes) +
-                                  ") must not exceed switch.kmax_bytes (" +
-                                  std::to_string(kmax_bytes) + ")");
+  hooks.validate();
   if (xon_bytes > xoff_bytes)
     throw Error(msg::kConfig, "switch.xon_bytes (" + std::to_string(xon_bytes) +
                                   ") must not exceed switch.xoff_bytes (" +

@@ -62,11 +62,6 @@ struct SwitchParams {              // switch.*
   double alpha = 1.0;                 // dynamic threshold
   uint64_t static_limit_bytes = 1 << 20;
   double latency_ns = 0;  // port to port, before a frame can leave
-  bool ecn = true;
-  uint64_t kmin_bytes = 400 * 1024;
-  uint64_t kmax_bytes = 1600 * 1024;
-  double pmax = 0.2;
-  std::string mark_at = "dequeue";  // enqueue | dequeue
   bool pfc = false;
   uint64_t xoff_bytes = 256 * 1024;
   uint64_t xon_bytes = 128 * 1024;
@@ -83,7 +78,9 @@ struct SwitchParams {              // switch.*
   bool headroom_auto = false;     // per port: at least 3 x rate x the link's delay (ns-3 HPCC)
   uint32_t pause_quanta = 65535;  // of an XOFF PAUSE frame
   double loss_rate = 0;           // fault: random loss on every egress wire (the shell's)
-  // The switch hook rows' own parameters (SwitchHookRow::params), in registry order.
+  // The switch hook rows' own parameters (SwitchHookRow::params), in registry order:
+  // RED/ECN's (switch.ecn, kmin_bytes, kmax_bytes, pmax, mark_at: hooks/red_ecn.h),
+  // INT's (switch.int_*: hooks/int_stamp.h).
   PluginParamSet hooks = switch_hook_params();
 
   void describe(ParamTable& t);

@@ -20,6 +20,7 @@
 #include "model/core/stats.h"
 #include "model/wire/pfc.h"
 #include "model/wire/roce.h"
+#include "platforms/network/hooks/red_ecn.h"
 #include "platforms/network/switch.h"
 #include "testbench/common/frame_write.h"
 
@@ -28,6 +29,11 @@ namespace {
 
 namespace w = wire;
 using network::AddressMap;
+
+// The RED/ECN row's own parameters in a switch's (switch.ecn, kmin_bytes, ...).
+network::RedParams& red(network::SwitchParams& sp) {
+  return *sp.hooks.find<network::RedParams>("red_ecn");
+}
 using network::Routes;
 using network::RoutingParams;
 using network::Switch;
@@ -127,7 +133,7 @@ std::vector<uint8_t> frame(uint32_t psn, uint16_t sport, uint32_t payload, uint8
 // with FCS, preamble and IFG, 82.08 ns at 100 Gbit/s.
 TEST(Switch, ThreeHopsAndFramesPipelinedBehindEachOther) {
   SwitchParams sp;
-  sp.ecn = false;
+  red(sp).ecn = false;
   Fabric f(sp, RoutingParams{});
   ASSERT_EQ(frame(0, 49152, 942).size(), 1002u);
   constexpr uint64_t kSer = 82080;
@@ -151,7 +157,7 @@ TEST(Switch, ThreeHopsAndFramesPipelinedBehindEachOther) {
 
 TEST(Switch, RoundRobinSprayUsesBothSpinesEqually) {
   SwitchParams sp;
-  sp.ecn = false;
+  red(sp).ecn = false;
   RoutingParams rp;
   rp.mode = "spray";
   rp.spray_mode = "rr";
@@ -172,8 +178,8 @@ bool ipv4_checksum_ok(const std::vector<uint8_t>& fr) {
 
 TEST(Switch, RedMarksLeaveAValidFrame) {
   SwitchParams sp;
-  sp.kmin_bytes = 0;
-  sp.kmax_bytes = 2000;  // at dequeue: >= 2000 B left behind -> marked
+  red(sp).kmin_bytes = 0;
+  red(sp).kmax_bytes = 2000;  // at dequeue: >= 2000 B left behind -> marked
   Fabric f(sp, RoutingParams{});
   // Five ECT(0) frames at once: at tor0 frames 0..2 leave >= 2000 B behind.
   for (uint32_t k = 0; k < 5; ++k) f.inject.script.push_back({0, frame(k, 49152, 942, 0x02)});
@@ -208,7 +214,7 @@ std::vector<uint8_t> pfc(uint8_t prio, uint16_t quanta) {
 // with an XON at 4 us, pauses it again at 10 us and lets that pause run out at 15.12 us.
 TEST(Switch, PauseHoldsThePortForItsQuantaAndAnXonReleasesIt) {
   SwitchParams sp;
-  sp.ecn = false;
+  red(sp).ecn = false;
   sp.pfc = true;
   Fabric f(sp, RoutingParams{});
   constexpr uint64_t kSer = 82080;  // the 1002-byte frame at 100 Gbit/s
@@ -228,7 +234,7 @@ TEST(Switch, PauseHoldsThePortForItsQuantaAndAnXonReleasesIt) {
 // third departure (at 2 ser) leaves 1 frame held <= xon (an XON at 2 ser).
 TEST(Switch, XoffAndXonGoUpstreamAsPfcFramesAtTheirThresholds) {
   SwitchParams sp;
-  sp.ecn = false;
+  red(sp).ecn = false;
   sp.pfc = true;
   sp.xoff_bytes = 3 * 1002;
   sp.xon_bytes = 1002;
@@ -283,7 +289,7 @@ TEST(Switch, FramesOfOneInstantAreTakenInPortOrder) {
   AddressMap hosts;
   hosts[{4, {10, 0, 0, 2}}] = 2;  // frame()'s destination: h2
   SwitchParams sp;
-  sp.ecn = false;
+  red(sp).ecn = false;
   Switch leaf("leaf0", sp, RoutingParams{}, t, routes, 3, hosts, 1, stats);
   Switch spine("spine0", sp, RoutingParams{}, t, routes, 4, hosts, 1, stats);
   PairInjector pair("pair");

@@ -20,7 +20,7 @@ constexpr uint64_t kSer1000 = 81920;
 
 SwitchParams lossy() {
   SwitchParams p;
-  p.ecn = false;
+  p.hooks.find<RedParams>("red_ecn")->ecn = false;
   return p;
 }
 
@@ -117,7 +117,7 @@ TEST(SwitchCore, StaticLimitAndFullBuffer) {
 }
 
 TEST(RedEcn, MarkingProbabilityBetweenKminAndKmax) {
-  SwitchParams p;
+  RedParams p;
   p.kmin_bytes = 10000;
   p.kmax_bytes = 50000;
   p.pmax = 0.2;
@@ -137,7 +137,7 @@ TEST(RedEcn, MarkingProbabilityBetweenKminAndKmax) {
   // Hold the queue at 30,000 B and offer N frames: each finds q = 30,000 (the core
   // reports it), then the head leaves. The marked fraction is 0.1 within 4 standard
   // deviations.
-  SwitchCore s(p, {100, 100}, "sw");
+  SwitchCore s(SwitchParams{}, {100, 100}, "sw");
   for (uint64_t k = 0; k < 30; ++k) s.enqueue(0, 1, {k, 1000, 1, false, 0});
   const int n = 20000;
   int marked = 0;
@@ -335,8 +335,9 @@ TEST(SwitchCore, PauseStopsAPriorityForItsQuantaAndXonRestartsIt) {
 }
 
 TEST(SwitchCore, BadParametersNameTheKey) {
-  SwitchParams p;
-  p.kmin_bytes = 10, p.kmax_bytes = 5;
+  SwitchParams p;  // RED's keys are its row's, checked with the switch's
+  RedParams& red = *p.hooks.find<RedParams>("red_ecn");
+  red.kmin_bytes = 10, red.kmax_bytes = 5;
   try {
     SwitchCore s(p, {100}, "sw");
     ADD_FAILURE();

@@ -12,15 +12,25 @@
 #include <utility>
 #include <vector>
 
+#include "model/core/params.h"
 #include "model/core/rng.h"
-#include "platforms/network/switch_core.h"
 
 namespace oonic::network {
+
+struct RedParams {  // switch.ecn, kmin_bytes, kmax_bytes, pmax, mark_at (the red_ecn row's)
+  bool ecn = true;
+  uint64_t kmin_bytes = 400 * 1024;
+  uint64_t kmax_bytes = 1600 * 1024;
+  double pmax = 0.2;
+  std::string mark_at = "dequeue";  // enqueue | dequeue
+  void describe(ParamTable& t);
+  void validate() const;  // kmin <= kmax; throws oonic::Error naming the keys
+};
 
 class RedEcn {
  public:
   // ports: the switch's; seed and name: the draw stream ("<name>.red").
-  RedEcn(const SwitchParams& p, uint32_t ports, uint64_t seed, const std::string& name);
+  RedEcn(const RedParams& p, uint32_t ports, uint64_t seed, const std::string& name);
   bool at_enqueue() const { return enqueue_; }
   bool at_dequeue() const { return dequeue_; }
   // The marking probability at queue depth q (bytes) on port.
