@@ -61,25 +61,6 @@ inline uint32_t ctz32(uint32_t x) {
 }
 }  // namespace
 
-struct OrnicBitmap::Qp {
-  struct Node {
-    uint32_t block_id = kNoBlock;
-    bool valid = false;
-    bool all_1 = false;
-  };
-  std::vector<Node> nodes;  // N entries, allocated once in the constructor
-  uint32_t header_ptr = 0;
-  uint32_t base_psn = 0;
-  uint32_t start_psn = 0;
-  uint32_t epsn = 0;
-  uint32_t otd = 0;
-  uint32_t blocks_held = 0;
-  uint32_t last_nak_epsn = 0;
-  uint32_t last_nak_psn = 0;  // the packet that triggered that NAK
-  bool nak_sent = false;      // a NAK was sent while ePSN == last_nak_epsn
-  bool open = false;
-};
-
 OrnicBitmap::OrnicBitmap(const Params& p) : p_(p) {
   if (p_.block_bits < 1 || p_.block_bits > wire::kMaxBitmapBlockBits)
     throw std::invalid_argument("OrnicBitmap: block_bits must be 1..kMaxBitmapBlockBits");
@@ -89,8 +70,9 @@ OrnicBitmap::OrnicBitmap(const Params& p) : p_(p) {
   if (static_cast<uint64_t>(p_.block_bits) * p_.nodes_per_qp >= (1u << 22))
     throw std::invalid_argument("OrnicBitmap: N*M window too large for 24-bit PSNs");
   words_per_block_ = (p_.block_bits + 31) / 32;
-  qps_.resize(p_.max_qps);
-  for (Qp& q : qps_) q.nodes.assign(p_.nodes_per_qp, Qp::Node{});
+  Qp fresh;
+  fresh.nodes.assign(p_.nodes_per_qp, Qp::Node{});
+  qps_ = QpTable<Qp>(p_.max_qps, fresh);
   pool_bits_.assign(static_cast<size_t>(p_.pool_blocks) * words_per_block_, 0u);
   owner_.assign(p_.pool_blocks, -1);
   // Stack with block 0 on top: allocation order 0, 1, 2, ...

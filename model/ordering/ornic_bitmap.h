@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "model/core/qp_table.h"
 #include "model/ordering/ordering_unit.h"
 #include "model/wire/roce.h"
 
@@ -96,9 +97,27 @@ class OrnicBitmap : public OrderingUnit {
 
  private:
   // implementation state (per-QP arrays, pool bits, free list) — see ornic_bitmap.cpp
-  struct Qp;
+  static constexpr uint32_t kNoNode = 0xFFFFFFFFu;  // a node holding no block
+  struct Qp {
+    struct Node {
+      uint32_t block_id = kNoNode;
+      bool valid = false;
+      bool all_1 = false;
+    };
+    std::vector<Node> nodes;  // N entries, allocated once in the constructor
+    uint32_t header_ptr = 0;
+    uint32_t base_psn = 0;
+    uint32_t start_psn = 0;
+    uint32_t epsn = 0;
+    uint32_t otd = 0;
+    uint32_t blocks_held = 0;
+    uint32_t last_nak_epsn = 0;
+    uint32_t last_nak_psn = 0;  // the packet that triggered that NAK
+    bool nak_sent = false;      // a NAK was sent while ePSN == last_nak_epsn
+    bool open = false;
+  };
   Params p_;
-  std::vector<Qp> qps_;
+  QpTable<Qp> qps_;                  // entries made as QPs are opened (model/core/qp_table.h)
   std::vector<uint32_t> pool_bits_;  // pool_blocks * words_per_block
   std::vector<uint32_t> free_list_;  // stack of free block ids
   std::vector<int32_t> owner_;       // block -> qp (-1 free), for invariants

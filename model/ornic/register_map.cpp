@@ -120,7 +120,7 @@ std::string register_table_markdown(uint32_t max_qps) {
 RegisterFile::RegisterFile(uint32_t max_qps)
     : max_qps_(max_qps),
       global_(global_registers().size()),
-      qp_(size_t{max_qps} * qp_registers().size()),
+      qp_(max_qps),
       global_reset_(global_registers().size()) {
   for (size_t i = 0; i < global_reset_.size(); ++i) global_reset_[i] = global_registers()[i].reset;
   set_reset(GlobalReg::kMaxQps, max_qps);
@@ -139,20 +139,32 @@ void RegisterFile::set_reset(GlobalReg r, uint32_t value) {
 
 uint32_t RegisterFile::peek(uint32_t qp, QpReg r) const {
   if (qp >= max_qps_) return 0;
-  return qp_[size_t{qp} * qp_registers().size() + static_cast<size_t>(r)];
+  return qp_[qp][static_cast<size_t>(r)];
 }
 
 void RegisterFile::poke(uint32_t qp, QpReg r, uint32_t value) {
   if (qp >= max_qps_) return;
-  qp_[size_t{qp} * qp_registers().size() + static_cast<size_t>(r)] = value;
+  qp_[qp][static_cast<size_t>(r)] = value;
 }
 
 void RegisterFile::reset() {
   global_ = global_reset_;
-  const auto& q = qp_registers();
-  for (uint32_t p = 0; p < max_qps_; ++p)
-    for (size_t i = 0; i < q.size(); ++i) qp_[p * q.size() + i] = q[i].reset;
+  std::vector<uint32_t> fresh;
+  for (const auto& d : qp_registers()) fresh.push_back(d.reset);
+  qp_ = QpTable<std::vector<uint32_t>>(max_qps_, fresh);
   errors_ = 0;
+}
+
+uint32_t& RegisterFile::reg(uint32_t idx) {
+  if (idx < global_.size()) return global_[idx];
+  const uint32_t i = static_cast<uint32_t>(idx - global_.size()), n = qp_registers().size();
+  return qp_[i / n][i % n];
+}
+
+uint32_t RegisterFile::reg(uint32_t idx) const {
+  if (idx < global_.size()) return global_[idx];
+  const uint32_t i = static_cast<uint32_t>(idx - global_.size()), n = qp_registers().size();
+  return qp_[i / n][i % n];
 }
 
 const RegisterDef* RegisterFile::lookup(uint32_t addr, uint32_t* index) const {
@@ -186,7 +198,7 @@ RegStatus RegisterFile::read(uint32_t addr, uint32_t* value) {
     *value = 0;
     return st;
   }
-  *value = idx < global_.size() ? global_[idx] : qp_[idx - global_.size()];
+  *value = static_cast<const RegisterFile*>(this)->reg(idx);
   return st;
 }
 
@@ -204,25 +216,25 @@ RegStatus RegisterFile::write(uint32_t addr, uint32_t value) {
     count_error();
     return st;
   }
-  uint32_t& reg = idx < global_.size() ? global_[idx] : qp_[idx - global_.size()];
+  uint32_t& r = reg(idx);
   if (d->access == Access::kW1C)
-    reg &= ~(value & d->mask);
+    r &= ~(value & d->mask);
   else
-    reg = (reg & ~d->mask) | (value & d->mask);
-  if (on_write_) on_write_(addr, reg);
+    r = (r & ~d->mask) | (value & d->mask);
+  if (on_write_) on_write_(addr, r);
   return st;
 }
 
 uint32_t RegisterFile::peek(uint32_t addr) const {
   uint32_t idx = 0;
   if (addr % 4 || !lookup(addr, &idx)) return 0;
-  return idx < global_.size() ? global_[idx] : qp_[idx - global_.size()];
+  return reg(idx);
 }
 
 void RegisterFile::poke(uint32_t addr, uint32_t value) {
   uint32_t idx = 0;
   if (addr % 4 || !lookup(addr, &idx)) return;
-  (idx < global_.size() ? global_[idx] : qp_[idx - global_.size()]) = value;
+  reg(idx) = value;
 }
 
 }  // namespace oonic::ornic

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "model/core/qp_table.h"
 #include "model/core/signal.h"
 
 namespace oonic::ornic {
@@ -113,9 +114,14 @@ class RegisterFile {
  private:
   const RegisterDef* lookup(uint32_t addr, uint32_t* index) const;
   void count_error();
+  // A register by lookup()'s index: global, or a QP block's (made when first written).
+  uint32_t& reg(uint32_t idx);
+  uint32_t reg(uint32_t idx) const;
   uint32_t max_qps_;
   std::vector<uint32_t> global_;
-  std::vector<uint32_t> qp_;  // max_qps * qp_registers().size()
+  // Per QP block: its registers (qp_registers() order), made at its first write; until
+  // then it reads its reset values (memory follows the QPs a host opens).
+  QpTable<std::vector<uint32_t>> qp_;
   std::vector<uint32_t> global_reset_;
   Signal<uint32_t, uint32_t> on_write_;
   uint64_t errors_ = 0;

@@ -32,6 +32,7 @@
 
 #include "model/core/cycles.h"
 #include "model/core/params.h"
+#include "model/core/qp_table.h"
 #include "model/core/stats.h"
 #include "model/sender/rate_control.h"
 #include "model/sram/sram.h"
@@ -104,7 +105,7 @@ class Dcqcn final : public RateControl {
   uint32_t pmtu_;  // bytes a PSN counts in the window
   double mhz_, line_;
   Cycle alpha_cyc_, decrease_cyc_, rate_cyc_;
-  std::vector<Qp> qps_;
+  QpTable<Qp> qps_;
   Sram* mem_;
   Counter &cnps_, &decreases_, &fast_recoveries_, &additive_, &hyper_, &paced_;
 };

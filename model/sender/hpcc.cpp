@@ -102,7 +102,7 @@ void Hpcc::set_rate(uint32_t qi, Qp& q, double gbps, Cycle t) {
 }
 
 double Hpcc::window_bytes(uint32_t qi) const {
-  const Qp& q = qps_.at(qi);
+  const Qp& q = qps_[qi];
   const double r = q.rate == 0 ? line_ : q.rate;
   return p_.var_win ? window_ * r / line_ : window_;
 }

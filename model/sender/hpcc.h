@@ -31,6 +31,7 @@
 
 #include "model/core/cycles.h"
 #include "model/core/params.h"
+#include "model/core/qp_table.h"
 #include "model/core/stats.h"
 #include "model/sender/rate_control.h"
 #include "model/sram/sram.h"
@@ -67,10 +68,10 @@ class Hpcc final : public RateControl {
               const SendState& s) override;
   void tag(uint32_t qi, wire::FrameSpec& f) override;
 
-  double rate_gbps(uint32_t qi) const { return qps_.at(qi).rate; }
-  double reference_gbps(uint32_t qi) const { return qps_.at(qi).ref; }
-  double utilization(uint32_t qi) const { return qps_.at(qi).u; }
-  uint32_t stage(uint32_t qi) const { return qps_.at(qi).stage; }
+  double rate_gbps(uint32_t qi) const { return qps_[qi].rate; }
+  double reference_gbps(uint32_t qi) const { return qps_[qi].ref; }
+  double utilization(uint32_t qi) const { return qps_[qi].u; }
+  uint32_t stage(uint32_t qi) const { return qps_[qi].stage; }
   double window_bytes(uint32_t qi) const;
   uint32_t int_hops() const { return hops_; }
 
@@ -98,7 +99,7 @@ class Hpcc final : public RateControl {
   double window_;  // bytes at line rate
   uint32_t hops_;  // records per stack
   uint32_t pmtu_;
-  std::vector<Qp> qps_;
+  QpTable<Qp> qps_;
   Sram* mem_;
   Counter &int_acks_, &updates_, &fast_reacts_, &decreases_, &increases_, &paced_;
 };

@@ -98,7 +98,6 @@ MpRdmaWindow::MpRdmaWindow(const MpRdmaParams& p, double clock_mhz, double line_
 }
 
 MpRdmaWindow::Qp& MpRdmaWindow::qp(uint32_t qi) {
-  if (qi >= qps_.size()) qps_.resize(qi + 1);
   return qps_[qi];
 }
 
@@ -356,7 +355,6 @@ MpRdmaRecovery::MpRdmaRecovery(const MpRdmaParams& p, uint32_t max_qps, const St
                              "had SACKed them (cc.mprdma.sack_skip)")) {}
 
 MpRdmaRecovery::Qp& MpRdmaRecovery::qp(uint32_t qi) {
-  if (qi >= qps_.size()) qps_.resize(qi + 1);
   return qps_[qi];
 }
 

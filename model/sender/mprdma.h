@@ -84,6 +84,7 @@
 #include <vector>
 
 #include "model/core/params.h"
+#include "model/core/qp_table.h"
 #include "model/core/stats.h"
 #include "model/sender/loss_recovery.h"
 #include "model/sender/psn_ring.h"
@@ -176,7 +177,7 @@ class MpRdmaWindow final : public RateControl {
   uint32_t pmtu_;
   uint32_t iw_;
   Cycle rtt_, burst_, idle_;
-  std::vector<Qp> qps_;
+  QpTable<Qp> qps_;
   Sram* mem_;
   const LossRecovery* recovery_ = nullptr;
   Counter &acks_, &ece_, &pruned_, &reductions_, &clocked_, &burst_timers_, &burst_sends_, &probes_,
@@ -220,7 +221,7 @@ class MpRdmaRecovery final : public LossRecovery {
   bool sack_skip_;
   uint32_t hold_;
   uint32_t renack_;
-  std::vector<Qp> qps_;
+  QpTable<Qp> qps_;
   Counter &nacks_, &entered_, &exited_, &resends_, &early_resends_, &tagged_, &relost_, &skipped_;
 };
 

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/core/qp_table.h"
 #include "model/sender/loss_recovery.h"
 
 namespace oonic::sender {
@@ -48,7 +49,7 @@ class SelectiveRepeat final : public GoBackN {
 
  private:
   static constexpr uint32_t kNone = ~0u;
-  std::vector<uint32_t> high_;  // per QP: the highest SACKed PSN not yet acknowledged
+  QpTable<uint32_t> high_;  // per QP: the highest SACKed PSN not yet acknowledged
 };
 
 class HoleList final : public GoBackN {
@@ -60,7 +61,7 @@ class HoleList final : public GoBackN {
   void advanced(uint32_t qi, uint32_t from, uint32_t to) override;
 
  private:
-  std::vector<std::vector<uint32_t>> known_;  // per QP: hole PSNs learnt, not yet passed
+  QpTable<std::vector<uint32_t>> known_;  // per QP: hole PSNs learnt, not yet passed
 };
 
 }  // namespace oonic::sender

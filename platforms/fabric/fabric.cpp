@@ -1,5 +1,6 @@
 #include "platforms/fabric/fabric.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -1605,8 +1606,13 @@ int write_results(FabricRun& r) {
   say_why_stopped(r, sb);
   if (!r.o.quiet) {
     std::fputs(summary.c_str(), stdout);
-    std::printf("  results     %s/  (simulated in %s s wall)\n", r.dir.c_str(),
-                fmt(r.wall, 3).c_str());
+    // What the run cost: the process's peak RSS, and that over the hosts (issue 30).
+    struct rusage ru {};
+    getrusage(RUSAGE_SELF, &ru);
+    const double mb = static_cast<double>(ru.ru_maxrss) / 1024.0;
+    std::printf("  results     %s/  (simulated in %s s wall; peak RSS %s MB, %s MB a host)\n",
+                r.dir.c_str(), fmt(r.wall, 3).c_str(), fmt(mb, 0).c_str(),
+                fmt(mb / std::max<uint32_t>(1, r.nh), 2).c_str());
   }
   if (!rtl_report.empty()) {
     std::fprintf(stderr, "oonic run: %s\n", rtl_report.c_str());

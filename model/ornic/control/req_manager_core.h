@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "model/core/link.h"
+#include "model/core/qp_table.h"
 #include "model/core/stats.h"
 #include "model/core/vcd.h"
 #include "model/ornic/block_env.h"
@@ -107,7 +108,7 @@ class ReqManagerCore final : public ResponderWork, public ControlSource {
   const QpContextTable& qps_;
   Sram& mem_;
   DmaPort& dma_;
-  std::vector<Slot> slots_;
+  QpTable<Slot> slots_;
   std::deque<uint32_t> ack_q_, nak_q_, cnp_q_;
   std::deque<ReadJob> reads_;
   std::vector<wire::BitmapBlock> blocks_;  // of pending bitmap NAKs

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "model/core/link.h"
+#include "model/core/qp_table.h"
 #include "model/core/stats.h"
 #include "model/ornic/agenda.h"
 #include "model/ornic/block_env.h"
@@ -118,7 +119,7 @@ class RspManagerCore final : public RequesterEvents, public SendTimer {
       Cycle at;
       bool retry = false;  // feedback named it during the holdoff: ask again at its end
     };
-    std::vector<std::vector<Resent>> resent_;  // per QP: PSNs resent on feedback, and when
+    QpTable<std::vector<Resent>> resent_;  // per QP: PSNs resent on feedback, and when
   };
   struct Timer {
     Cycle deadline = kNever;
@@ -142,8 +143,8 @@ class RspManagerCore final : public RequesterEvents, public SendTimer {
   Agenda& agenda_;
   Links l_;
   static constexpr uint32_t kNoGap = ~0u;
-  std::vector<uint32_t> last_gap_;  // per QP: expected PSN last re-requested (standard READ)
-  std::vector<Timer> timers_;
+  QpTable<uint32_t> last_gap_;  // per QP: expected PSN last re-requested (standard READ)
+  QpTable<Timer> timers_;
   std::vector<uint32_t> reads_scratch_;
   Counter& acks_;
   Counter& naks_;

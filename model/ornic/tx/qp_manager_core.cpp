@@ -576,9 +576,9 @@ void QpManagerCore::go_back(uint32_t qi, uint32_t psn) {
 
 bool QpManagerCore::idle() const {
   if (!fifo_.empty()) return false;
-  for (const SqState& s : sq_)
-    if (!s.wqes.empty()) return false;
-  return true;
+  bool none = true;
+  sq_.each([&none](uint32_t, const SqState& s) { none = none && s.wqes.empty(); });
+  return none;
 }
 
 }  // namespace oonic::ornic

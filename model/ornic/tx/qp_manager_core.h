@@ -25,6 +25,7 @@
 #include <deque>
 #include <vector>
 
+#include "model/core/qp_table.h"
 #include "model/core/stats.h"
 #include "model/ornic/agenda.h"
 #include "model/ornic/block_env.h"
@@ -179,7 +180,7 @@ class QpManagerCore final : public TxSource, public RequesterState, public Compl
   Agenda& agenda_;
   Sram& cache_;
   Links l_;
-  std::vector<SqState> sq_;
+  QpTable<SqState> sq_;
   std::deque<uint32_t> rr_;
   std::deque<TxPacket> fifo_;
   std::vector<uint8_t> slots_;  // prefetch_packets x 4096
