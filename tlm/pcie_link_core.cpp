@@ -2,8 +2,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <memory>
 
 namespace oonic {
+
+namespace {
+// ceil(b * ps_per_byte) for b < 8192, one table per rate in the process.
+std::shared_ptr<const std::vector<uint64_t>> wire_ps_table(double ps_per_byte) {
+  static std::map<double, std::weak_ptr<const std::vector<uint64_t>>> tables;
+  if (auto t = tables[ps_per_byte].lock()) return t;
+  auto t = std::make_shared<std::vector<uint64_t>>(8192);
+  for (size_t b = 0; b < t->size(); ++b)
+    (*t)[b] = static_cast<uint64_t>(std::ceil(static_cast<double>(b) * ps_per_byte));
+  tables[ps_per_byte] = t;
+  return t;
+}
+}  // namespace
 
 void PcieParams::describe(ParamTable& t) {
   t.add("pcie.generation", &generation, "gen", "PCIe generation (1-5): 2.5/5/8/16/32 GT/s per lane",
@@ -37,9 +52,7 @@ PcieLinkCore::PcieLinkCore(const PcieParams& p, const StatGroup& stats)
       tag_wait_ps_(
           stats.counter("tag_wait_ps", "ps", "time read requests waited for a free read tag")) {
   for (uint32_t i = 0; i < p_.read_tags; ++i) tags_.push(0);
-  wire_ps_table_.resize(8192);
-  for (size_t b = 0; b < wire_ps_table_.size(); ++b)
-    wire_ps_table_[b] = static_cast<uint64_t>(std::ceil(static_cast<double>(b) * ps_per_byte_));
+  wire_ps_table_ = wire_ps_table(ps_per_byte_);
   stats.derived("up_busy_ps", "ps", "time the NIC-to-host direction carried TLPs",
                 [this] { return static_cast<double>(up_.busy_ps()); });
   stats.derived("down_busy_ps", "ps", "time the host-to-NIC direction carried TLPs",
@@ -52,7 +65,7 @@ PcieLinkCore::PcieLinkCore(const PcieParams& p, const StatGroup& stats)
 
 uint64_t PcieLinkCore::wire_ps(uint64_t bytes) const {
   // TLP sizes repeat (MPS/MRRS chunks plus overhead): look them up.
-  if (bytes < wire_ps_table_.size()) return wire_ps_table_[bytes];
+  if (bytes < wire_ps_table_->size()) return (*wire_ps_table_)[bytes];
   return static_cast<uint64_t>(std::ceil(static_cast<double>(bytes) * ps_per_byte_));
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <queue>
 #include <vector>
 
@@ -47,7 +48,8 @@ class PcieLinkCore {
  private:
   PcieParams p_;
   double ps_per_byte_;
-  std::vector<uint64_t> wire_ps_table_;
+  // Shared by every link of the same rate (64 KB each: most of an idle host).
+  std::shared_ptr<const std::vector<uint64_t>> wire_ps_table_;
   PsResource up_, down_;
   std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> tags_;
   Counter& write_bytes_;

@@ -1,5 +1,6 @@
 #include "model/core/stats.h"
 
+#include <ostream>
 #include <sstream>
 
 #include <algorithm>
@@ -130,86 +131,188 @@ std::vector<double> TimeWeighted::histogram(int64_t top, int n) const {
   return h;
 }
 
-void Stats::check_new(const std::string& name) {
-  if (!names_.insert(name).second) throw Error(msg::kModel, "stat '" + name + "' registered twice");
+uint32_t Stats::intern(std::string_view s) {
+  auto it = text_ids_.find(s);
+  if (it != text_ids_.end()) return it->second;
+  const auto id = static_cast<uint32_t>(texts_.size());
+  texts_.emplace_back(s);
+  text_ids_.emplace(std::string_view(texts_.back()), id);
+  return id;
 }
 
-Counter& Stats::counter(const std::string& name, const char* unit, const char* desc) {
-  check_new(name);
+Stats::Item& Stats::add(const std::string& name, Kind kind, StatText unit, StatText desc, void* p) {
+  const size_t dot = name.rfind('.');
+  Item it{};
+  it.path = dot == std::string::npos ? kNoPath : intern(std::string_view(name).substr(0, dot));
+  it.leaf = intern(dot == std::string::npos ? std::string_view(name)
+                                            : std::string_view(name).substr(dot + 1));
+  it.kind = kind, it.unit = unit.c_str(), it.desc = desc.c_str(), it.p = p;
+  const uint64_t key = (uint64_t{it.path} << 32) | it.leaf;
+  if (!index_.emplace(key, static_cast<uint32_t>(items_.size())).second)
+    throw Error(msg::kModel, "stat '" + name + "' registered twice");
+  sorted_.clear();
+  items_.push_back(it);
+  return items_.back();
+}
+
+std::string Stats::name_of(const Item& it) const {
+  if (it.path == kNoPath) return texts_[it.leaf];
+  return texts_[it.path] + "." + texts_[it.leaf];
+}
+
+Counter& Stats::counter(const std::string& name, StatText unit, StatText desc) {
   counters_.emplace_back();
-  Item it{{name, Kind::kCounter, unit, desc}, &counters_.back(), nullptr, nullptr, {}};
-  items_.push_back(std::move(it));
+  try {
+    add(name, Kind::kCounter, unit, desc, &counters_.back());
+  } catch (...) {
+    counters_.pop_back();
+    throw;
+  }
   return counters_.back();
 }
 
-Histogram& Stats::histogram(const std::string& name, const char* unit, const char* desc,
+Histogram& Stats::histogram(const std::string& name, StatText unit, StatText desc,
                             double bucket_width, uint32_t nbuckets) {
-  check_new(name);
   histograms_.emplace_back();
-  histograms_.back().bucket_width = bucket_width;
-  histograms_.back().buckets.assign(std::max<uint32_t>(nbuckets, 1), 0);
-  Item it{{name, Kind::kHistogram, unit, desc}, nullptr, nullptr, nullptr, {}};
-  it.h = &histograms_.back();
-  items_.push_back(std::move(it));
-  return histograms_.back();
+  Histogram& h = histograms_.back();
+  try {
+    add(name, Kind::kHistogram, unit, desc, &h);
+  } catch (...) {
+    histograms_.pop_back();
+    throw;
+  }
+  h.bucket_width = bucket_width;
+  h.buckets.assign(std::max<uint32_t>(nbuckets, 1), 0);
+  return h;
 }
 
-TimeWeighted& Stats::gauge(const std::string& name, const char* unit, const char* desc) {
-  check_new(name);
+TimeWeighted& Stats::gauge(const std::string& name, StatText unit, StatText desc) {
   gauges_.emplace_back();
-  Item it{{name, Kind::kGauge, unit, desc}, nullptr, nullptr, nullptr, {}};
-  it.g = &gauges_.back();
-  items_.push_back(std::move(it));
+  try {
+    add(name, Kind::kGauge, unit, desc, &gauges_.back());
+  } catch (...) {
+    gauges_.pop_back();
+    throw;
+  }
   return gauges_.back();
 }
 
-void Stats::derived(const std::string& name, const char* unit, const char* desc,
+void Stats::derived(const std::string& name, StatText unit, StatText desc,
                     std::function<double()> f) {
-  check_new(name);
-  Item it{{name, Kind::kDerived, unit, desc}, nullptr, nullptr, nullptr, {}};
-  it.f = std::move(f);
-  items_.push_back(std::move(it));
+  functions_.push_back(std::move(f));
+  try {
+    add(name, Kind::kDerived, unit, desc, &functions_.back());
+  } catch (...) {
+    functions_.pop_back();
+    throw;
+  }
+}
+
+nlohmann::json Stats::entry(Item& it) {
+  nlohmann::json e;
+  e["unit"] = it.unit;
+  e["desc"] = it.desc;
+  switch (it.kind) {
+    case Kind::kCounter:
+      e["value"] = static_cast<Counter*>(it.p)->value;
+      break;
+    case Kind::kHistogram: {
+      const auto* h = static_cast<Histogram*>(it.p);
+      e["count"] = h->count;
+      e["mean"] = h->mean();
+      e["min"] = h->min;
+      e["max"] = h->max;
+      e["bucket_width"] = h->bucket_width;
+      e["buckets"] = h->buckets;
+      break;
+    }
+    case Kind::kGauge: {
+      const auto* g = static_cast<TimeWeighted*>(it.p);
+      e["peak"] = g->peak();
+      e["mean"] = g->mean();
+      e["final"] = g->final_value();
+      break;
+    }
+    case Kind::kDerived: {
+      double v = (*static_cast<std::function<double()>*>(it.p))();
+      if (!std::isfinite(v)) v = 0.0;
+      // Counts stay integers in the JSON.
+      if (v == std::floor(v) && std::fabs(v) < 9e15)
+        e["value"] = static_cast<int64_t>(v);
+      else
+        e["value"] = v;
+      break;
+    }
+  }
+  return e;
 }
 
 nlohmann::json Stats::to_json(Cycle end) {
   for (auto& g : gauges_)
     if (!g.finalized()) g.finalize(end);
   nlohmann::json j = nlohmann::json::object();
-  for (const auto& it : items_) {
-    nlohmann::json e;
-    e["unit"] = it.info.unit;
-    e["desc"] = it.info.desc;
-    switch (it.info.kind) {
-      case Kind::kCounter:
-        e["value"] = it.c->value;
-        break;
-      case Kind::kHistogram:
-        e["count"] = it.h->count;
-        e["mean"] = it.h->mean();
-        e["min"] = it.h->min;
-        e["max"] = it.h->max;
-        e["bucket_width"] = it.h->bucket_width;
-        e["buckets"] = it.h->buckets;
-        break;
-      case Kind::kGauge:
-        e["peak"] = it.g->peak();
-        e["mean"] = it.g->mean();
-        e["final"] = it.g->final_value();
-        break;
-      case Kind::kDerived: {
-        double v = it.f();
-        if (!std::isfinite(v)) v = 0.0;
-        // Counts stay integers in the JSON.
-        if (v == std::floor(v) && std::fabs(v) < 9e15)
-          e["value"] = static_cast<int64_t>(v);
-        else
-          e["value"] = v;
-        break;
-      }
-    }
-    j[it.info.name] = e;
-  }
+  for (auto& it : items_) j[name_of(it)] = entry(it);
   return j;
+}
+
+const std::vector<uint32_t>& Stats::sorted() const {
+  if (sorted_.size() == items_.size()) return sorted_;
+  sorted_.resize(items_.size());
+  for (uint32_t i = 0; i < sorted_.size(); ++i) sorted_[i] = i;
+  // The order of the full names (std::string's, as a JSON object's keys), compared
+  // piecewise: path, '.', leaf.
+  auto parts = [this](const Item& it, std::string_view(&v)[3]) {
+    if (it.path == kNoPath)
+      v[0] = {}, v[1] = {};
+    else
+      v[0] = texts_[it.path], v[1] = ".";
+    v[2] = texts_[it.leaf];
+  };
+  auto less = [&](uint32_t a, uint32_t b) {
+    const Item& x = items_[a];
+    const Item& y = items_[b];
+    if (x.path == y.path) return texts_[x.leaf] < texts_[y.leaf];
+    std::string_view u[3], w[3];
+    parts(x, u), parts(y, w);
+    size_t ui = 0, uo = 0, wi = 0, wo = 0;
+    for (;;) {
+      while (ui < 3 && uo == u[ui].size()) ++ui, uo = 0;
+      while (wi < 3 && wo == w[wi].size()) ++wi, wo = 0;
+      if (ui == 3 || wi == 3) return ui == 3 && wi != 3;
+      const size_t n = std::min(u[ui].size() - uo, w[wi].size() - wo);
+      const int c = u[ui].substr(uo, n).compare(w[wi].substr(wo, n));
+      if (c) return c < 0;
+      uo += n, wo += n;
+    }
+  };
+  std::sort(sorted_.begin(), sorted_.end(), less);
+  return sorted_;
+}
+
+void Stats::write_json(std::ostream& os, Cycle end, int depth) {
+  for (auto& g : gauges_)
+    if (!g.finalized()) g.finalize(end);
+  if (items_.empty()) {
+    os << "{}";
+    return;
+  }
+  const std::string pad(static_cast<size_t>(depth + 1) * 2, ' ');
+  os << "{\n";
+  const std::vector<uint32_t>& order = sorted();
+  for (size_t k = 0; k < order.size(); ++k) {
+    Item& it = items_[order[k]];
+    // The entry as dump(2) writes it at depth 0, its lines moved to this depth.
+    std::string v = entry(it).dump(2);
+    std::string moved;
+    moved.reserve(v.size() + 64);
+    for (char c : v) {
+      moved += c;
+      if (c == '\n') moved += pad;
+    }
+    os << pad << nlohmann::json(name_of(it)).dump() << ": " << moved
+       << (k + 1 < order.size() ? ",\n" : "\n");
+  }
+  os << std::string(static_cast<size_t>(depth) * 2, ' ') << "}";
 }
 
 std::string Stats::listing(bool markdown) const {
@@ -227,14 +330,29 @@ std::string Stats::listing(bool markdown) const {
 
 std::vector<Stats::Info> Stats::list() const {
   std::vector<Info> v;
-  for (const auto& it : items_) v.push_back(it.info);
+  v.reserve(items_.size());
+  for (const auto& it : items_) v.push_back({name_of(it), it.kind, it.unit, it.desc});
   return v;
 }
 
+const Stats::Item* Stats::find(const std::string& name) const {
+  const size_t dot = name.rfind('.');
+  uint32_t path = kNoPath;
+  if (dot != std::string::npos) {
+    auto p = text_ids_.find(std::string_view(name).substr(0, dot));
+    if (p == text_ids_.end()) return nullptr;
+    path = p->second;
+  }
+  auto l = text_ids_.find(dot == std::string::npos ? std::string_view(name)
+                                                   : std::string_view(name).substr(dot + 1));
+  if (l == text_ids_.end()) return nullptr;
+  auto i = index_.find((uint64_t{path} << 32) | l->second);
+  return i == index_.end() ? nullptr : &items_[i->second];
+}
+
 const Counter* Stats::find_counter(const std::string& name) const {
-  for (const auto& it : items_)
-    if (it.info.name == name && it.c) return it.c;
-  return nullptr;
+  const Item* it = find(name);
+  return it && it->kind == Kind::kCounter ? static_cast<const Counter*>(it->p) : nullptr;
 }
 
 uint64_t Stats::counter_value(const std::string& name) const {
@@ -243,19 +361,16 @@ uint64_t Stats::counter_value(const std::string& name) const {
 }
 
 double Stats::scalar_value(const std::string& name) const {
-  for (const auto& it : items_) {
-    if (it.info.name != name) continue;
-    if (it.info.kind == Kind::kCounter) return static_cast<double>(it.c->value);
-    if (it.info.kind == Kind::kDerived) return it.f();
-    return 0;
-  }
+  const Item* it = find(name);
+  if (!it) return 0;
+  if (it->kind == Kind::kCounter) return static_cast<double>(static_cast<Counter*>(it->p)->value);
+  if (it->kind == Kind::kDerived) return (*static_cast<std::function<double()>*>(it->p))();
   return 0;
 }
 
 TimeWeighted* Stats::find_gauge(const std::string& name) {
-  for (auto& it : items_)
-    if (it.info.name == name && it.g) return it.g;
-  return nullptr;
+  const Item* it = find(name);
+  return it && it->kind == Kind::kGauge ? static_cast<TimeWeighted*>(it->p) : nullptr;
 }
 
 const char* to_string(Stats::Kind k) {

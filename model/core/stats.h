@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <iosfwd>
 #include <string>
-#include <unordered_set>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -44,9 +46,12 @@ class TimeWeighted {
   void change(Cycle t, int64_t delta) {
     if (t < settled_before_) late(t);
     // Chunked: growing never copies what is already recorded (runs book millions).
-    if (chunks_.empty() || chunks_.back().size() == kChunk) {
+    if (chunks_.empty() || chunks_.back().size() >= kChunk) {
+      // The first chunk grows as it fills (most gauges change a few times: a
+      // fabric has thousands); later ones are taken whole.
+      const bool first = chunks_.empty();
       chunks_.emplace_back();
-      chunks_.back().reserve(kChunk);
+      if (!first) chunks_.back().reserve(kChunk);
     }
     chunks_.back().push_back({t, delta});
   }
@@ -100,9 +105,22 @@ class TimeWeighted {
   bool finalized_ = false;
 };
 
+// A stat's unit or description: a string literal, held by pointer (a fabric
+// registers hundreds of stats a host; copies of their texts were most of an idle
+// host's memory). Only literals convert, so a dangling pointer cannot compile.
+class StatText {
+ public:
+  template <size_t N>
+  constexpr StatText(const char (&s)[N]) : s_(s) {}  // NOLINT: implicit by design
+  const char* c_str() const { return s_; }
+
+ private:
+  const char* s_;
+};
+
 class Stats {
  public:
-  enum class Kind { kCounter, kHistogram, kGauge, kDerived };
+  enum class Kind : uint8_t { kCounter, kHistogram, kGauge, kDerived };
   struct Info {
     std::string name;
     Kind kind;
@@ -110,40 +128,58 @@ class Stats {
     std::string desc;
   };
 
-  Counter& counter(const std::string& name, const char* unit, const char* desc);
-  Histogram& histogram(const std::string& name, const char* unit, const char* desc,
-                       double bucket_width, uint32_t nbuckets);
-  TimeWeighted& gauge(const std::string& name, const char* unit, const char* desc);
-  void derived(const std::string& name, const char* unit, const char* desc,
-               std::function<double()> f);
+  Counter& counter(const std::string& name, StatText unit, StatText desc);
+  Histogram& histogram(const std::string& name, StatText unit, StatText desc, double bucket_width,
+                       uint32_t nbuckets);
+  TimeWeighted& gauge(const std::string& name, StatText unit, StatText desc);
+  void derived(const std::string& name, StatText unit, StatText desc, std::function<double()> f);
 
   // Finalize every gauge at `end` and build {name: {value/..., unit, desc}}.
   nlohmann::json to_json(Cycle end);
+  // The same object written to `os` as nlohmann's dump(2) would write it when it
+  // sits at `depth` levels of a document (no tree built: a large fabric's is
+  // hundreds of MB).
+  void write_json(std::ostream& os, Cycle end, int depth);
+  size_t size() const { return items_.size(); }
   std::vector<Info> list() const;
   // Every registered stat, one per line ("name [unit, kind] description") or as
   // a Markdown table (`oonic stats`, docs/STATS*.md).
   std::string listing(bool markdown) const;
   const Counter* find_counter(const std::string& name) const;
   uint64_t counter_value(const std::string& name) const;  // 0 if absent
-  // A counter's or a derived stat's value now (0 if absent or another kind); a scan,
-  // for end-of-run summaries.
+  // A counter's or a derived stat's value now (0 if absent or another kind).
   double scalar_value(const std::string& name) const;
   TimeWeighted* find_gauge(const std::string& name);
 
  private:
-  void check_new(const std::string& name);
+  // A name is its group path and its last component, each interned once: hosts
+  // share their leaf names, and a block's stats share its path.
   struct Item {
-    Info info;
-    Counter* c = nullptr;
-    Histogram* h = nullptr;
-    TimeWeighted* g = nullptr;
-    std::function<double()> f;
+    uint32_t path;  // interned text before the last '.' (kNoPath: none)
+    uint32_t leaf;  // interned text after it
+    Kind kind;
+    const char* unit;
+    const char* desc;
+    void* p;  // Counter*, Histogram*, TimeWeighted* or std::function<double()>*
   };
+  static constexpr uint32_t kNoPath = UINT32_MAX;
+  Item& add(const std::string& name, Kind kind, StatText unit, StatText desc, void* p);
+  uint32_t intern(std::string_view s);
+  std::string name_of(const Item& it) const;
+  // Item indices sorted by name (JSON order, lookups); rebuilt after a registration.
+  const std::vector<uint32_t>& sorted() const;
+  const Item* find(const std::string& name) const;
+  nlohmann::json entry(Item& it);
+
   std::deque<Counter> counters_;
   std::deque<Histogram> histograms_;
   std::deque<TimeWeighted> gauges_;
-  std::vector<Item> items_;
-  std::unordered_set<std::string> names_;  // registered (a fabric has tens of thousands)
+  std::deque<std::function<double()>> functions_;
+  std::deque<Item> items_;         // a deque: no doubling copies (a fabric registers ~10^6)
+  std::deque<std::string> texts_;  // interned path and leaf texts (stable addresses)
+  std::unordered_map<std::string_view, uint32_t> text_ids_;
+  std::unordered_map<uint64_t, uint32_t> index_;  // (path, leaf) -> item: lookups, duplicates
+  mutable std::vector<uint32_t> sorted_;
 };
 
 const char* to_string(Stats::Kind k);
@@ -155,17 +191,17 @@ class StatGroup {
  public:
   StatGroup(Stats& registry, std::string path) : r_(&registry), path_(std::move(path)) {}
   StatGroup group(const std::string& sub) const { return StatGroup(*r_, full(sub)); }
-  Counter& counter(const std::string& name, const char* unit, const char* desc) const {
+  Counter& counter(const std::string& name, StatText unit, StatText desc) const {
     return r_->counter(full(name), unit, desc);
   }
-  Histogram& histogram(const std::string& name, const char* unit, const char* desc,
-                       double bucket_width, uint32_t nbuckets) const {
+  Histogram& histogram(const std::string& name, StatText unit, StatText desc, double bucket_width,
+                       uint32_t nbuckets) const {
     return r_->histogram(full(name), unit, desc, bucket_width, nbuckets);
   }
-  TimeWeighted& gauge(const std::string& name, const char* unit, const char* desc) const {
+  TimeWeighted& gauge(const std::string& name, StatText unit, StatText desc) const {
     return r_->gauge(full(name), unit, desc);
   }
-  void derived(const std::string& name, const char* unit, const char* desc,
+  void derived(const std::string& name, StatText unit, StatText desc,
                std::function<double()> f) const {
     r_->derived(full(name), unit, desc, std::move(f));
   }

@@ -3,8 +3,8 @@
 namespace oonic::eunomia {
 
 namespace {
-Counter* hd_counter(const BlockEnv& env, const std::string& agent, const char* stat,
-                    const char* unit, const char* desc) {
+Counter* hd_counter(const BlockEnv& env, const std::string& agent, const char* stat, StatText unit,
+                    StatText desc) {
   return &env.stats.counter(agent + ".hd_bitmap." + stat, unit, desc);
 }
 }  // namespace

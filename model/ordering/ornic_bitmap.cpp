@@ -73,11 +73,18 @@ OrnicBitmap::OrnicBitmap(const Params& p) : p_(p) {
   Qp fresh;
   fresh.nodes.assign(p_.nodes_per_qp, Qp::Node{});
   qps_ = QpTable<Qp>(p_.max_qps, fresh);
-  pool_bits_.assign(static_cast<size_t>(p_.pool_blocks) * words_per_block_, 0u);
-  owner_.assign(p_.pool_blocks, -1);
-  // Stack with block 0 on top: allocation order 0, 1, 2, ...
-  free_list_.reserve(p_.pool_blocks);
-  for (uint32_t b = p_.pool_blocks; b-- > 0;) free_list_.push_back(b);
+}
+
+uint32_t OrnicBitmap::pool_pop() {
+  if (!free_list_.empty()) {
+    const uint32_t b = free_list_.back();
+    free_list_.pop_back();
+    return b;
+  }
+  const uint32_t b = made_++;
+  owner_.push_back(-1);
+  pool_bits_.resize(pool_bits_.size() + words_per_block_, 0u);
+  return b;
 }
 
 OrnicBitmap::~OrnicBitmap() = default;
@@ -153,11 +160,11 @@ bool OrnicBitmap::has_pending(uint32_t qp) const {
 }
 
 uint32_t OrnicBitmap::pool_free() const {
-  return static_cast<uint32_t>(free_list_.size());
+  return static_cast<uint32_t>(free_list_.size()) + (p_.pool_blocks - made_);
 }
 
 uint32_t OrnicBitmap::pool_used() const {
-  return p_.pool_blocks - static_cast<uint32_t>(free_list_.size());
+  return made_ - static_cast<uint32_t>(free_list_.size());
 }
 
 OrnicBitmap::NodeView OrnicBitmap::node(uint32_t qp, uint32_t i_from_header) const {
@@ -239,12 +246,11 @@ Outcome OrnicBitmap::receive(uint32_t qp, uint32_t psn) {
       if (node.all_1) {
         out.verdict = Verdict::kDuplicate;
       } else if (!node.valid) {
-        if (free_list_.empty()) {
+        if (pool_empty()) {
           out.verdict = Verdict::kPoolExhausted;
         } else {
           // Allocate: pop the free list + node write, 1 cycle.
-          const uint32_t b = free_list_.back();
-          free_list_.pop_back();
+          const uint32_t b = pool_pop();
           owner_[b] = static_cast<int32_t>(qp);
           uint32_t* w = block_words(b);
           for (uint32_t i = 0; i < words_per_block_; ++i) w[i] = 0;
@@ -370,10 +376,13 @@ bool OrnicBitmap::check_invariants(std::string* why) const {
   const uint32_t n = p_.nodes_per_qp;
   const uint32_t mask = last_word_mask();
 
-  if (free_list_.size() > p_.pool_blocks) return fail("free list larger than the pool");
-  std::vector<uint8_t> seen(p_.pool_blocks, 0);  // 1 = free list, 2 = held by a node
+  if (made_ > p_.pool_blocks || owner_.size() != made_ ||
+      pool_bits_.size() != size_t{made_} * words_per_block_)
+    return fail("more blocks made than the pool holds");
+  if (free_list_.size() > made_) return fail("free list larger than the pool");
+  std::vector<uint8_t> seen(made_, 0);  // 1 = free list, 2 = held by a node
   for (uint32_t b : free_list_) {
-    if (b >= p_.pool_blocks) return fail("free list holds an out-of-range block");
+    if (b >= made_) return fail("free list holds an out-of-range block");
     if (seen[b]) return fail("block " + std::to_string(b) + " twice in the free list");
     seen[b] = 1;
     if (owner_[b] != -1) return fail("free block " + std::to_string(b) + " has an owner");
@@ -389,7 +398,7 @@ bool OrnicBitmap::check_invariants(std::string* why) const {
       if (node.all_1 && !node.valid) return fail(tag + "node all_1 but not valid");
       if (!node.valid || node.all_1) continue;
       const uint32_t b = node.block_id;
-      if (b >= p_.pool_blocks) return fail(tag + "node holds an out-of-range block");
+      if (b >= made_) return fail(tag + "node holds an out-of-range block");
       if (seen[b] == 1) return fail(tag + "node holds a free block " + std::to_string(b));
       if (seen[b] == 2) return fail(tag + "block " + std::to_string(b) + " held twice");
       seen[b] = 2;
@@ -426,11 +435,11 @@ bool OrnicBitmap::check_invariants(std::string* why) const {
     }
   }
 
-  for (uint32_t b = 0; b < p_.pool_blocks; ++b) {
+  for (uint32_t b = 0; b < made_; ++b) {
     if (seen[b] == 0) return fail("block " + std::to_string(b) + " neither free nor held");
     if (seen[b] == 2 && owner_[b] < 0) return fail("held block without owner");
   }
-  if (held_total + free_list_.size() != p_.pool_blocks) return fail("pool accounting mismatch");
+  if (held_total + free_list_.size() != made_) return fail("pool accounting mismatch");
   return true;
 }
 

@@ -117,10 +117,17 @@ class OrnicBitmap : public OrderingUnit {
     bool open = false;
   };
   Params p_;
-  QpTable<Qp> qps_;                  // entries made as QPs are opened (model/core/qp_table.h)
-  std::vector<uint32_t> pool_bits_;  // pool_blocks * words_per_block
-  std::vector<uint32_t> free_list_;  // stack of free block ids
-  std::vector<int32_t> owner_;       // block -> qp (-1 free), for invariants
+  QpTable<Qp> qps_;  // entries made as QPs are opened (model/core/qp_table.h)
+  // The pool as a stack of free block ids, block 0 on top at the start. Blocks are
+  // made as the stack first reaches them (an idle NIC's pool costs nothing): the
+  // stack is free_list_ (blocks given back) above the never-used blocks made_ ..
+  // pool_blocks-1, lowest on top, which is the same order.
+  std::vector<uint32_t> pool_bits_;  // made_ * words_per_block
+  std::vector<uint32_t> free_list_;  // blocks given back (top = back())
+  std::vector<int32_t> owner_;       // block -> qp (-1 free), for invariants; made_ long
+  uint32_t made_ = 0;
+  bool pool_empty() const { return free_list_.empty() && made_ == p_.pool_blocks; }
+  uint32_t pool_pop();
   uint32_t words_per_block_ = 1;
 
   uint32_t* block_words(uint32_t block);

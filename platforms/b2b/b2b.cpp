@@ -317,7 +317,6 @@ std::string write_stats_json(const Finished& f, const std::vector<results::Named
               {"payload_bytes", m.total_bytes},
               {"throughput_gbps", m.gbps},
               {"wall_s", f.wall}};
-  j["stats"] = f.stats.to_json(m.end);
   j["sram"] = results::sram_json(srams, m.end);
   j["scoreboard"] = {{"ok", m.sb.ok() && m.finished},  {"wqes", m.sb.wqes},
                      {"completed", m.sb.completed},    {"bytes_checked", m.sb.bytes_checked},
@@ -325,7 +324,7 @@ std::string write_stats_json(const Finished& f, const std::vector<results::Named
   std::string rtl_report;
   nlohmann::json rtl_j = results::rtl_json({{"a", &f.sys.a.nic}, {"b", &f.sys.b.nic}}, &rtl_report);
   if (!rtl_j.is_null()) j["rtl"] = rtl_j;
-  write_text(dir + "/stats.json", j.dump(2) + "\n");
+  results::write_stats_json(dir + "/stats.json", j, f.stats, m.end);
   return rtl_report;
 }
 

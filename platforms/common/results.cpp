@@ -4,6 +4,7 @@
 #include <charconv>
 #include <fstream>
 #include <iomanip>
+#include <iterator>
 #include <queue>
 #include <sstream>
 #include <tuple>
@@ -22,6 +23,30 @@ void write_text(const std::string& path, const std::string& text) {
   std::ofstream f(path);
   if (!f) throw Error(msg::kIo, path + ": cannot write");
   f << text;
+}
+
+void write_stats_json(const std::string& path, const nlohmann::json& doc, Stats& stats, Cycle end) {
+  if (!doc.is_object() || doc.contains("stats") ||
+      (!doc.empty() && std::prev(doc.end()).key() > "stats")) {
+    // "stats" would not be the last key: build the tree.
+    nlohmann::json j = doc;
+    j["stats"] = stats.to_json(end);
+    write_text(path, j.dump(2) + "\n");
+    return;
+  }
+  std::ofstream f(path);
+  if (!f) throw Error(msg::kIo, path + ": cannot write");
+  if (doc.empty()) {
+    f << "{\n";
+  } else {
+    std::string head = doc.dump(2);  // "{\n  ...\n}": reopen it after the last entry
+    head.resize(head.size() - 2);
+    f << head << ",\n";
+  }
+  f << "  \"stats\": ";
+  stats.write_json(f, end, 1);
+  f << "\n}\n";
+  if (!f) throw Error(msg::kIo, path + ": cannot write");
 }
 
 std::unique_ptr<Vcd> make_vcd(bool on, const std::string& groups, uint64_t period_ps) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/core/cycles.h"
+#include "model/core/stats.h"
 #include "model/core/vcd.h"
 #include "model/ornic/ornic_nic.h"
 #include "model/sram/sram.h"
@@ -23,6 +24,10 @@ using NamedSram = std::pair<std::string, Sram*>;
 std::string fmt(double v, int prec);
 // Throws Error(kIo) naming the path.
 void write_text(const std::string& path, const std::string& text);
+// stats.json: `doc` with doc["stats"] = stats (every gauge finalized at `end`), the
+// bytes of (doc + stats).dump(2) + "\n", the stats streamed rather than built as a
+// tree (a 1,024-host fabric's would be hundreds of MB). Throws Error(kIo).
+void write_stats_json(const std::string& path, const nlohmann::json& doc, Stats& stats, Cycle end);
 // The VCD of a run with --vcd (nullptr without): `groups` is the comma list of
 // --vcd=GROUPS (empty: all); an unknown group is an Error(kCli) listing the known ones.
 std::unique_ptr<Vcd> make_vcd(bool on, const std::string& groups, uint64_t period_ps);

@@ -246,6 +246,7 @@ struct Host : sc_core::sc_module, host::HostNode {
     driver.reg_initiator_socket.bind(nic.reg_socket);
     nic.mac_tx_socket.bind(uplink.rx_socket);
     memory.back(kSourceBase, kDestEnd - kSourceBase, &check);
+    memory.memory().set_huge_pages(false);  // rings and CQs only: a few KB a host
   }
 };
 
@@ -1549,7 +1550,6 @@ std::string write_stats_json(FabricRun& r, const Figures& fig, const Scoreboard&
               {"payload_bytes", fig.payload},
               {"packet_hops", fig.hops},
               {"wall_s", r.wall}};
-  j["stats"] = r.stats.to_json(r.end);
   j["sram"] = results::sram_json(r.srams, r.end);
   j["scoreboard"] = {{"ok", sb.ok},
                      {"flows", r.runs.size()},
@@ -1564,7 +1564,7 @@ std::string write_stats_json(FabricRun& r, const Figures& fig, const Scoreboard&
     nlohmann::json rtl_j = results::rtl_json(nics, &rtl_report);
     if (!rtl_j.is_null()) j["rtl"] = rtl_j;
   }
-  write_text(r.dir + "/stats.json", j.dump(2) + "\n");
+  results::write_stats_json(r.dir + "/stats.json", j, r.stats, r.end);
   return rtl_report;
 }
 

@@ -1,5 +1,6 @@
 #include "platforms/host/host_driver.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "model/ornic/register_map.h"
@@ -32,6 +33,8 @@ void HostDriver::add_qp(const QpSetup& q) {
   Qp x;
   x.s = q;
   cq_index_[q.cq_base] = static_cast<uint32_t>(qps_.size());
+  cq_lo_ = std::min(cq_lo_, q.cq_base);
+  cq_hi_ = std::max(cq_hi_, q.cq_base + uint64_t{q.cq_entries} * ornic::kCqeBytes);
   qps_.push_back(x);
 }
 
@@ -55,7 +58,9 @@ uint64_t HostDriver::add_wqe(uint32_t qi, const ornic::Wqe& w, uint64_t dest_add
 }
 
 void HostDriver::on_write(uint64_t done_ps, uint64_t addr, uint64_t len) {
-  auto c = cq_index_.upper_bound(addr);
+  // Every DMA write comes here; most are payload, outside every CQ and every
+  // READ's destination, and cost two compares (no walk of the QPs' maps).
+  auto c = addr >= cq_lo_ && addr < cq_hi_ ? cq_index_.upper_bound(addr) : cq_index_.begin();
   if (c != cq_index_.begin()) {
     --c;
     const Qp& q = qps_[c->second];
@@ -66,6 +71,7 @@ void HostDriver::on_write(uint64_t done_ps, uint64_t addr, uint64_t len) {
       return;
     }
   }
+  if (read_dest_.empty()) return;
   auto r = read_dest_.upper_bound(addr);
   if (r == read_dest_.begin()) return;
   --r;

@@ -94,7 +94,9 @@ class HostDriver : public sc_core::sc_module {
   uint32_t depth_;
   std::vector<Qp> qps_;
   std::vector<WqeRecord> rec_;
-  std::map<uint64_t, uint32_t> cq_index_;         // CQ base -> slot in qps_
+  std::map<uint64_t, uint32_t> cq_index_;  // CQ base -> slot in qps_
+  // The span of every CQ: a payload write outside it needs no map lookup.
+  uint64_t cq_lo_ = UINT64_MAX, cq_hi_ = 0;
   std::map<uint64_t, uint64_t> read_dest_;        // READ dest start -> record
   using Arrival = std::pair<uint64_t, uint64_t>;  // (ps, CQE address)
   std::priority_queue<Arrival, std::vector<Arrival>, std::greater<Arrival>> arrivals_;

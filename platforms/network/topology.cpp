@@ -6,6 +6,7 @@
 #include <deque>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include "model/core/error.h"
@@ -279,7 +280,11 @@ Routes::Routes(const Topology& t) {
   host_index_.assign(t.nodes.size(), kFar);
   for (uint32_t i = 0; i < hosts.size(); ++i) host_index_[hosts[i]] = i;
   dist_.assign(hosts.size(), std::vector<uint32_t>(t.nodes.size(), kFar));
-  next_.assign(t.nodes.size(), std::vector<std::vector<uint32_t>>(hosts.size()));
+  hosts_ = hosts.size();
+  next_.assign(t.nodes.size() * hosts.size(), 0);
+  sets_.emplace_back();  // id 0: no port
+  std::map<std::vector<uint32_t>, uint32_t> set_ids{{{}, 0}};
+  std::vector<uint32_t> ports;
   for (uint32_t i = 0; i < hosts.size(); ++i) {
     // Breadth first from the host; paths never cross another host.
     auto& d = dist_[i];
@@ -305,16 +310,20 @@ Routes::Routes(const Topology& t) {
       }
     for (uint32_t n = 0; n < t.nodes.size(); ++n) {
       if (n == hosts[i] || d[n] == kFar) continue;
+      ports.clear();
       for (uint32_t k = 0; k < t.ports[n].size(); ++k) {
         const uint32_t peer = t.ports[n][k].peer;
-        if (d[peer] + 1 == d[n] && (peer == hosts[i] || !t.is_host(peer))) next_[n][i].push_back(k);
+        if (d[peer] + 1 == d[n] && (peer == hosts[i] || !t.is_host(peer))) ports.push_back(k);
       }
+      auto [it, fresh] = set_ids.emplace(ports, static_cast<uint32_t>(sets_.size()));
+      if (fresh) sets_.push_back(ports);
+      next_[size_t{n} * hosts_ + i] = it->second;
     }
   }
 }
 
 const std::vector<uint32_t>& Routes::next_ports(uint32_t node, uint32_t dst_host) const {
-  return next_[node][host_index_.at(dst_host)];
+  return sets_[next_.at(size_t{node} * hosts_ + host_index_.at(dst_host))];
 }
 
 uint32_t Routes::hops(uint32_t node, uint32_t dst_host) const {

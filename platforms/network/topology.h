@@ -79,17 +79,19 @@ struct Topology {
 // on a shortest path, in port order (the equal-cost set routing chooses from).
 class Routes {
  public:
-  // A table entry per (host, node): about 60 bytes each (a vector, its ports, a
-  // distance), so at most ~1 GB.
+  // A table entry per (host, node): 8 bytes (a distance and the id of its port set;
+  // the sets are shared, a fabric has few), so at most 128 MB.
   static constexpr uint64_t kMaxRouteEntries = uint64_t{1} << 24;
   explicit Routes(const Topology& t);  // throws Error(kConfig) if a host cannot reach another
   const std::vector<uint32_t>& next_ports(uint32_t node, uint32_t dst_host) const;
   uint32_t hops(uint32_t node, uint32_t dst_host) const;
 
  private:
-  std::vector<uint32_t> host_index_;                      // node -> index among hosts
-  std::vector<std::vector<uint32_t>> dist_;               // [host index][node]
-  std::vector<std::vector<std::vector<uint32_t>>> next_;  // [node][host index] -> ports
+  std::vector<uint32_t> host_index_;         // node -> index among hosts
+  std::vector<std::vector<uint32_t>> dist_;  // [host index][node]
+  size_t hosts_ = 0;
+  std::vector<uint32_t> next_;               // [node * hosts + host index] -> port set id
+  std::vector<std::vector<uint32_t>> sets_;  // port sets (ascending ports), each once
 };
 
 }  // namespace oonic::network

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -272,6 +273,53 @@ TEST(CoreStatsRegistry, ToJsonListAndLookups) {
   EXPECT_EQ(s.counter_value("absent"), 0u);
   EXPECT_EQ(s.find_gauge("a.depth"), &g);
   EXPECT_EQ(s.find_gauge("a.count"), nullptr);
+}
+
+// write_json streams what to_json().dump(2) writes, at the top level and nested
+// (the fabric writes a 1,024-host registry this way). Names are chosen so the
+// piecewise (path, leaf) order must equal plain string order: "a.b" against
+// "a.b.c", "a-b" ('-' < '.'), "a" with no path, and text that needs escaping.
+TEST(CoreStatsRegistry, WriteJsonEqualsDump) {
+  auto fill = [](Stats& s) {
+    s.counter("a.b", "packet", "plain").inc(7);
+    s.counter("a.b.c", "byte", "deeper").inc(1);
+    s.counter("a-b", "", "dash sorts before dot");
+    s.counter("a", "", "no path");
+    s.counter("z.q\"uote", "x", "tab\there");
+    oonic::Histogram& h = s.histogram("m.lat", "cycle", "latency", 0.5, 3);
+    h.add(0.25);
+    h.add(9);
+    TimeWeighted& g = s.gauge("m.depth", "entry", "depth");
+    g.change(3, +4);
+    g.change(8, -1);
+    s.derived("m.ratio", "ratio", "a third", [] { return 1.0 / 3.0; });
+    s.derived("m.bad", "ratio", "non-finite", [] { return std::nan(""); });
+    s.gauge("m.empty", "entry", "never changed");
+    s.histogram("m.none", "cycle", "no samples", 1, 2);
+  };
+  Stats a, b;
+  fill(a);
+  fill(b);
+  const std::string want = a.to_json(20).dump(2);
+  std::ostringstream top;
+  b.write_json(top, 20, 0);
+  EXPECT_EQ(top.str(), want);
+
+  Stats c, d;
+  fill(c);
+  fill(d);
+  nlohmann::json doc;
+  doc["stats"] = c.to_json(20);
+  std::ostringstream nested;
+  nested << "{\n  \"stats\": ";
+  d.write_json(nested, 20, 1);
+  nested << "\n}";
+  EXPECT_EQ(nested.str(), doc.dump(2));
+
+  Stats e;
+  std::ostringstream none;
+  e.write_json(none, 0, 0);
+  EXPECT_EQ(none.str(), e.to_json(0).dump(2));
 }
 
 TEST(CoreStatsRegistry, ToJsonKeepsAnEarlierFinalize) {

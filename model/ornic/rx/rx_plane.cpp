@@ -66,7 +66,7 @@ void RxPlane::notify_congestion(Cycle t, bool ce) {
   if (ece_in_acks_) return;  // MP-RDMA: every ACK echoes ECE; no CNP
   const int64_t qi = qps_.find(view_.bth.dest_qp);
   if (qi < 0) return;
-  Cycle& last = last_cnp_[static_cast<size_t>(qi)];
+  Cycle& last = last_cnp_[static_cast<uint32_t>(qi)];
   if (last != kNever && t < last + cnp_interval_) return;
   last = t;
   responder_.register_cnp(t, static_cast<uint32_t>(qi));

@@ -9,6 +9,7 @@
 #include <systemc>
 #include <vector>
 
+#include "model/core/qp_table.h"
 #include "model/core/signal.h"
 #include "model/core/stats.h"
 #include "model/ornic/block_env.h"
@@ -58,7 +59,7 @@ class RxPlane : public sc_core::sc_module, public FrameIn {
   sender::RateControl& rate_;
   ResponderWork& responder_;
   // Notification point: the cycle of each QP's last CNP (kNever: none yet).
-  std::vector<Cycle> last_cnp_;
+  QpTable<Cycle> last_cnp_;
   bool cnp_on_ooo_;
   bool ece_in_acks_;  // the scheme's per-packet ACK echoes ECN (MP-RDMA): no CNPs
   Cycle cnp_interval_;

@@ -1,12 +1,13 @@
 #include "model/ornic/tx/hdr_generator_core.h"
 
+#include <algorithm>
+
 namespace oonic::ornic {
 
 HdrGeneratorCore::HdrGeneratorCore(const CoreEnv& env, MacPort& mac)
     : p_(env.p),
       mac_(mac),
       ip_id_per_qp_(env.p.hdr_generator.ip_id == "per_qp"),
-      buf_(16384),
       acks_(env.stats.counter("acks", "frame", "ACK frames sent")),
       cnps_(env.stats.counter("cnps", "frame",
                               "CNP frames sent (DCQCN notification point: CE-marked packets)")),
@@ -49,7 +50,8 @@ Cycle HdrGeneratorCore::emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec
   if (in_place && spec.payload) {
     out = const_cast<uint8_t*>(spec.payload) - wire::header_size(spec);
   } else {
-    if (buf_.size() < need) buf_.resize(need);
+    // 16 KB at the first frame built here (an idle host builds none).
+    if (buf_.size() < need) buf_.resize(std::max<size_t>(need, 16384));
     out = buf_.data();
   }
   size_t len = wire::build(spec, out, need);

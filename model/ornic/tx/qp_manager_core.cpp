@@ -22,7 +22,6 @@ QpManagerCore::QpManagerCore(const CoreEnv& env, QpContextTable& qps, const Regi
       cache_(wqe_cache),
       l_(links),
       sq_(env.p.nic.max_qps),
-      slots_(size_t{env.p.qp_manager.prefetch_packets} * kSlotBytes),
       doorbells_(env.stats.counter("doorbells", "write", "SQ_DOORBELL writes taken")),
       wqes_fetched_(env.stats.counter("wqes_fetched", "WQE",
                                       "WQEs fetched from send queues into the WQE cache")),
@@ -473,6 +472,8 @@ Cycle QpManagerCore::head_ready(Cycle now) {
     next_slot_ = (next_slot_ + 1) % p_.qp_manager.prefetch_packets;
     k.ready = now;
     if (!k.read_request && k.len) {
+      // Made when the NIC first sends (an idle host never does).
+      if (slots_.empty()) slots_.resize(size_t{p_.qp_manager.prefetch_packets} * kSlotBytes);
       const TxWqe& w = sq_[k.qi].wqes[k.wqe_seq - sq_[k.qi].wqes.front().seq];
       k.ready = l_.dma.read(now, w.w.local_addr + k.offset,
                             slots_.data() + size_t{k.slot} * kSlotBytes + kHeadroom, k.len);

@@ -183,7 +183,7 @@ class QpManagerCore final : public TxSource, public RequesterState, public Compl
   QpTable<SqState> sq_;
   std::deque<uint32_t> rr_;
   std::deque<TxPacket> fifo_;
-  std::vector<uint8_t> slots_;  // prefetch_packets x 4096
+  std::vector<uint8_t> slots_;  // prefetch_packets x 4096, made at the first send
   uint32_t next_slot_ = 0;
   std::vector<uint8_t> fetch_buf_;
   uint64_t cached_wqes_ = 0;

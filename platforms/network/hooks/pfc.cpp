@@ -85,7 +85,7 @@ SwitchHookRow pfc_row() {
           [](SwitchPipe& pipe, const SwitchBuild&) -> std::unique_ptr<SwitchHook> {
             return std::make_unique<PfcHook>(pipe);
           },
-          nullptr};
+          nullptr, nullptr};
 }
 
 }  // namespace oonic::network::hooks

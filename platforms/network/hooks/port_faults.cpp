@@ -57,7 +57,7 @@ SwitchHookRow port_faults_row() {
           [](SwitchPipe& pipe, const SwitchBuild& b) -> std::unique_ptr<SwitchHook> {
             return std::make_unique<PortFaultsHook>(pipe, b);
           },
-          nullptr};
+          nullptr, nullptr};
 }
 
 }  // namespace oonic::network::hooks

@@ -212,7 +212,7 @@ SwitchHookRow themis_row() {
             if (!b.themis) return nullptr;
             return std::make_unique<ThemisHook>(pipe, b);
           },
-          nullptr};
+          nullptr, nullptr};
 }
 
 }  // namespace oonic::network::hooks

@@ -55,7 +55,7 @@ SwitchHookRow wire_loss_row() {
           [](SwitchPipe&, const SwitchBuild& b) -> std::unique_ptr<SwitchHook> {
             return std::make_unique<WireLossHook>(b);
           },
-          nullptr};
+          nullptr, nullptr};
 }
 
 }  // namespace oonic::network::hooks
