@@ -12,23 +12,22 @@ TxArbiter::TxArbiter(sc_core::sc_module_name name, const BlockEnv& env, Agenda& 
       wakes_(StatGroup(env.stats, this->name())
                  .counter("wakes", "wake",
                           "times the arbiter process woke (simulator cost, not hardware)")) {
-  SC_THREAD(run);
+  // A method, not a thread: a turn never waits, so no coroutine stack or switch.
+  SC_METHOD(run);
+  sensitive << wake_;
 }
 
 void TxArbiter::run() {
-  for (;;) {
-    wakes_.inc();
-    running_ = true;
-    armed_ = kNever;
-    const Cycle now = clk_.now();
-    const Cycle next = core.turn(now);
-    if (next != kNever) {
-      armed_ = std::max(next, now + 1);
-      wake_.notify(clk_.until(armed_));
-    }
-    running_ = false;
-    sc_core::wait(wake_);
+  wakes_.inc();
+  running_ = true;
+  armed_ = kNever;
+  const Cycle now = clk_.now();
+  const Cycle next = core.turn(now);
+  if (next != kNever) {
+    armed_ = std::max(next, now + 1);
+    wake_.notify(clk_.until(armed_));
   }
+  running_ = false;
 }
 
 }  // namespace oonic::ornic
