@@ -1,0 +1,255 @@
+// The built-in switch hooks PFC and port faults (platforms/network/hooks/), without
+// the kernel: each hook is made from its registry row over a FakePipe that holds a
+// real SwitchCore and records what the hook asks of the switch (frames sent ahead of
+// the queues, timers booked, ports woken, PFC events). Times derived by hand.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/core/stats.h"
+#include "model/wire/pfc.h"
+#include "model/wire/roce.h"
+#include "platforms/network/hooks/builtin.h"
+#include "platforms/network/hooks/red_ecn.h"
+#include "platforms/network/switch_core.h"
+#include "platforms/network/switch_hook.h"
+
+namespace oonic::network {
+namespace {
+
+namespace w = oonic::wire;
+
+struct Sent {
+  uint32_t port;
+  std::vector<uint8_t> bytes;
+  uint64_t now;
+};
+struct Booked {
+  uint64_t t;
+  uint32_t arg;
+};
+struct PfcEvent {
+  uint64_t ps;
+  uint32_t port;
+  uint8_t prio;
+  uint32_t quanta;
+  bool sent;
+};
+
+class FakePipe : public SwitchPipe {
+ public:
+  explicit FakePipe(const SwitchParams& p) : core_(p, {100, 100}, "sw") {}
+  const char* pipe_name() const override { return "sw"; }
+  SwitchCore& buffer() override { return core_; }
+  uint32_t node() const override { return 0; }
+  const std::array<uint8_t, 6>& mac() const override { return mac_; }
+  std::vector<uint8_t>& bytes(uint32_t slot) override { return slots_.at(slot); }
+  void release(uint32_t slot) override { released.push_back(slot); }
+  uint64_t send_ahead(uint32_t port, const uint8_t* f, uint32_t len, uint64_t now) override {
+    sent.push_back({port, std::vector<uint8_t>(f, f + len), now});
+    return core_.send_control(port, len, now).first;
+  }
+  void book(SwitchHook*, uint64_t t, uint32_t arg) override { booked.push_back({t, arg}); }
+  void enqueue(PipeFrame&, uint64_t) override {}
+  void wake_port(uint32_t port, uint64_t) override { woken.push_back(port); }
+  std::optional<uint32_t> host_of(uint8_t, const uint8_t*) const override { return std::nullopt; }
+  std::optional<uint32_t> port_to_host(const FlowKey&, uint32_t, uint64_t) override {
+    return std::nullopt;
+  }
+  void pfc_seen(uint64_t ps, uint32_t port, uint8_t prio, uint32_t quanta, bool s) override {
+    pfc.push_back({ps, port, prio, quanta, s});
+  }
+  uint32_t put(std::vector<uint8_t> b) {
+    slots_.push_back(std::move(b));
+    return static_cast<uint32_t>(slots_.size() - 1);
+  }
+
+  std::vector<Sent> sent;
+  std::vector<Booked> booked;
+  std::vector<uint32_t> woken, released;
+  std::vector<PfcEvent> pfc;
+
+ private:
+  SwitchCore core_;
+  std::array<uint8_t, 6> mac_{0x02, 0, 0, 0, 0, 0x07};
+  std::vector<std::vector<uint8_t>> slots_;
+};
+
+// Lossless, XOFF at 1000 B of an ingress port, never XON (0), 100 quanta an XOFF.
+SwitchParams lossless() {
+  SwitchParams p;
+  p.hooks.find<RedParams>("red_ecn")->ecn = false;
+  p.pfc = true;
+  p.xoff_bytes = 1000;
+  p.xon_bytes = 0;
+  p.headroom_bytes = 100000;
+  p.pause_quanta = 100;
+  return p;
+}
+
+std::unique_ptr<SwitchHook> make(const SwitchHookRow& row, SwitchPipe& pipe, Stats& stats) {
+  SwitchBuild b;
+  b.name = "sw";
+  b.stats = &stats;
+  return row.make(pipe, b);
+}
+
+std::vector<uint8_t> pfc_frame(uint8_t enable, uint8_t prio, uint16_t quanta) {
+  w::Pfc pf;
+  pf.enable = enable;
+  pf.quanta[prio] = quanta;
+  std::vector<uint8_t> f(w::kPfcFrameBytes);
+  w::build_pfc(pf, {0x02, 0, 0, 0, 0, 0x09}, f.data());
+  return f;
+}
+
+std::vector<uint8_t> roce_frame(uint32_t psn) {
+  static const std::vector<uint8_t> payload(256, 0x5A);
+  w::FrameSpec s;
+  s.bth.opcode = w::kWriteMiddle;
+  s.bth.dest_qp = 0x11;
+  s.bth.psn = psn;
+  s.payload = payload.data();
+  s.payload_len = static_cast<uint32_t>(payload.size());
+  return w::build(s);
+}
+
+// A PAUSE of 10 quanta for priority 1 arriving on port 1 at 1 us: the hook takes the
+// frame (released, not routed), port 1's priority 1 is paused for 10 x 512 bit times
+// at 100 Gbit/s = 51.2 ns, the port is woken and the event seen as received.
+TEST(SwitchHooks, PfcPauseArrivingPausesTheEgressPriority) {
+  Stats stats;
+  FakePipe pipe(lossless());
+  auto hook = make(hooks::pfc_row(), pipe, stats);
+  ASSERT_TRUE(hook);
+  EXPECT_EQ(hook->stages() & SwitchHook::kIngress, SwitchHook::kIngress);
+  const uint32_t slot = pipe.put(pfc_frame(1u << 1, 1, 10));
+  EXPECT_TRUE(hook->ingress(1, slot, 1000000));
+  EXPECT_EQ(pipe.released, std::vector<uint32_t>{slot});
+  EXPECT_EQ(pipe.buffer().paused_until_ps(1, 1), 1000000u + 51200u);
+  EXPECT_EQ(pipe.buffer().paused_until_ps(1, 0), 0u);  // not enabled in the frame
+  EXPECT_EQ(pipe.woken, std::vector<uint32_t>{1});
+  ASSERT_EQ(pipe.pfc.size(), 1u);
+  EXPECT_EQ(pipe.pfc[0].port, 1u);
+  EXPECT_EQ(pipe.pfc[0].prio, 1);
+  EXPECT_EQ(pipe.pfc[0].quanta, 10u);
+  EXPECT_FALSE(pipe.pfc[0].sent);
+  EXPECT_EQ(pipe.buffer().counters().pauses_received, 1u);
+}
+
+// Any other frame goes on through the pipeline untouched.
+TEST(SwitchHooks, PfcLeavesOtherFramesAlone) {
+  Stats stats;
+  FakePipe pipe(lossless());
+  auto hook = make(hooks::pfc_row(), pipe, stats);
+  const uint32_t slot = pipe.put(roce_frame(5));
+  EXPECT_FALSE(hook->ingress(0, slot, 0));
+  EXPECT_TRUE(pipe.released.empty());
+  EXPECT_TRUE(pipe.woken.empty());
+  EXPECT_TRUE(pipe.pfc.empty());
+}
+
+// The buffer's XOFF (ingress port 0, priority 1, 100 quanta) goes out of port 0 as an
+// 802.1Qbb frame from the switch's MAC, and is refreshed every half pause time while
+// it holds: 100 quanta x 512 bit times / 2 at 100 Gbit/s = 256 ns after it was sent.
+// A timer superseded by a later XOFF's chain does nothing.
+TEST(SwitchHooks, PfcSendsTheBuffersXoffAndRefreshesIt) {
+  Stats stats;
+  FakePipe pipe(lossless());
+  auto hook = make(hooks::pfc_row(), pipe, stats);
+  SwitchCore& core = pipe.buffer();
+  core.pause(1, 1, 65535, 0);  // egress 1 stopped: nothing drains
+  PipeFrame f;
+  f.fr = {0, 1000, 1, false, 0};
+  f.out_port = 1;
+  const SwitchCore::Admit a = core.enqueue(1000, 1, f.fr);
+  ASSERT_TRUE(a.pause);
+  hook->buffered(f, a, 1000);
+  ASSERT_EQ(pipe.sent.size(), 1u);
+  EXPECT_EQ(pipe.sent[0].port, 0u);
+  w::Pfc pf;
+  ASSERT_TRUE(w::parse_pfc(pipe.sent[0].bytes.data(), pipe.sent[0].bytes.size(), pf));
+  EXPECT_EQ(pf.enable, 1u << 1);
+  EXPECT_EQ(pf.quanta[1], 100u);
+  EXPECT_EQ(pf.quanta[0], 0u);
+  EXPECT_EQ(pipe.sent[0].bytes[6], 0x02);  // source MAC: the switch's
+  EXPECT_EQ(pipe.sent[0].bytes[11], 0x07);
+  ASSERT_EQ(pipe.pfc.size(), 1u);
+  EXPECT_TRUE(pipe.pfc[0].sent);
+  ASSERT_EQ(pipe.booked.size(), 1u);
+  EXPECT_EQ(pipe.booked[0].t, 1000u + 256000u);
+  EXPECT_EQ(pipe.booked[0].arg, 0u * 8 + 1);
+
+  hook->timer(1, 999, 999);  // not the live chain's time: ignored
+  EXPECT_EQ(pipe.sent.size(), 1u);
+  hook->timer(1, 257000, 257000);
+  ASSERT_EQ(pipe.sent.size(), 2u);  // the XOFF again
+  ASSERT_TRUE(w::parse_pfc(pipe.sent[1].bytes.data(), pipe.sent[1].bytes.size(), pf));
+  EXPECT_EQ(pf.quanta[1], 100u);
+  ASSERT_EQ(pipe.booked.size(), 2u);
+  EXPECT_EQ(pipe.booked[1].t, 257000u + 256000u);
+  EXPECT_EQ(core.counters().xoff_sent, 2u);
+}
+
+// An XON (quanta 0) a departure releases is sent once and books no refresh.
+TEST(SwitchHooks, PfcSendsAnXonWithoutARefresh) {
+  Stats stats;
+  FakePipe pipe(lossless());
+  auto hook = make(hooks::pfc_row(), pipe, stats);
+  SwitchCore::Departure d;
+  d.pause = SwitchCore::Pause{2, 3, 0};
+  PipeFrame f;
+  hook->dequeued(f, d, 5000);
+  ASSERT_EQ(pipe.sent.size(), 1u);
+  EXPECT_EQ(pipe.sent[0].port, 2u);
+  w::Pfc pf;
+  ASSERT_TRUE(w::parse_pfc(pipe.sent[0].bytes.data(), pipe.sent[0].bytes.size(), pf));
+  EXPECT_EQ(pf.enable, 1u << 3);
+  EXPECT_EQ(pf.quanta[3], 0u);
+  EXPECT_TRUE(pipe.booked.empty());
+}
+
+// A port down loses every frame leaving it, the switch's own too, until up; a PSN
+// rule (PSN mod 4 == 1) loses data frames only, never control frames; each loss is
+// counted as <switch>.fault_lost. Other fault kinds are not this hook's.
+TEST(SwitchHooks, PortFaultsDownUpAndPsnRules) {
+  Stats stats;
+  FakePipe pipe(lossless());
+  auto hook = make(hooks::port_faults_row(), pipe, stats);
+  const uint32_t s5 = pipe.put(roce_frame(5)), s6 = pipe.put(roce_frame(6));
+  EXPECT_FALSE(hook->egress(1, s5, 1, false, 0));
+
+  PortFault down;
+  down.kind = PortFault::Kind::kDown;
+  down.port = 1;
+  EXPECT_TRUE(hook->fault(down));
+  EXPECT_TRUE(hook->egress(1, s5, 1, false, 0));
+  EXPECT_TRUE(hook->egress(1, s6, 0, true, 0));    // control frames too
+  EXPECT_FALSE(hook->egress(0, s5, 1, false, 0));  // another port
+  PortFault up = down;
+  up.kind = PortFault::Kind::kUp;
+  EXPECT_TRUE(hook->fault(up));
+  EXPECT_FALSE(hook->egress(1, s5, 1, false, 0));
+
+  PortFault rule;
+  rule.kind = PortFault::Kind::kPsnRule;
+  rule.port = 0;
+  rule.a = 4, rule.b = 1;
+  EXPECT_TRUE(hook->fault(rule));
+  EXPECT_TRUE(hook->egress(0, s5, 1, false, 0));   // 5 mod 4 == 1
+  EXPECT_FALSE(hook->egress(0, s6, 1, false, 0));  // 6 mod 4 == 2
+  EXPECT_FALSE(hook->egress(0, s5, 1, true, 0));   // a control frame: rules skip it
+  EXPECT_EQ(stats.counter_value("sw.fault_lost"), 3u);
+
+  PortFault rate;
+  rate.kind = PortFault::Kind::kRate;
+  EXPECT_FALSE(hook->fault(rate));
+}
+
+}  // namespace
+}  // namespace oonic::network
