@@ -1,0 +1,166 @@
+#!/usr/bin/python3
+"""scapy as the oracle of the UET PDS header codec (model/wire/uet_pds.h).
+
+The layers below are written from the layouts Wireshark's packet-uet.c dissects
+(UET 1.0; docs/DESIGN.md "Wire format"), not from oonic's code. For each header
+type, random headers are built with scapy over UDP port 4793 (the entropy value
+in the UDP source port); their PDS bytes go through <build>/uet_pds_codec, which
+must read every field scapy set and write back the same bytes; scapy must then
+dissect the bytes oonic wrote into the same fields. Truncated headers are refused.
+"""
+
+import json
+import os
+import random
+import subprocess
+import unittest
+
+import oonic_e2e as e2e
+
+from scapy.fields import BitField, ByteField, IntField, LongField, ShortField, SignedShortField
+from scapy.layers.inet import IP, UDP
+from scapy.packet import Packet, bind_layers
+
+BUILD_DIR = os.path.dirname(os.path.abspath(e2e.oonic_bin()))
+CODEC = os.path.join(BUILD_DIR, "uet_pds_codec")
+UET_PORT = 4793
+
+
+def prologue():
+    return [BitField("type", 2, 5), BitField("next_hdr", 0, 4), BitField("flags", 0, 7)]
+
+
+class PdsRequest(Packet):  # RUD_REQ 2, ROD_REQ 3; SYN (0x04) clear
+    name = "UET PDS RUD/ROD request"
+    fields_desc = prologue() + [SignedShortField("clear_psn_offset", 0), IntField("psn", 0),
+                                ShortField("spdcid", 0), ShortField("dpdcid", 0)]
+
+
+class PdsRequestSyn(Packet):  # the same with SYN: the last 16 bits change meaning
+    name = "UET PDS RUD/ROD request, SYN"
+    fields_desc = prologue() + [SignedShortField("clear_psn_offset", 0), IntField("psn", 0),
+                                ShortField("spdcid", 0), BitField("use_rsv_pdc", 0, 1),
+                                BitField("rsvd", 0, 3), BitField("psn_offset", 0, 12)]
+
+
+class PdsCcRequest(Packet):  # RUD_CC_REQ 13, ROD_CC_REQ 14 (SYN clear)
+    name = "UET PDS RUD/ROD request with CC"
+    fields_desc = PdsRequest.fields_desc + [ByteField("ccc_id", 0), BitField("credit_target", 0, 24)]
+
+
+class PdsAck(Packet):  # ACK 7
+    name = "UET PDS ACK"
+    fields_desc = prologue() + [SignedShortField("ack_psn_offset", 0), IntField("cack_psn", 0),
+                                ShortField("spdcid", 0), ShortField("dpdcid", 0)]
+
+
+class PdsAckCcNscc(Packet):  # ACK_CC 8, NSCC state
+    name = "UET PDS ACK_CC (NSCC)"
+    fields_desc = PdsAck.fields_desc + [
+        BitField("cc_type", 0, 4), BitField("cc_flags", 0, 4), ByteField("mpr", 0),
+        SignedShortField("sack_psn_offset", 0), LongField("sack_bitmap", 0),
+        ShortField("service_time", 0), BitField("restore_cwnd", 0, 1),
+        BitField("rcv_cwnd_pend", 0, 7), BitField("rcvd_bytes", 0, 24), ShortField("ooo_count", 0)]
+
+
+class PdsAckCcCredit(Packet):  # ACK_CC 8, credit state
+    name = "UET PDS ACK_CC (credit)"
+    fields_desc = PdsAck.fields_desc + [
+        BitField("cc_type", 1, 4), BitField("cc_flags", 0, 4), ByteField("mpr", 0),
+        SignedShortField("sack_psn_offset", 0), LongField("sack_bitmap", 0),
+        BitField("credit", 0, 24), BitField("rsvd", 0, 24), ShortField("ooo_count", 0)]
+
+
+class PdsNack(Packet):  # NACK 10
+    name = "UET PDS NACK"
+    fields_desc = prologue() + [ByteField("nack_code", 0), ByteField("vendor_code", 0),
+                                IntField("nack_psn", 0), ShortField("spdcid", 0),
+                                ShortField("dpdcid", 0), IntField("nack_payload", 0)]
+
+
+bind_layers(UDP, PdsRequest, dport=UET_PORT)
+
+# scapy field -> the codec's JSON key, where they differ
+RENAME = {"cack_psn": "psn", "nack_psn": "psn", "nack_payload": "payload"}
+
+
+def codec(hex_lines):
+    p = subprocess.run([CODEC], input="\n".join(hex_lines) + "\n", capture_output=True,
+                       text=True, timeout=60)
+    if p.returncode != 0:
+        raise AssertionError(f"uet_pds_codec failed ({p.returncode}): {p.stderr}")
+    return [json.loads(x) for x in p.stdout.splitlines()]
+
+
+def random_fields(cls, rng, ptype):
+    f = {}
+    for fd in cls.fields_desc:
+        if fd.name == "rsvd":
+            continue
+        if fd.name == "type":
+            f["type"] = ptype
+        elif fd.name == "cc_type":
+            f["cc_type"] = 0 if cls is PdsAckCcNscc else 1
+        elif isinstance(fd, SignedShortField):
+            f[fd.name] = rng.randint(-32768, 32767)
+        else:
+            bits = fd.size if isinstance(fd, BitField) else fd.sz * 8
+            f[fd.name] = rng.getrandbits(bits)
+    if cls in (PdsRequest, PdsCcRequest):
+        f["flags"] &= ~0x04  # SYN clear: dpdcid present
+    if cls is PdsRequestSyn:
+        f["flags"] |= 0x04
+    return f
+
+
+CASES = [(PdsRequest, 2), (PdsRequest, 3), (PdsRequestSyn, 2), (PdsRequestSyn, 3),
+         (PdsCcRequest, 13), (PdsCcRequest, 14), (PdsAck, 7), (PdsAckCcNscc, 8),
+         (PdsAckCcCredit, 8), (PdsNack, 10)]
+
+
+@unittest.skipUnless(os.path.exists(CODEC), f"{CODEC} not built")
+class UetPdsAgainstScapy(unittest.TestCase):
+    def test_every_type_reads_and_writes_what_scapy_builds(self):
+        rng = random.Random(4793)
+        built = []
+        for cls, ptype in CASES:
+            for _ in range(40):
+                fields = random_fields(cls, rng, ptype)
+                pkt = (IP(src="10.0.0.1", dst="10.0.0.2") /
+                       UDP(sport=rng.getrandbits(16), dport=UET_PORT) / cls(**fields))
+                raw = bytes(pkt)
+                pds = raw[28:]  # after IPv4 (20) and UDP (8)
+                self.assertEqual(len(pds), len(bytes(cls(**fields))))
+                built.append((cls, fields, pds))
+        out = codec([pds.hex() for _, _, pds in built])
+        self.assertEqual(len(out), len(built))
+        for (cls, fields, pds), got in zip(built, out):
+            with self.subTest(layer=cls.__name__, fields=fields):
+                self.assertEqual(got["status"], "ok")
+                self.assertEqual(got["used"], len(pds))
+                for k, v in fields.items():
+                    key = RENAME.get(k, k)
+                    want = bool(v) if isinstance(got[key], bool) else v
+                    self.assertEqual(got[key], want, k)
+                self.assertEqual(got["hex"], pds.hex())
+                back = cls(bytes.fromhex(got["hex"]))  # scapy reads what oonic wrote
+                for k, v in fields.items():
+                    self.assertEqual(back.getfieldval(k), v, k)
+
+    def test_entropy_is_the_udp_source_port_and_port_4793_binds(self):
+        pkt = IP() / UDP(sport=0xBEEF, dport=UET_PORT) / PdsRequest(psn=5)
+        again = IP(bytes(pkt))
+        self.assertEqual(again[UDP].sport, 0xBEEF)
+        self.assertIn(PdsRequest, again)
+        self.assertEqual(again[PdsRequest].psn, 5)
+
+    def test_truncated_headers_are_refused(self):
+        full = bytes(PdsAckCcNscc(type=8, sack_bitmap=1))
+        out = codec([full[:n].hex() for n in range(1, len(full))])
+        self.assertTrue(all(o["status"] == "truncated" for o in out), out)
+        ccx = bytes(PdsAck(type=9))  # ACK_CCX: sources disagree on its size
+        self.assertEqual(codec([ccx.hex() + "00" * 20])[0]["status"], "unsupported PDS type")
+
+
+if __name__ == "__main__":
+    unittest.main()
