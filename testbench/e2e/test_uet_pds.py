@@ -1,12 +1,14 @@
 #!/usr/bin/python3
-"""scapy as the oracle of the UET PDS header codec (model/wire/uet_pds.h).
+"""scapy as the oracle of the UET PDS and SES header codecs (model/wire/uet_pds.h,
+uet_ses.h).
 
 The layers below are written from the layouts Wireshark's packet-uet.c dissects
 (UET 1.0; docs/DESIGN.md "Wire format"), not from oonic's code. For each header
 type, random headers are built with scapy over UDP port 4793 (the entropy value
 in the UDP source port); their PDS bytes go through <build>/uet_pds_codec, which
 must read every field scapy set and write back the same bytes; scapy must then
-dissect the bytes oonic wrote into the same fields. Truncated headers are refused.
+dissect the bytes oonic wrote into the same fields. The same for the SES standard
+request header (start of message and later packets). Truncated headers are refused.
 """
 
 import json
@@ -78,6 +80,26 @@ class PdsNack(Packet):  # NACK 10
                                 ShortField("dpdcid", 0), IntField("nack_payload", 0)]
 
 
+class SesStdSom(Packet):  # SES standard request, start of message (som = 1)
+    name = "UET SES standard request (SOM)"
+    fields_desc = [BitField("rsvd0", 0, 2), BitField("opcode", 1, 6), BitField("version", 0, 2),
+                   BitField("dc", 0, 1), BitField("ie", 0, 1), BitField("rel", 0, 1),
+                   BitField("hd", 0, 1), BitField("eom", 0, 1), BitField("som", 1, 1),
+                   ShortField("message_id", 0), ByteField("ri_generation", 0),
+                   BitField("job_id", 0, 24), BitField("rsvd1", 0, 4), BitField("pid_on_fep", 0, 12),
+                   BitField("rsvd2", 0, 4), BitField("resource_index", 0, 12),
+                   LongField("buffer_offset", 0), IntField("initiator", 0),
+                   LongField("memory_key", 0), LongField("header_data", 0),
+                   IntField("request_length", 0)]
+
+
+class SesStdLater(Packet):  # the same, a later packet of the message (som = 0)
+    name = "UET SES standard request (not SOM)"
+    fields_desc = (SesStdSom.fields_desc[:8] + [BitField("som", 0, 1)] + SesStdSom.fields_desc[9:19]
+                   + [BitField("rsvd3", 0, 18), BitField("payload_length", 0, 14),
+                      IntField("message_offset", 0), IntField("request_length", 0)])
+
+
 bind_layers(UDP, PdsRequest, dport=UET_PORT)
 
 # scapy field -> the codec's JSON key, where they differ
@@ -95,10 +117,12 @@ def codec(hex_lines):
 def random_fields(cls, rng, ptype):
     f = {}
     for fd in cls.fields_desc:
-        if fd.name == "rsvd":
+        if fd.name.startswith("rsvd"):
             continue
         if fd.name == "type":
             f["type"] = ptype
+        elif fd.name == "som":
+            f["som"] = 1 if cls is SesStdSom else 0
         elif fd.name == "cc_type":
             f["cc_type"] = 0 if cls is PdsAckCcNscc else 1
         elif isinstance(fd, SignedShortField):
@@ -146,6 +170,28 @@ class UetPdsAgainstScapy(unittest.TestCase):
                 back = cls(bytes.fromhex(got["hex"]))  # scapy reads what oonic wrote
                 for k, v in fields.items():
                     self.assertEqual(back.getfieldval(k), v, k)
+
+    def test_ses_standard_request_reads_and_writes_what_scapy_builds(self):
+        rng = random.Random(44)
+        built = []
+        for cls in (SesStdSom, SesStdLater):
+            for _ in range(100):
+                fields = random_fields(cls, rng, None)
+                raw = bytes(cls(**fields))
+                self.assertEqual(len(raw), 44)
+                built.append((cls, fields, raw))
+        out = codec(["ses:" + raw.hex() for _, _, raw in built])
+        for (cls, fields, raw), got in zip(built, out):
+            with self.subTest(layer=cls.__name__, fields=fields):
+                self.assertEqual(got["status"], "ok")
+                for k, v in fields.items():
+                    want = bool(v) if isinstance(got[k], bool) else v
+                    self.assertEqual(got[k], want, k)
+                self.assertEqual(got["hex"], raw.hex())
+                back = cls(bytes.fromhex(got["hex"]))
+                for k, v in fields.items():
+                    self.assertEqual(back.getfieldval(k), v, k)
+        self.assertEqual(codec(["ses:" + built[0][2][:43].hex()])[0]["status"], "truncated")
 
     def test_entropy_is_the_udp_source_port_and_port_4793_binds(self):
         pkt = IP() / UDP(sport=0xBEEF, dport=UET_PORT) / PdsRequest(psn=5)

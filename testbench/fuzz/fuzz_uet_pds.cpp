@@ -1,16 +1,37 @@
-// Fuzz harness: the UET PDS header codec (model/wire/uet_pds.h). Properties beyond
+// Fuzz harness: the UET PDS and SES header codecs (model/wire/uet_pds.h, uet_ses.h),
+// both on every input. Properties beyond
 // "no crash": a header that reads kOk used exactly its type's size, inside the input;
 // writing what was read and reading it again gives the same header, byte for byte
 // when written once more (reserved bits are the only bytes allowed to differ from
-// the input, and they are written as zero).
+// the input, and they are written as zero). The same for the SES standard header.
 #include <cstdlib>
 #include <cstring>
 
 #include "model/wire/uet_pds.h"
+#include "model/wire/uet_ses.h"
 #include "testbench/fuzz/fuzz_common.h"
+
+namespace {
+
+void check_ses(const uint8_t* data, size_t size) {
+  using namespace oonic::wire::uet;
+  SesStd s;
+  if (read_ses_std(data, size, s) != PdsStatus::kOk) return;
+  uint8_t a[kSesStdBytes], b[kSesStdBytes];
+  if (write_ses_std(s, a, sizeof a) != kSesStdBytes) std::abort();
+  SesStd t;
+  if (read_ses_std(a, sizeof a, t) != PdsStatus::kOk) std::abort();
+  if (write_ses_std(t, b, sizeof b) != kSesStdBytes || std::memcmp(a, b, sizeof a) != 0)
+    std::abort();
+  for (size_t i = 0; i < kSesStdBytes; ++i)
+    if ((a[i] & ~data[i]) != 0) std::abort();
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace oonic::wire::uet;
+  check_ses(data, size);
   Pds p;
   size_t used = 0;
   const PdsStatus st = read_pds(data, size, p, &used);

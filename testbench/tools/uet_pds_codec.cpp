@@ -1,6 +1,7 @@
 // uet_pds_codec: reads UET PDS headers as hex, one a line, from stdin, and writes
 // for each a JSON line with the status, every field the codec read, and the header
-// written back from those fields ("hex"). The scapy oracle (e2e.test_uet_pds)
+// written back from those fields ("hex"). A line "ses:HEX" is an SES standard
+// request header instead. The scapy oracle (e2e.test_uet_pds)
 // builds headers with its own layer definitions and holds them against this.
 // exit status: 0 (a header that does not read is a line with its status), 2 bad hex
 #include <cstdint>
@@ -11,13 +12,62 @@
 #include <vector>
 
 #include "model/wire/uet_pds.h"
+#include "model/wire/uet_ses.h"
+
+namespace {
+
+std::string hex_of(const uint8_t* b, size_t n) {
+  std::string hex;
+  char h[3];
+  for (size_t i = 0; i < n; ++i) {
+    std::snprintf(h, sizeof h, "%02x", b[i]);
+    hex += h;
+  }
+  return hex;
+}
+
+void print_ses(const std::vector<uint8_t>& b) {
+  using namespace oonic::wire::uet;
+  SesStd s;
+  const PdsStatus st = read_ses_std(b.data(), b.size(), s);
+  nlohmann::json j;
+  j["status"] = to_string(st);
+  if (st == PdsStatus::kOk) {
+    j["opcode"] = s.opcode;
+    j["version"] = s.version;
+    j["dc"] = s.dc;
+    j["ie"] = s.ie;
+    j["rel"] = s.rel;
+    j["hd"] = s.hd;
+    j["eom"] = s.eom;
+    j["som"] = s.som;
+    j["message_id"] = s.message_id;
+    j["ri_generation"] = s.ri_generation;
+    j["job_id"] = s.job_id;
+    j["pid_on_fep"] = s.pid_on_fep;
+    j["resource_index"] = s.resource_index;
+    j["buffer_offset"] = s.buffer_offset;
+    j["initiator"] = s.initiator;
+    j["memory_key"] = s.memory_key;
+    j["header_data"] = s.header_data;
+    j["payload_length"] = s.payload_length;
+    j["message_offset"] = s.message_offset;
+    j["request_length"] = s.request_length;
+    uint8_t out[kSesStdBytes];
+    j["hex"] = hex_of(out, write_ses_std(s, out, sizeof out));
+  }
+  std::cout << j.dump() << "\n";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace oonic::wire::uet;
   if (argc > 1) {
     std::fprintf(stderr,
                  "usage: uet_pds_codec < HEXLINES\n"
-                 "Reads UET PDS headers (hex, one a line) and prints each as JSON.\n");
+                 "Reads UET PDS headers (hex, one a line; \"ses:HEX\": an SES standard\n"
+                 "request header) and prints each as JSON.\n");
     return std::string(argv[1]) == "--help" ? 0 : 2;
   }
   std::string line;
@@ -25,6 +75,8 @@ int main(int argc, char** argv) {
   while (std::getline(std::cin, line)) {
     ++n;
     if (line.empty()) continue;
+    const bool ses = line.rfind("ses:", 0) == 0;
+    if (ses) line = line.substr(4);
     if (line.size() % 2) {
       std::fprintf(stderr, "uet_pds_codec: line %d: odd number of hex digits\n", n);
       return 2;
@@ -37,6 +89,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "uet_pds_codec: line %d: not hex at column %zu\n", n, i + 1);
         return 2;
       }
+    }
+    if (ses) {
+      print_ses(b);
+      continue;
     }
     Pds p;
     size_t used = 0;
@@ -72,14 +128,7 @@ int main(int argc, char** argv) {
       j["vendor_code"] = p.vendor_code;
       j["payload"] = p.payload;
       uint8_t out[64];
-      const size_t w = write_pds(p, out, sizeof out);
-      std::string hex;
-      char h[3];
-      for (size_t i = 0; i < w; ++i) {
-        std::snprintf(h, sizeof h, "%02x", out[i]);
-        hex += h;
-      }
-      j["hex"] = hex;
+      j["hex"] = hex_of(out, write_pds(p, out, sizeof out));
     }
     std::cout << j.dump() << "\n";
   }

@@ -1,6 +1,8 @@
-// UET PDS header codec (model/wire/uet_pds.h): bytes derived by hand from the
-// layouts in the header, round trips over random headers, and bad input refused.
+// UET PDS and SES header codecs (model/wire/uet_pds.h, uet_ses.h): bytes derived
+// by hand from the layouts in the headers, round trips over random headers, and bad
+// input refused.
 #include "model/wire/uet_pds.h"
+#include "model/wire/uet_ses.h"
 
 #include <gtest/gtest.h>
 
@@ -225,6 +227,78 @@ TEST(UetPds, RandomRoundTrips) {
       }
     }
   }
+}
+
+}  // namespace
+}  // namespace oonic::wire::uet
+
+namespace oonic::wire::uet {
+namespace {
+
+// A WRITE's later packet (SOM clear, EOM set): rsvd|opcode 0x01, flags 0x02, message
+// 0x0102, RI generation 3, job 0x040506, PID on FEP 0xABC, RI 0x123, buffer offset,
+// initiator, memory key, then rsvd 18 | payload length 4096 = 0x00001000, message
+// offset 0x10000, request length 0x100000.
+TEST(UetSes, StandardRequestBytes) {
+  SesStd s;
+  s.opcode = static_cast<uint8_t>(SesOpcode::kWrite);
+  s.eom = true;
+  s.message_id = 0x0102;
+  s.ri_generation = 3;
+  s.job_id = 0x040506;
+  s.pid_on_fep = 0xABC;
+  s.resource_index = 0x123;
+  s.buffer_offset = 0x1122334455667788ull;
+  s.initiator = 0x99AABBCC;
+  s.memory_key = 0x0102030405060708ull;
+  s.payload_length = 4096;
+  s.message_offset = 0x10000;
+  s.request_length = 0x100000;
+  std::vector<uint8_t> b(kSesStdBytes);
+  ASSERT_EQ(write_ses_std(s, b.data(), b.size()), kSesStdBytes);
+  const std::vector<uint8_t> want{0x01, 0x02, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x0A, 0xBC, 0x01,
+                                  0x23, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA,
+                                  0xBB, 0xCC, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x00,
+                                  0x00, 0x10, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00};
+  EXPECT_EQ(b, want);
+  SesStd r;
+  ASSERT_EQ(read_ses_std(b.data(), b.size(), r), PdsStatus::kOk);
+  EXPECT_EQ(r.payload_length, 4096);
+  EXPECT_EQ(r.message_offset, 0x10000u);
+  EXPECT_EQ(r.pid_on_fep, 0xABC);
+  EXPECT_TRUE(r.eom);
+  EXPECT_FALSE(r.som);
+  // The first packet (SOM) carries 64 bits of header data where the offset was.
+  s.som = true;
+  s.hd = true;
+  s.header_data = 0xDEADBEEFCAFEF00Dull;
+  ASSERT_EQ(write_ses_std(s, b.data(), b.size()), kSesStdBytes);
+  EXPECT_EQ(b[1], 0x07);  // hd | eom | som
+  EXPECT_EQ(b[32], 0xDE);
+  EXPECT_EQ(b[39], 0x0D);
+  ASSERT_EQ(read_ses_std(b.data(), b.size(), r), PdsStatus::kOk);
+  EXPECT_EQ(r.header_data, 0xDEADBEEFCAFEF00Dull);
+  EXPECT_EQ(r.message_offset, 0u);
+}
+
+TEST(UetSes, BadFieldsAndShortInputAreRefused) {
+  SesStd s;
+  uint8_t b[kSesStdBytes];
+  PdsStatus st;
+  s.pid_on_fep = 0x1000;
+  EXPECT_EQ(write_ses_std(s, b, sizeof b, &st), 0u);
+  EXPECT_EQ(st, PdsStatus::kBadField);
+  s = SesStd{};
+  s.payload_length = 0x4000;  // 15 bits, SOM clear
+  EXPECT_EQ(write_ses_std(s, b, sizeof b, &st), 0u);
+  EXPECT_EQ(st, PdsStatus::kBadField);
+  s = SesStd{};
+  EXPECT_EQ(write_ses_std(s, b, sizeof b - 1, &st), 0u);
+  EXPECT_EQ(st, PdsStatus::kTruncated);
+  ASSERT_EQ(write_ses_std(s, b, sizeof b, &st), kSesStdBytes);
+  SesStd r;
+  for (size_t n = 0; n < kSesStdBytes; ++n)
+    EXPECT_EQ(read_ses_std(b, n, r), PdsStatus::kTruncated) << n;
 }
 
 }  // namespace
