@@ -499,13 +499,8 @@ uint16_t udp6_checksum(const uint8_t* ip6, size_t udp_len) {
   return c == 0 ? 0xFFFF : c;
 }
 
-size_t build(const FrameSpec& spec, uint8_t* out, size_t cap) {
-  const size_t size = frame_size(spec);
-  if (out == nullptr || cap < size) return 0;
-  const uint16_t flags = spec_flags(spec);
-  const uint8_t pad = pad_for(spec.payload_len);
+size_t write_eth_ip_udp(const FrameSpec& spec, uint16_t udp_dport, size_t udp_len, uint8_t* out) {
   uint8_t* p = out;
-
   std::memcpy(p, spec.dst_mac.data(), 6);
   std::memcpy(p + 6, spec.src_mac.data(), 6);
   p += 12;
@@ -514,13 +509,10 @@ size_t build(const FrameSpec& spec, uint8_t* out, size_t cap) {
     wr16(p + 2, spec.vlan_tci);
     p += kVlanTagBytes;
   }
-  const size_t l3 = static_cast<size_t>(p - out) + 2;
   const bool v6 = spec.ip_version == 6;
   wr16(p, v6 ? kEtherTypeIpv6 : kEtherTypeIpv4);
   p += 2;
-
   const size_t ip_hdr = v6 ? kIpv6HeaderBytes : kIpv4HeaderBytes;
-  const size_t udp_len = size - l3 - ip_hdr;
   if (!v6) {
     p[0] = 0x45;
     p[1] = spec.tos;
@@ -545,12 +537,24 @@ size_t build(const FrameSpec& spec, uint8_t* out, size_t cap) {
     std::memcpy(p + 24, spec.dst_ip.data(), 16);
   }
   p += ip_hdr;
-
   wr16(p, spec.udp_sport);
-  wr16(p + 2, kRoceUdpPort);
+  wr16(p + 2, udp_dport);
   wr16(p + 4, static_cast<uint16_t>(udp_len));
   wr16(p + 6, 0);
   p += kUdpHeaderBytes;
+  return static_cast<size_t>(p - out);
+}
+
+size_t build(const FrameSpec& spec, uint8_t* out, size_t cap) {
+  const size_t size = frame_size(spec);
+  if (out == nullptr || cap < size) return 0;
+  const uint16_t flags = spec_flags(spec);
+  const uint8_t pad = pad_for(spec.payload_len);
+  const size_t l3 = kEthHeaderBytes + (spec.vlan ? kVlanTagBytes : 0);
+  const bool v6 = spec.ip_version == 6;
+  const size_t ip_hdr = v6 ? kIpv6HeaderBytes : kIpv4HeaderBytes;
+  const size_t udp_len = size - l3 - ip_hdr;
+  uint8_t* p = out + write_eth_ip_udp(spec, kRoceUdpPort, udp_len, out);
 
   const Bth& b = spec.bth;
   p[0] = b.opcode;

@@ -346,6 +346,11 @@ size_t header_size(const FrameSpec& spec);
 // filled). Returns bytes written, or 0 if cap is too small. The payload may
 // already sit in place (spec.payload == out + header_size(spec)): not copied.
 size_t build(const FrameSpec& spec, uint8_t* out, size_t cap);
+// Writes spec's Ethernet (+ VLAN), IPv4 or IPv6 and UDP headers, UDP destination port
+// udp_dport, for a UDP datagram of udp_len bytes (its header included); returns the
+// bytes written (the UDP payload starts there). The UDP checksum is left 0. Shared by
+// the RoCEv2 and UET codecs.
+size_t write_eth_ip_udp(const FrameSpec& spec, uint16_t udp_dport, size_t udp_len, uint8_t* out);
 std::vector<uint8_t> build(const FrameSpec& spec);
 
 // ICRC of a frame whose last 4 bytes are the ICRC slot (those 4 bytes are not

@@ -8,7 +8,10 @@ type, random headers are built with scapy over UDP port 4793 (the entropy value
 in the UDP source port); their PDS bytes go through <build>/uet_pds_codec, which
 must read every field scapy set and write back the same bytes; scapy must then
 dissect the bytes oonic wrote into the same fields. The same for the SES standard
-request header (start of message and later packets). Truncated headers are refused.
+request header (start of message and later packets), and for whole frames: scapy
+builds Ether/IP(v6)/UDP/PDS/SES/payload, oonic's frame parser must read it, and a
+frame oonic trims must be one scapy finds well formed (lengths, IPv4 header checksum,
+IPv6 UDP checksum) with the trimmed DSCP. Truncated headers are refused.
 """
 
 import json
@@ -21,6 +24,9 @@ import oonic_e2e as e2e
 
 from scapy.fields import BitField, ByteField, IntField, LongField, ShortField, SignedShortField
 from scapy.layers.inet import IP, UDP
+from scapy.layers.inet6 import IPv6
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
 from scapy.packet import Packet, bind_layers
 
 BUILD_DIR = os.path.dirname(os.path.abspath(e2e.oonic_bin()))
@@ -192,6 +198,50 @@ class UetPdsAgainstScapy(unittest.TestCase):
                 for k, v in fields.items():
                     self.assertEqual(back.getfieldval(k), v, k)
         self.assertEqual(codec(["ses:" + built[0][2][:43].hex()])[0]["status"], "truncated")
+
+    def frame(self, ipv, payload, tos):
+        l3 = (IP(src="10.0.0.1", dst="10.0.0.2", tos=tos) if ipv == 4 else
+               IPv6(src="fd00::1", dst="fd00::2", tc=tos))
+        return (Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02") / l3 /
+                UDP(sport=0xBEEF, dport=UET_PORT) /
+                PdsRequest(type=2, next_hdr=3, psn=1234, spdcid=5, dpdcid=6) /
+                SesStdLater(opcode=1, message_id=9, payload_length=len(payload),
+                            message_offset=4096, request_length=65536) / Raw(payload))
+
+    def test_whole_frames_parse_and_trim_as_scapy_sees_them(self):
+        payload = bytes(range(256)) * 4
+        for ipv in (4, 6):
+            with self.subTest(ip=ipv):
+                raw = bytes(self.frame(ipv, payload, 8 << 2 | 2))  # trimmable, ECT(0)
+                got = codec(["frame:" + raw.hex()])[0]
+                self.assertEqual(got["status"], "ok")
+                self.assertEqual((got["entropy"], got["type"], got["psn"]), (0xBEEF, 2, 1234))
+                self.assertTrue(got["has_ses"])
+                self.assertEqual((got["message_id"], got["message_offset"]), (9, 4096))
+                self.assertEqual(bytes.fromhex(got["payload"]), payload)
+                self.assertFalse(got["trimmed"])
+                for mode, dscp in (("trim", 16), ("trimlast", 18)):
+                    cut = bytes.fromhex(codec([f"{mode}:" + raw.hex()])[0]["hex"])
+                    self.assertEqual(len(cut), len(raw) - len(payload))
+                    pkt = Ether(cut)
+                    l3 = pkt[IP] if ipv == 4 else pkt[IPv6]
+                    self.assertEqual((l3.tos if ipv == 4 else l3.tc) >> 2, dscp)
+                    self.assertEqual((l3.tos if ipv == 4 else l3.tc) & 3, 2)  # ECN kept
+                    self.assertEqual(pkt[UDP].len, 8 + 12 + 44)
+                    if ipv == 4:
+                        self.assertEqual(l3.len, 20 + 8 + 12 + 44)
+                        chk = l3.chksum
+                        del l3.chksum
+                        self.assertEqual(IP(bytes(l3)).chksum, chk)  # scapy recomputes
+                    else:
+                        self.assertEqual(l3.plen, 8 + 12 + 44)
+                        chk = pkt[UDP].chksum
+                        del pkt[UDP].chksum
+                        self.assertEqual(Ether(bytes(pkt))[UDP].chksum, chk)
+                    again = codec(["frame:" + cut.hex()])[0]
+                    self.assertTrue(again["trimmed"])
+                    self.assertEqual(again["trimmed_last_hop"], mode == "trimlast")
+                    self.assertEqual(again["payload_len"], 0)
 
     def test_entropy_is_the_udp_source_port_and_port_4793_binds(self):
         pkt = IP() / UDP(sport=0xBEEF, dport=UET_PORT) / PdsRequest(psn=5)

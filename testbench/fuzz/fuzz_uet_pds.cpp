@@ -3,10 +3,14 @@
 // "no crash": a header that reads kOk used exactly its type's size, inside the input;
 // writing what was read and reading it again gives the same header, byte for byte
 // when written once more (reserved bits are the only bytes allowed to differ from
-// the input, and they are written as zero). The same for the SES standard header.
+// the input, and they are written as zero). The same for the SES standard header. And
+// the input as a whole frame: a frame that parses has its payload inside it, and
+// trimmed it still parses, trimmed, with no payload.
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
+#include "model/wire/uet_frame.h"
 #include "model/wire/uet_pds.h"
 #include "model/wire/uet_ses.h"
 #include "testbench/fuzz/fuzz_common.h"
@@ -27,11 +31,24 @@ void check_ses(const uint8_t* data, size_t size) {
     if ((a[i] & ~data[i]) != 0) std::abort();
 }
 
+void check_frame(const uint8_t* data, size_t size) {
+  using namespace oonic::wire::uet;
+  UetView v;
+  if (parse_frame(data, size, v) != UetStatus::kOk) return;
+  if (v.payload < data || v.payload + v.payload_len > data + size) std::abort();
+  std::vector<uint8_t> f(data, data + size);
+  const size_t n = trim_frame(f.data(), f.size(), false);
+  UetView t;
+  if (parse_frame(f.data(), n, t) != UetStatus::kOk) std::abort();
+  if (v.payload_len && (!t.trimmed || t.payload_len != 0)) std::abort();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace oonic::wire::uet;
   check_ses(data, size);
+  check_frame(data, size);
   Pds p;
   size_t used = 0;
   const PdsStatus st = read_pds(data, size, p, &used);

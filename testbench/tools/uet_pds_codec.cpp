@@ -1,16 +1,21 @@
 // uet_pds_codec: reads UET PDS headers as hex, one a line, from stdin, and writes
 // for each a JSON line with the status, every field the codec read, and the header
 // written back from those fields ("hex"). A line "ses:HEX" is an SES standard
-// request header instead. The scapy oracle (e2e.test_uet_pds)
-// builds headers with its own layer definitions and holds them against this.
+// request header instead; "frame:HEX" a whole frame (uet_frame.h), printed as its
+// outer fields, PDS type and PSN, SES offsets and payload length; "trim:HEX" and
+// "trimlast:HEX" a frame to trim as a switch would, printed as the trimmed frame. The scapy oracle
+// (e2e.test_uet_pds) builds headers with its own layer definitions and holds them against this.
 // exit status: 0 (a header that does not read is a line with its status), 2 bad hex
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "model/wire/uet_frame.h"
 #include "model/wire/uet_pds.h"
 #include "model/wire/uet_ses.h"
 
@@ -59,6 +64,36 @@ void print_ses(const std::vector<uint8_t>& b) {
   std::cout << j.dump() << "\n";
 }
 
+void print_frame(std::vector<uint8_t>& b, int trim) {
+  using namespace oonic::wire::uet;
+  nlohmann::json j;
+  if (trim) {
+    const size_t n = trim_frame(b.data(), b.size(), trim == 2);
+    j["hex"] = hex_of(b.data(), n);
+    std::cout << j.dump() << "\n";
+    return;
+  }
+  UetView v;
+  const UetStatus st = parse_frame(b.data(), b.size(), v);
+  j["status"] = to_string(st);
+  if (st == UetStatus::kOk) {
+    j["entropy"] = v.outer.udp_sport;
+    j["ip_version"] = v.outer.ip_version;
+    j["tos"] = v.outer.tos;
+    j["type"] = static_cast<int>(v.pds.type);
+    j["psn"] = v.pds.psn;
+    j["has_ses"] = v.has_ses;
+    j["message_id"] = v.ses.message_id;
+    j["message_offset"] = v.ses.message_offset;
+    j["payload_length"] = v.ses.payload_length;
+    j["payload_len"] = v.payload_len;
+    j["payload"] = hex_of(v.payload, v.payload_len);
+    j["trimmed"] = v.trimmed;
+    j["trimmed_last_hop"] = v.trimmed_last_hop;
+  }
+  std::cout << j.dump() << "\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -67,7 +102,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: uet_pds_codec < HEXLINES\n"
                  "Reads UET PDS headers (hex, one a line; \"ses:HEX\": an SES standard\n"
-                 "request header) and prints each as JSON.\n");
+                 "request header; \"frame:HEX\": a whole frame; \"trim:HEX\",\n"
+                 "\"trimlast:HEX\": a frame to trim) and prints each as JSON.\n");
     return std::string(argv[1]) == "--help" ? 0 : 2;
   }
   std::string line;
@@ -77,6 +113,13 @@ int main(int argc, char** argv) {
     if (line.empty()) continue;
     const bool ses = line.rfind("ses:", 0) == 0;
     if (ses) line = line.substr(4);
+    int frame = 0;  // 1 parse, 2 trim, 3 trim at the last hop
+    for (const auto& [prefix, kind] :
+         {std::pair<const char*, int>{"frame:", 1}, {"trim:", 2}, {"trimlast:", 3}})
+      if (line.rfind(prefix, 0) == 0) {
+        line = line.substr(std::strlen(prefix));
+        frame = kind;
+      }
     if (line.size() % 2) {
       std::fprintf(stderr, "uet_pds_codec: line %d: odd number of hex digits\n", n);
       return 2;
@@ -92,6 +135,10 @@ int main(int argc, char** argv) {
     }
     if (ses) {
       print_ses(b);
+      continue;
+    }
+    if (frame) {
+      print_frame(b, frame - 1);
       continue;
     }
     Pds p;

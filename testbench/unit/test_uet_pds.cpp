@@ -1,6 +1,7 @@
 // UET PDS and SES header codecs (model/wire/uet_pds.h, uet_ses.h): bytes derived
 // by hand from the layouts in the headers, round trips over random headers, and bad
 // input refused.
+#include "model/wire/uet_frame.h"
 #include "model/wire/uet_pds.h"
 #include "model/wire/uet_ses.h"
 
@@ -299,6 +300,114 @@ TEST(UetSes, BadFieldsAndShortInputAreRefused) {
   SesStd r;
   for (size_t n = 0; n < kSesStdBytes; ++n)
     EXPECT_EQ(read_ses_std(b, n, r), PdsStatus::kTruncated) << n;
+}
+
+}  // namespace
+}  // namespace oonic::wire::uet
+
+namespace oonic::wire::uet {
+namespace {
+
+UetFrameSpec write_request(uint8_t ip_version, uint32_t payload_len,
+                           const std::vector<uint8_t>& payload) {
+  UetFrameSpec s;
+  s.outer.ip_version = ip_version;
+  s.outer.src_ip = {10, 0, 0, 1};
+  s.outer.dst_ip = {10, 0, 0, 2};
+  if (ip_version == 6) s.outer.src_ip[15] = 1, s.outer.dst_ip[15] = 2;
+  s.outer.udp_sport = 0xBEEF;                  // the entropy value
+  s.outer.tos = UetDscp{}.trimmable << 2 | 2;  // ECT(0)
+  s.pds.type = PdsType::kRudReq;
+  s.pds.next_hdr = static_cast<uint8_t>(NextHdr::kRequestStd);
+  s.pds.psn = 1000;
+  s.pds.spdcid = 7;
+  s.pds.dpdcid = 9;
+  s.ses.opcode = static_cast<uint8_t>(SesOpcode::kWrite);
+  s.ses.message_id = 3;
+  s.ses.payload_length = static_cast<uint16_t>(payload_len);
+  s.ses.message_offset = 8192;
+  s.ses.request_length = 65536;
+  s.payload = payload.data();
+  s.payload_len = payload_len;
+  return s;
+}
+
+// A WRITE request over IPv4 and IPv6: Ethernet 14 + IP (20 / 40) + UDP 8 + PDS 12 +
+// SES 44 + payload; the parser gives back every header and the payload in place.
+TEST(UetFrame, RequestRoundTripsOverIpv4AndIpv6) {
+  std::vector<uint8_t> payload(1000);
+  for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<uint8_t>(i * 7);
+  for (uint8_t ipv : {4, 6}) {
+    const UetFrameSpec s = write_request(ipv, 1000, payload);
+    const std::vector<uint8_t> f = build_frame(s);
+    ASSERT_EQ(f.size(), 14u + (ipv == 4 ? 20u : 40u) + 8 + 12 + 44 + 1000);
+    UetView v;
+    ASSERT_EQ(parse_frame(f.data(), f.size(), v), UetStatus::kOk);
+    EXPECT_EQ(v.outer.udp_sport, 0xBEEF);
+    EXPECT_EQ(v.outer.udp_dport, kUetUdpPort);
+    EXPECT_EQ(v.pds.psn, 1000u);
+    EXPECT_EQ(v.pds.dpdcid, 9);
+    ASSERT_TRUE(v.has_ses);
+    EXPECT_EQ(v.ses.message_offset, 8192u);
+    EXPECT_EQ(v.ses.payload_length, 1000);
+    ASSERT_EQ(v.payload_len, 1000u);
+    EXPECT_EQ(std::vector<uint8_t>(v.payload, v.payload + v.payload_len), payload);
+    EXPECT_FALSE(v.trimmed);
+    // Cut short anywhere: truncated, never a crash.
+    for (size_t n : {size_t{10}, size_t{40}, f.size() - 1000 - 1, f.size() - 1})
+      EXPECT_NE(parse_frame(f.data(), n, v), UetStatus::kOk) << n;
+  }
+}
+
+// Trimming keeps the headers, cuts the payload, sets DSCP trimmed (16) keeping ECN, and
+// fixes the IP and UDP lengths; the parser tells it trimmed (last hop: 18).
+TEST(UetFrame, TrimmingCutsThePayloadAndMarksTheDscp) {
+  std::vector<uint8_t> payload(4096, 0x5A);
+  std::vector<uint8_t> f = build_frame(write_request(4, 4096, payload));
+  const size_t n = trim_frame(f.data(), f.size(), false);
+  EXPECT_EQ(n, 14u + 20 + 8 + 12 + 44);
+  UetView v;
+  ASSERT_EQ(parse_frame(f.data(), n, v), UetStatus::kOk);
+  EXPECT_TRUE(v.trimmed);
+  EXPECT_FALSE(v.trimmed_last_hop);
+  EXPECT_EQ(v.payload_len, 0u);
+  EXPECT_EQ(v.outer.tos, 16 << 2 | 2);
+  EXPECT_EQ(v.ses.payload_length, 4096);            // what was sent: the receiver NACKs it
+  EXPECT_EQ(f[16] << 8 | f[17], 20 + 8 + 12 + 44);  // IPv4 total length
+  uint32_t sum = 0;                                 // the IPv4 header checksum holds
+  for (size_t i = 14; i < 34; i += 2) sum += static_cast<uint32_t>(f[i] << 8 | f[i + 1]);
+  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+  EXPECT_EQ(sum, 0xFFFFu);
+  EXPECT_EQ(trim_frame(f.data(), n, true), n);  // nothing left to cut
+  std::vector<uint8_t> g = build_frame(write_request(6, 512, payload));
+  const size_t m = trim_frame(g.data(), g.size(), true);
+  ASSERT_EQ(parse_frame(g.data(), m, v), UetStatus::kOk);
+  EXPECT_TRUE(v.trimmed && v.trimmed_last_hop);
+}
+
+// ACKs carry no SES header; a RoCE frame is not UET; an SES form not read is refused.
+TEST(UetFrame, AcksRoceAndUnsupportedForms) {
+  UetFrameSpec a;
+  a.outer.src_ip = {10, 0, 0, 2};
+  a.pds.type = PdsType::kAck;
+  a.pds.psn = 77;
+  const std::vector<uint8_t> f = build_frame(a);
+  EXPECT_EQ(f.size(), 14u + 20 + 8 + 12);
+  UetView v;
+  ASSERT_EQ(parse_frame(f.data(), f.size(), v), UetStatus::kOk);
+  EXPECT_FALSE(v.has_ses);
+  EXPECT_EQ(v.pds.psn, 77u);
+  FrameSpec roce;
+  roce.bth.opcode = kWriteOnly;
+  const std::vector<uint8_t> r = build(roce);
+  EXPECT_EQ(parse_frame(r.data(), r.size(), v), UetStatus::kNotUet);
+  UetFrameSpec small = write_request(4, 0, {});
+  small.pds.next_hdr = static_cast<uint8_t>(NextHdr::kRequestSmall);
+  std::vector<uint8_t> s = build_frame(small);
+  EXPECT_EQ(parse_frame(s.data(), s.size(), v), UetStatus::kUnsupported);
+  UetFrameSpec bad = write_request(4, 0, {});
+  bad.ses.pid_on_fep = 0x1000;
+  EXPECT_TRUE(build_frame(bad).empty());
 }
 
 }  // namespace

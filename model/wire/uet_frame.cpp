@@ -1,0 +1,133 @@
+// UET frame codec (see uet_frame.h).
+#include "model/wire/uet_frame.h"
+
+#include <cstring>
+
+#include "model/wire/bytes.h"
+
+namespace oonic::wire::uet {
+
+namespace {
+
+size_t l3_offset(const PacketView& v) {
+  return kEthHeaderBytes + (v.has_vlan ? kVlanTagBytes : 0);
+}
+size_t ip_bytes(uint8_t version) {
+  return version == 6 ? kIpv6HeaderBytes : kIpv4HeaderBytes;
+}
+
+}  // namespace
+
+const char* to_string(UetStatus s) {
+  switch (s) {
+    case UetStatus::kOk:
+      return "ok";
+    case UetStatus::kNotUet:
+      return "not a UET frame";
+    case UetStatus::kTruncated:
+      return "truncated";
+    case UetStatus::kBadHeader:
+      return "bad IP/UDP header";
+    case UetStatus::kUnsupported:
+      return "unsupported PDS type or SES form";
+  }
+  return "?";
+}
+
+bool carries_ses(const Pds& p) {
+  const bool req = p.type == PdsType::kRudReq || p.type == PdsType::kRodReq ||
+                   p.type == PdsType::kRudCcReq || p.type == PdsType::kRodCcReq;
+  return req && p.next_hdr == static_cast<uint8_t>(NextHdr::kRequestStd);
+}
+
+size_t frame_size(const UetFrameSpec& s) {
+  return kEthHeaderBytes + (s.outer.vlan ? kVlanTagBytes : 0) + ip_bytes(s.outer.ip_version) +
+         kUdpHeaderBytes + pds_bytes(s.pds.type) + (carries_ses(s.pds) ? kSesStdBytes : 0) +
+         s.payload_len;
+}
+
+std::vector<uint8_t> build_frame(const UetFrameSpec& s) {
+  const size_t pds = pds_bytes(s.pds.type);
+  if (!pds) return {};
+  std::vector<uint8_t> f(frame_size(s));
+  const size_t l3 = kEthHeaderBytes + (s.outer.vlan ? kVlanTagBytes : 0);
+  const size_t udp_len = f.size() - l3 - ip_bytes(s.outer.ip_version);
+  size_t at = write_eth_ip_udp(s.outer, kUetUdpPort, udp_len, f.data());
+  if (!write_pds(s.pds, f.data() + at, pds)) return {};
+  at += pds;
+  if (carries_ses(s.pds)) {
+    if (!write_ses_std(s.ses, f.data() + at, kSesStdBytes)) return {};
+    at += kSesStdBytes;
+  }
+  if (s.payload_len) {
+    if (s.payload) std::memcpy(f.data() + at, s.payload, s.payload_len);
+    at += s.payload_len;
+  }
+  if (s.outer.ip_version == 6)  // IPv6 forbids a zero UDP checksum (RFC 8200 8.1)
+    wr16(f.data() + l3 + kIpv6HeaderBytes + 6, udp6_checksum(f.data() + l3, udp_len));
+  return f;
+}
+
+UetStatus parse_frame(const uint8_t* frame, size_t len, UetView& out, const UetDscp& dscp) {
+  out = UetView{};
+  // The RoCE parser reads Ethernet, IP and UDP and stops at a port not its own.
+  const ParseStatus st = parse(frame, len, out.outer, false);
+  if (st == ParseStatus::kTruncated) return UetStatus::kTruncated;
+  if (st == ParseStatus::kBadIpHeader) return UetStatus::kBadHeader;
+  if (st != ParseStatus::kNotRoce || out.outer.udp_dport != kUetUdpPort) return UetStatus::kNotUet;
+  const size_t l4 = l3_offset(out.outer) + ip_bytes(out.outer.ip_version);
+  const size_t udp_len = rd16(frame + l4 + 4);
+  if (udp_len < kUdpHeaderBytes || udp_len > len - l4) return UetStatus::kBadHeader;
+  const size_t end = l4 + udp_len;
+  size_t at = l4 + kUdpHeaderBytes;
+  size_t used = 0;
+  const PdsStatus ps = read_pds(frame + at, end - at, out.pds, &used);
+  if (ps == PdsStatus::kTruncated) return UetStatus::kTruncated;
+  if (ps != PdsStatus::kOk) return UetStatus::kUnsupported;
+  at += used;
+  const bool req = out.pds.type == PdsType::kRudReq || out.pds.type == PdsType::kRodReq ||
+                   out.pds.type == PdsType::kRudCcReq || out.pds.type == PdsType::kRodCcReq;
+  if (carries_ses(out.pds)) {
+    if (read_ses_std(frame + at, end - at, out.ses) != PdsStatus::kOk) return UetStatus::kTruncated;
+    out.has_ses = true;
+    at += kSesStdBytes;
+  } else if (req && out.pds.next_hdr != static_cast<uint8_t>(NextHdr::kNone)) {
+    return UetStatus::kUnsupported;  // small, medium or response SES forms
+  }
+  out.payload = frame + at;
+  out.payload_len = static_cast<uint32_t>(end - at);
+  const uint8_t d = out.outer.tos >> 2;
+  out.trimmed_last_hop = d == dscp.trimmed_last_hop;
+  out.trimmed = d == dscp.trimmed || out.trimmed_last_hop;
+  return UetStatus::kOk;
+}
+
+size_t trim_frame(uint8_t* frame, size_t len, bool last_hop, const UetDscp& dscp) {
+  UetView v;
+  if (parse_frame(frame, len, v, dscp) != UetStatus::kOk || !v.payload_len) return len;
+  const size_t l3 = l3_offset(v.outer);
+  const size_t l4 = l3 + ip_bytes(v.outer.ip_version);
+  const size_t cut = static_cast<size_t>(v.payload - frame);  // the headers stay
+  const uint8_t tos = static_cast<uint8_t>((last_hop ? dscp.trimmed_last_hop : dscp.trimmed) << 2 |
+                                           (v.outer.tos & 3));
+  const size_t udp_len = cut - l4;
+  uint8_t* ip = frame + l3;
+  if (v.outer.ip_version == 4) {
+    ip[1] = tos;
+    wr16(ip + 2, static_cast<uint16_t>(kIpv4HeaderBytes + udp_len));
+    wr16(ip + 10, 0);
+    uint32_t sum = 0;
+    for (size_t i = 0; i < kIpv4HeaderBytes; i += 2) sum += rd16(ip + i);
+    while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+    wr16(ip + 10, static_cast<uint16_t>(~sum));
+  } else {
+    ip[0] = static_cast<uint8_t>(0x60 | tos >> 4);
+    ip[1] = static_cast<uint8_t>((tos << 4) | (ip[1] & 0x0F));
+    wr16(ip + 4, static_cast<uint16_t>(udp_len));
+  }
+  wr16(frame + l4 + 4, static_cast<uint16_t>(udp_len));
+  if (v.outer.ip_version == 6) wr16(frame + l4 + 6, udp6_checksum(ip, udp_len));
+  return cut;
+}
+
+}  // namespace oonic::wire::uet
