@@ -203,7 +203,8 @@ struct SwitchHookRow {
   std::function<std::unique_ptr<PluginParams>()> params;
 };
 
-// Built-in rows first (pfc, red_ecn, themis, faults, wire_loss), then those added.
+// Built-in rows first (pfc, red_ecn, themis, int_stamp, port_faults, wire_loss, trim), then
+// those added.
 std::vector<SwitchHookRow>& switch_hook_registry();
 // Adds a row (before the switches are built); throws Error(kConfig) on a name in use.
 void add_switch_hook(SwitchHookRow row);

@@ -1,4 +1,4 @@
-// The built-in switch hooks PFC and port faults (platforms/network/hooks/), without
+// The built-in switch hooks PFC, port faults and UET trimming (platforms/network/hooks/), without
 // the kernel: each hook is made from its registry row over a FakePipe that holds a
 // real SwitchCore and records what the hook asks of the switch (frames sent ahead of
 // the queues, timers booked, ports woken, PFC events). Times derived by hand.
@@ -11,11 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "model/core/error.h"
 #include "model/core/stats.h"
 #include "model/wire/pfc.h"
 #include "model/wire/roce.h"
+#include "model/wire/uet_frame.h"
 #include "platforms/network/hooks/builtin.h"
 #include "platforms/network/hooks/red_ecn.h"
+#include "platforms/network/hooks/trim.h"
 #include "platforms/network/switch_core.h"
 #include "platforms/network/switch_hook.h"
 
@@ -249,6 +252,78 @@ TEST(SwitchHooks, PortFaultsDownUpAndPsnRules) {
   PortFault rate;
   rate.kind = PortFault::Kind::kRate;
   EXPECT_FALSE(hook->fault(rate));
+}
+
+// UET trimming (switch.trim): the buffer (static limit 2500 B) refuses a third 1000-B
+// frame; when it is a UET data frame its headers go out of the same egress port ahead of
+// the queues, payload cut, DSCP trimmed (16, ECN kept), counted as sw.trimmed. A refused
+// RoCE frame, an accepted UET frame and a frame already trimmed are left alone. Off
+// (the default), the row makes no hook.
+TEST(SwitchHooks, TrimSendsARefusedUetFramesHeaders) {
+  Stats stats;
+  SwitchParams p;
+  p.hooks.find<RedParams>("red_ecn")->ecn = false;
+  p.admission = "static";
+  p.static_limit_bytes = 2500;
+  SwitchBuild b;
+  b.name = "sw";
+  b.stats = &stats;
+  b.sp = &p;
+  {
+    FakePipe pipe(p);
+    EXPECT_EQ(hooks::trim_row().make(pipe, b), nullptr);  // switch.trim false
+  }
+  p.hooks.find<TrimParams>("trim")->trim = true;
+  FakePipe pipe(p);
+  auto hook = hooks::trim_row().make(pipe, b);
+  ASSERT_TRUE(hook);
+
+  std::vector<uint8_t> payload(900, 0x5A);
+  w::uet::UetFrameSpec u;
+  u.outer.tos = 8 << 2 | 2;
+  u.pds.type = w::uet::PdsType::kRudReq;
+  u.pds.next_hdr = static_cast<uint8_t>(w::uet::NextHdr::kRequestStd);
+  u.pds.psn = 42;
+  u.payload = payload.data();
+  u.payload_len = 900;
+  const std::vector<uint8_t> uet = w::uet::build_frame(u);
+  const uint32_t su = pipe.put(uet), sr = pipe.put(roce_frame(1));
+  SwitchCore& core = pipe.buffer();
+  PipeFrame f;
+  f.out_port = 1;
+  f.fr = {0, 1000, 1, false, 0};
+  f.slot = su;
+  const SwitchCore::Admit ok = core.enqueue(0, 1, f.fr);
+  hook->buffered(f, ok, 0);  // accepted: nothing to do
+  ASSERT_TRUE(core.enqueue(0, 1, {1, 1000, 1, false, 0}).accepted);
+  const SwitchCore::Admit refused = core.enqueue(0, 1, {2, 1000, 1, false, 0});
+  ASSERT_FALSE(refused.accepted);
+  f.slot = sr;
+  hook->buffered(f, refused, 100);  // RoCE: the drop stands
+  EXPECT_TRUE(pipe.sent.empty());
+  f.slot = su;
+  hook->buffered(f, refused, 100);
+  ASSERT_EQ(pipe.sent.size(), 1u);
+  EXPECT_EQ(pipe.sent[0].port, 1u);
+  w::uet::UetView v;
+  const std::vector<uint8_t>& h = pipe.sent[0].bytes;
+  ASSERT_EQ(w::uet::parse_frame(h.data(), h.size(), v), w::uet::UetStatus::kOk);
+  EXPECT_EQ(h.size(), uet.size() - 900);
+  EXPECT_TRUE(v.trimmed);
+  EXPECT_FALSE(v.trimmed_last_hop);  // no topology: port 1 does not lead to a host
+  EXPECT_EQ(v.outer.tos, 16 << 2 | 2);
+  EXPECT_EQ(v.pds.psn, 42u);
+  EXPECT_EQ(stats.counter_value("sw.trimmed"), 1u);
+  const uint32_t st = pipe.put(h);  // a trimmed frame refused again: nothing to cut
+  f.slot = st;
+  hook->buffered(f, refused, 200);
+  EXPECT_EQ(pipe.sent.size(), 1u);
+}
+
+TEST(SwitchHooks, TrimDscpsMustDiffer) {
+  TrimParams t;
+  t.dscp_last_hop = t.dscp_trimmed;
+  EXPECT_THROW(t.validate(), Error);
 }
 
 }  // namespace

@@ -12,5 +12,6 @@ SwitchHookRow themis_row();       // themis_hook.cpp
 SwitchHookRow int_stamp_row();    // int_stamp.cpp
 SwitchHookRow port_faults_row();  // port_faults.cpp
 SwitchHookRow wire_loss_row();    // wire_loss.cpp
+SwitchHookRow trim_row();         // trim.cpp
 
 }  // namespace oonic::network::hooks

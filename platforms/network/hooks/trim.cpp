@@ -1,0 +1,86 @@
+// The trimming hook (see trim.h).
+#include "platforms/network/hooks/trim.h"
+
+#include <memory>
+#include <vector>
+
+#include "model/core/error.h"
+#include "model/core/stats.h"
+#include "model/wire/uet_frame.h"
+#include "platforms/network/hooks/builtin.h"
+
+namespace oonic::network {
+
+void TrimParams::describe(ParamTable& t) {
+  t.add("switch.trim", &trim,
+        "UET packet trimming: a UET data frame the buffer refuses goes on as its headers "
+        "(payload cut, DSCP trimmed), ahead of the egress queues");
+  t.add("switch.trim_dscp", &dscp_trimmed, "DSCP", "DSCP a trimmed frame carries", 0, 63);
+  t.add("switch.trim_dscp_last_hop", &dscp_last_hop, "DSCP",
+        "DSCP of a frame trimmed by the switch whose egress port leads to its host", 0, 63);
+}
+
+void TrimParams::validate() const {
+  if (dscp_trimmed == dscp_last_hop)
+    throw Error(msg::kConfig, "switch.trim_dscp and switch.trim_dscp_last_hop must differ (" +
+                                  std::to_string(dscp_trimmed) + ")");
+}
+
+namespace hooks {
+namespace {
+
+class TrimHook : public SwitchHook {
+ public:
+  TrimHook(SwitchPipe& pipe, const SwitchBuild& b, const TrimParams& p)
+      : pipe_(pipe),
+        trimmed_(b.stats->counter(b.name + ".trimmed", "frame",
+                                  "UET data frames the buffer refused whose headers went on "
+                                  "trimmed (switch.trim)")) {
+    dscp_.trimmed = static_cast<uint8_t>(p.dscp_trimmed);
+    dscp_.trimmed_last_hop = static_cast<uint8_t>(p.dscp_last_hop);
+    const uint32_t ports = pipe.buffer().ports();
+    to_host_.assign(ports, 0);
+    if (b.topology)
+      for (uint32_t k = 0; k < ports && k < b.topology->ports[b.node].size(); ++k)
+        to_host_[k] = b.topology->is_host(b.topology->ports[b.node][k].peer);
+  }
+  uint32_t stages() const override { return kBuffered; }
+  void buffered(PipeFrame& f, const SwitchCore::Admit& a, uint64_t now) override {
+    if (a.accepted) return;
+    const std::vector<uint8_t>& b = pipe_.bytes(f.slot);
+    wire::uet::UetView v;
+    if (wire::uet::parse_frame(b.data(), b.size(), v, dscp_) != wire::uet::UetStatus::kOk ||
+        !v.payload_len || v.trimmed)
+      return;  // not UET data, or nothing to cut: the drop stands
+    hdr_.assign(b.begin(), b.end());
+    const size_t n =
+        wire::uet::trim_frame(hdr_.data(), hdr_.size(), to_host_[f.out_port] != 0, dscp_);
+    pipe_.send_ahead(f.out_port, hdr_.data(), static_cast<uint32_t>(n), now);
+    trimmed_.inc();
+  }
+
+ private:
+  SwitchPipe& pipe_;
+  Counter& trimmed_;
+  wire::uet::UetDscp dscp_;
+  std::vector<uint8_t> to_host_;  // per port: its peer is a host
+  std::vector<uint8_t> hdr_;      // the trimmed copy (reused)
+};
+
+}  // namespace
+
+SwitchHookRow trim_row() {
+  SwitchHookRow r;
+  r.name = "trim";
+  r.doc = "UET packet trimming: a refused UET data frame goes on as its headers (switch.trim)";
+  r.make = [](SwitchPipe& pipe, const SwitchBuild& b) -> std::unique_ptr<SwitchHook> {
+    const TrimParams* p = b.sp ? b.sp->hooks.find<TrimParams>("trim") : nullptr;
+    if (!p || !p->trim) return nullptr;
+    return std::make_unique<TrimHook>(pipe, b, *p);
+  };
+  r.params = [] { return make_plugin_params<TrimParams>(); };
+  return r;
+}
+
+}  // namespace hooks
+}  // namespace oonic::network

@@ -1,0 +1,27 @@
+// Packet trimming (switch.trim; issue 31, item 4), Ultra Ethernet's way of telling
+// loss from reordering: when the buffer refuses a UET data frame (admission would
+// drop it), the switch forwards the frame's headers instead, payload cut, DSCP set to
+// "trimmed" (or "trimmed at the last hop" when the egress port leads to the frame's
+// host), out of the same egress port ahead of its queues; the receiver NACKs it
+// (kNackTrimmed) and the sender resends at once. The frame itself is still counted
+// as the buffer's drop; <switch>.trimmed counts the headers sent. Non-UET frames
+// (RoCE, PFC) are dropped as before. The headers go out as the switch's own control
+// frames (SwitchPipe::send_ahead): an unbounded high-priority queue, where htsim's
+// UEC switch bounds it (2 x the queue size); trimmed headers are few next to data.
+#pragma once
+
+#include <cstdint>
+
+#include "model/core/params.h"
+
+namespace oonic::network {
+
+struct TrimParams {  // the trim row's: switch.trim, switch.trim_dscp, switch.trim_dscp_last_hop
+  bool trim = false;
+  uint32_t dscp_trimmed = 16;  // UET 1.0 leaves the values to the operator
+  uint32_t dscp_last_hop = 18;
+  void describe(ParamTable& t);
+  void validate() const;
+};
+
+}  // namespace oonic::network
