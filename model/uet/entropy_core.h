@@ -1,0 +1,56 @@
+// UET's choice of entropy value (EV) per packet, as plain C++ (issue 31, item 3,
+// first part): the EV goes in the UDP source port, so the switches' ECMP hash sends
+// each EV down its own path. Three modes, as htsim's UEC model names them:
+//   oblivious  a new random EV for every packet (plain spraying);
+//   rr         round robin over the EVs;
+//   avoid      round robin, skipping EVs with a penalty ("path avoidance", htsim's
+//              BITMAP): an ECN-marked ACK on an EV adds 1, a NACK 4, a timeout sets 15
+//              (the cap); a NACK for a packet trimmed at the last hop counts as ECN (the
+//              path was not the cause). Each EV skipped while choosing loses 1 of its
+//              penalty only if it is the first skipped, so penalties drain as the round
+//              robin passes; when every EV has a penalty the next one is taken anyway.
+// EVs are `paths` values (a power of two) spread over the 16-bit space by a fixed
+// random upper part, drawn once per sender.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/core/rng.h"
+
+namespace oonic::uet {
+
+enum class EvMode : uint8_t { kOblivious, kRoundRobin, kAvoid };
+
+struct EntropyParams {
+  uint32_t paths = 64;  // distinct EVs (a power of two, 1..65536)
+  EvMode mode = EvMode::kAvoid;
+};
+
+class EntropyCore {
+ public:
+  static constexpr uint8_t kEcnPenalty = 1, kNackPenalty = 4, kMaxPenalty = 15;
+  EntropyCore(const EntropyParams& p, Rng rng);
+  uint16_t next();  // the EV for the next packet
+  void on_ecn(uint16_t ev) { add(ev, kEcnPenalty); }
+  void on_nack(uint16_t ev, bool trimmed_last_hop) {
+    add(ev, trimmed_last_hop ? kEcnPenalty : kNackPenalty);
+  }
+  void on_timeout(uint16_t ev) { penalty_[index(ev)] = kMaxPenalty; }
+  uint8_t penalty(uint16_t ev) const { return penalty_[index(ev)]; }
+  uint64_t skipped() const { return skipped_; }  // EVs passed over (avoid)
+
+ private:
+  uint32_t index(uint16_t ev) const { return ev & mask_; }
+  uint16_t ev_of(uint32_t i) const { return static_cast<uint16_t>(upper_ | i); }
+  void add(uint16_t ev, uint8_t p);
+  EvMode mode_;
+  uint32_t mask_;
+  uint16_t upper_;  // the EVs' fixed random upper bits
+  uint32_t next_ = 0;
+  std::vector<uint8_t> penalty_;
+  Rng rng_;
+  uint64_t skipped_ = 0;
+};
+
+}  // namespace oonic::uet
