@@ -35,9 +35,7 @@ const char* to_string(UetStatus s) {
 }
 
 bool carries_ses(const Pds& p) {
-  const bool req = p.type == PdsType::kRudReq || p.type == PdsType::kRodReq ||
-                   p.type == PdsType::kRudCcReq || p.type == PdsType::kRodCcReq;
-  return req && p.next_hdr == static_cast<uint8_t>(NextHdr::kRequestStd);
+  return is_request(p.type) && p.next_hdr == static_cast<uint8_t>(NextHdr::kRequestStd);
 }
 
 size_t frame_size(const UetFrameSpec& s) {
@@ -85,8 +83,7 @@ UetStatus parse_frame(const uint8_t* frame, size_t len, UetView& out, const UetD
   if (ps == PdsStatus::kTruncated) return UetStatus::kTruncated;
   if (ps != PdsStatus::kOk) return UetStatus::kUnsupported;
   at += used;
-  const bool req = out.pds.type == PdsType::kRudReq || out.pds.type == PdsType::kRodReq ||
-                   out.pds.type == PdsType::kRudCcReq || out.pds.type == PdsType::kRodCcReq;
+  const bool req = is_request(out.pds.type);
   if (carries_ses(out.pds)) {
     if (read_ses_std(frame + at, end - at, out.ses) != PdsStatus::kOk) return UetStatus::kTruncated;
     out.has_ses = true;

@@ -7,12 +7,12 @@
 
 namespace oonic::wire::uet {
 
-namespace {
-
 bool is_request(PdsType t) {
   return t == PdsType::kRudReq || t == PdsType::kRodReq || t == PdsType::kRudCcReq ||
          t == PdsType::kRodCcReq;
 }
+
+namespace {
 
 bool is_cc_request(PdsType t) {
   return t == PdsType::kRudCcReq || t == PdsType::kRodCcReq;

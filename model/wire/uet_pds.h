@@ -124,6 +124,8 @@ enum class PdsStatus : uint8_t {
 };
 const char* to_string(PdsStatus s);
 
+// RUD or ROD request, with or without CC.
+bool is_request(PdsType t);
 // The header's size for p.type (0 for an unsupported type).
 size_t pds_bytes(PdsType t);
 // Writes p's header into out (cap bytes); returns the bytes written or 0 (status

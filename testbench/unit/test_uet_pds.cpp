@@ -188,9 +188,7 @@ TEST(UetPds, RandomRoundTrips) {
     EXPECT_EQ(q.flags, p.flags);
     EXPECT_EQ(q.psn, p.psn);
     EXPECT_EQ(q.spdcid, p.spdcid);
-    const bool req = p.type == PdsType::kRudReq || p.type == PdsType::kRodReq ||
-                     p.type == PdsType::kRudCcReq || p.type == PdsType::kRodCcReq;
-    if (req) {
+    if (is_request(p.type)) {
       EXPECT_EQ(q.clear_psn_offset, p.clear_psn_offset);
       if (p.flags & kReqSyn) {
         EXPECT_EQ(q.use_rsv_pdc, p.use_rsv_pdc);
