@@ -49,8 +49,7 @@ int main(int argc, char** argv) {
     at += v.payload_len, bytes += v.payload_len;
   }
   pcap_close(p);
-  const double s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("%llu frames, %llu not RoCE or bad, %llu payload bytes copied, %.3f s\n",
               static_cast<unsigned long long>(frames), static_cast<unsigned long long>(bad),
               static_cast<unsigned long long>(bytes), s);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/core/error.h"
+#include "model/sender/rate_pacing.h"
 
 namespace oonic::sender {
 
@@ -96,25 +97,18 @@ Dcqcn::Qp& Dcqcn::qp(uint32_t qi) {
 }
 
 void Dcqcn::touch(Cycle t, bool write) {
-  if (!mem_) return;
-  const uint32_t w = mem_->params().width_bits;
-  if (write)
-    mem_->write(t, w);
-  else
-    mem_->read(t, w);
+  touch_state(mem_, t, write);
 }
 
 Cycle Dcqcn::tx_cycles(double gbps, uint32_t bytes) const {
-  // bytes x 8 / rate, in cycles of mhz_ (ns x MHz / 1000).
-  const double ns = (bytes + p_.pacing_overhead_bytes) * 8.0 / gbps;
-  return static_cast<Cycle>(std::ceil(ns * mhz_ / 1000.0));
+  return pacing_cycles(gbps, bytes, p_.pacing_overhead_bytes, mhz_);
 }
 
 void Dcqcn::set_rate(uint32_t qi, Qp& q, double rc, Cycle t) {
   // The pending packet's start moves with the rate (ns-3 HPCC's ChangeRate).
   if (q.last_bytes) {
     const Cycle old_t = tx_cycles(q.rc, q.last_bytes), new_t = tx_cycles(rc, q.last_bytes);
-    q.next_avail = q.next_avail + new_t >= old_t ? q.next_avail + new_t - old_t : 0;
+    q.next_avail = rebook(q.next_avail, old_t, new_t);
   }
   const bool changed = rc != q.rc;
   q.rc = rc;

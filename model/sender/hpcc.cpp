@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/core/error.h"
+#include "model/sender/rate_pacing.h"
 
 namespace oonic::sender {
 
@@ -77,24 +78,18 @@ Hpcc::Qp& Hpcc::qp(uint32_t qi) {
 }
 
 void Hpcc::touch(Cycle t, bool write) {
-  if (!mem_) return;
-  const uint32_t w = mem_->params().width_bits;
-  if (write)
-    mem_->write(t, w);
-  else
-    mem_->read(t, w);
+  touch_state(mem_, t, write);
 }
 
 Cycle Hpcc::tx_cycles(double gbps, uint32_t bytes) const {
-  const double ns = (bytes + p_.pacing_overhead_bytes) * 8.0 / gbps;
-  return static_cast<Cycle>(std::ceil(ns * mhz_ / 1000.0));
+  return pacing_cycles(gbps, bytes, p_.pacing_overhead_bytes, mhz_);
 }
 
 void Hpcc::set_rate(uint32_t qi, Qp& q, double gbps, Cycle t) {
   // The packet already booked moves with the rate (as DCQCN's pacing does).
   if (q.last_bytes && q.rate < line_) {
     const Cycle old_t = tx_cycles(q.rate, q.last_bytes), new_t = tx_cycles(gbps, q.last_bytes);
-    q.next_avail = q.next_avail + new_t >= old_t ? q.next_avail + new_t - old_t : 0;
+    q.next_avail = rebook(q.next_avail, old_t, new_t);
   }
   const bool changed = gbps != q.rate;
   q.rate = gbps;
