@@ -97,14 +97,14 @@ void write_reth(uint8_t* p, const Reth& r) {
   wr32(p + 12, r.dma_len);
 }
 
+}  // namespace
+
 uint16_t ipv4_checksum(const uint8_t* h) {
   uint32_t sum = 0;
   for (size_t i = 0; i < kIpv4HeaderBytes; i += 2) sum += rd16(h + i);
   while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
   return static_cast<uint16_t>(~sum);
 }
-
-}  // namespace
 
 const OpcodeInfo* opcode_info(uint8_t opcode) {
   return kIndex.by_opcode[opcode];

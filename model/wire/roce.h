@@ -366,6 +366,8 @@ bool push_int_hop(uint8_t* frame, const PacketView& v, IntHop hop, uint8_t multi
 // UDP checksum of an IPv6 packet (ip6 = its header; udp_len = the UDP length),
 // the field itself read as 0; never 0 (RFC 8200 8.1). build() fills it for IPv6.
 uint16_t udp6_checksum(const uint8_t* ip6, size_t udp_len);
+// The IPv4 header checksum of the 20-byte header at h (its checksum field zero).
+uint16_t ipv4_checksum(const uint8_t* h);
 
 // Wire time helpers: bytes a frame occupies on an Ethernet link (adds FCS +
 // preamble + IFG; frames shorter than 60 B are padded to 60 B first).

@@ -113,10 +113,7 @@ size_t trim_frame(uint8_t* frame, size_t len, bool last_hop, const UetDscp& dscp
     ip[1] = tos;
     wr16(ip + 2, static_cast<uint16_t>(kIpv4HeaderBytes + udp_len));
     wr16(ip + 10, 0);
-    uint32_t sum = 0;
-    for (size_t i = 0; i < kIpv4HeaderBytes; i += 2) sum += rd16(ip + i);
-    while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
-    wr16(ip + 10, static_cast<uint16_t>(~sum));
+    wr16(ip + 10, ipv4_checksum(ip));
   } else {
     ip[0] = static_cast<uint8_t>(0x60 | tos >> 4);
     ip[1] = static_cast<uint8_t>((tos << 4) | (ip[1] & 0x0F));
