@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +22,7 @@
 #include "platforms/host/host_driver.h"
 #include "platforms/host/host_node.h"
 #include "platforms/network/network_link.h"
+#include "platforms/system/system.h"
 #include "platforms/trace/trace.h"
 #include "tlm/host_memory.h"
 #include "tlm/pcie_link.h"
@@ -47,29 +48,39 @@ namespace {
 // Results settle behind simulated time every this many completed WQEs.
 constexpr uint64_t kSettleCompletions = 16;
 
-// One side: NIC, PCIe link, host memory.
-struct Node : sc_core::sc_module, host::HostNode {
-  Node(sc_core::sc_module_name n, const AllParams& p, Stats& stats, Vcd* vcd)
-      : sc_module(n), HostNode({}, p.nic, p.pcie, p.host, stats, vcd) {}
+// The pair's two hosts and A's driver, as the job reads them.
+struct System {
+  system::Host& a;
+  system::Host& b;
+  host::HostDriver& host;
+  explicit System(system::System& s) : a(*s.hosts[0]), b(*s.hosts[1]), host(*s.hosts[0]->driver) {}
 };
 
-struct System {
-  Node a, b;
-  network::NetworkLink ab, ba;
-  host::HostDriver host;
-  System(const AllParams& p, Stats& stats, Vcd* vcd, uint64_t seed)
-      : a("a", p, stats, vcd),
-        b("b", p, stats, vcd),
-        ab("network_ab", p.network, "ab", seed, stats),
-        ba("network_ba", p.network, "ba", seed, stats),
-        host("host", a.memory, a.pcie, p.workload.queue_depth, stats) {
-    a.nic.mac_tx_socket.bind(ab.rx_socket);
-    ab.tx_socket.bind(b.nic.mac_rx_socket);
-    b.nic.mac_tx_socket.bind(ba.rx_socket);
-    ba.tx_socket.bind(a.nic.mac_rx_socket);
-    host.reg_initiator_socket.bind(a.nic.reg_socket);
+// The pair topology: hosts a and b, one link between them (network.*).
+void pair_topology(system::System& s, const AllParams& all) {
+  s.topo = network::Topology::pair(all.network.rate_gbps, all.network.propagation_ns);
+  s.topo.nodes[0].name = "a", s.topo.nodes[1].name = "b";
+  s.routes = std::make_unique<network::Routes>(s.topo);
+  s.host_nodes = {0, 1};
+  s.host_of_node = {0, 1};
+}
+
+// Host a posts the workload (its driver's stats under "host"); b answers. Both links
+// are network.* (network.ab from a, network.ba from b); host memory holds the bytes.
+std::vector<system::HostSpec> pair_specs(const AllParams& all) {
+  std::vector<system::HostSpec> specs(2);
+  for (int i = 0; i < 2; ++i) {
+    system::HostSpec& sp = specs[i];
+    const std::string dir = i == 0 ? "ab" : "ba";
+    sp.nic = all.nic;
+    sp.uplink = all.network;
+    sp.uplink_name = "network_" + dir, sp.uplink_dir = dir, sp.uplink_stats = "network." + dir;
+    sp.driver = i == 0, sp.driver_stats = "host";
+    sp.queue_depth = all.workload.queue_depth;
+    sp.flow_check = false;
   }
-};
+  return specs;
+}
 
 constexpr uint64_t kSqBase = 0x10000000;
 constexpr uint64_t kCqBase = 0x40000000;
@@ -378,59 +389,90 @@ void print_summary(const Finished& f, const std::string& dir) {
   std::fputs(s.str().c_str(), stdout);
 }
 
+// The two-NIC run as a job of system::run: the workload on the pair topology.
+class PairJob : public system::Job {
+ public:
+  explicit PairJob(const RunOptions& o) : o_(o) {}
+  void prepare(system::System& s) override {
+    read_params(o_, all_, table_);
+    work_ = host::make_workload(all_.workload, o_.seed);
+    dir_ = prepare_results_dir(o_, table_);
+    clk_ = ClockDomain(all_.nic.nic.clock_mhz);
+    vcd_ = results::make_vcd(o_.vcd, o_.vcd_groups, clk_.period_ps());
+    pair_topology(s, all_);
+  }
+  std::vector<system::HostSpec> host_specs(const system::System&) override {
+    return pair_specs(all_);
+  }
+  std::unique_ptr<network::SwitchNode> make_switch(const system::System&, uint32_t) override {
+    return nullptr;  // the pair has none
+  }
+  const PcieParams& pcie() const override { return all_.pcie; }
+  const HostMemoryParams& memory() const override { return all_.host; }
+  Stats& stats() override { return stats_; }
+  Vcd* vcd() override { return vcd_.get(); }
+  uint64_t seed() const override { return o_.seed; }
+  void start(system::System& s) override {
+    sys_ = std::make_unique<System>(s);
+    sys_->host.set_progress(!o_.quiet && isatty(fileno(stderr)));
+    conn_ = std::make_unique<Connector>(*sys_, all_);
+    for (uint32_t i = 0; i < all_.workload.qps; ++i) conn_->connect(i, work_[i]);
+    if (all_.run.pcap) {
+      pab_ = std::make_unique<trace::PcapWriter>(dir_ + "/a_to_b.pcap");
+      pba_ = std::make_unique<trace::PcapWriter>(dir_ + "/b_to_a.pcap");
+      sys_->a.uplink.on_deliver(
+          [this](uint64_t ps, const uint8_t* f, size_t n) { pab_->write(ps, f, n); });
+      sys_->b.uplink.on_deliver(
+          [this](uint64_t ps, const uint8_t* f, size_t n) { pba_->write(ps, f, n); });
+    }
+    for (Sram* m : sys_->a.nic.srams()) srams_.emplace_back("a." + m->name(), m);
+    for (Sram* m : sys_->b.nic.srams()) srams_.emplace_back("b." + m->name(), m);
+    sram_csv_ =
+        std::make_unique<results::SramCsv>(all_.run.sram_csv ? dir_ + "/sram.csv" : "", srams_);
+    // Settle behind the last CQE's cycle (rounded down: no block books earlier).
+    sys_->host.every_completions(kSettleCompletions,
+                                 [this](uint64_t ps) { sram_csv_->settle(ps / clk_.period_ps()); });
+  }
+  uint64_t max_ps() const override {
+    return static_cast<uint64_t>(std::llround(all_.run.max_sim_ms * 1e9));
+  }
+  bool done() const override { return sys_->host.finished(); }
+  int finish(system::System&, const system::Ran& ran) override {
+    if (pab_) pab_->close(), pba_->close();
+    const Measured m = measure(*sys_, clk_, conn_->source);
+    if (all_.run.wqes_csv) write_wqes_csv(dir_ + "/wqes.csv", sys_->host.records(), clk_);
+    const Finished done{o_, all_, *sys_, stats_, m, ran.wall};
+    const std::string rtl_report = write_stats_json(done, srams_, dir_);
+    sram_csv_->finish(m.end);
+    if (vcd_) vcd_->write(dir_ + "/waves.vcd", o_.vcd_from, o_.vcd_to);
+    if (!o_.quiet) print_summary(done, dir_);
+    if (!rtl_report.empty()) {
+      std::fprintf(stderr, "oonic run: %s\n", rtl_report.c_str());
+      return 1;
+    }
+    return m.sb.ok() && m.finished ? 0 : 1;
+  }
+
+ private:
+  const RunOptions o_;
+  AllParams all_;
+  ParamTable table_;
+  std::vector<std::vector<host::WqeSpec>> work_;
+  std::string dir_;
+  Stats stats_;
+  ClockDomain clk_;
+  std::unique_ptr<Vcd> vcd_;
+  std::unique_ptr<System> sys_;
+  std::unique_ptr<Connector> conn_;
+  std::unique_ptr<trace::PcapWriter> pab_, pba_;
+  std::vector<results::NamedSram> srams_;
+  std::unique_ptr<results::SramCsv> sram_csv_;
+};
+
 }  // namespace
 
-int run_b2b(const RunOptions& o) {
-  install_report_handler();
-  AllParams all;
-  ParamTable table;
-  read_params(o, all, table);
-  auto work = host::make_workload(all.workload, o.seed);
-  const std::string dir = prepare_results_dir(o, table);
-
-  Stats stats;
-  ClockDomain clk(all.nic.nic.clock_mhz);
-  std::unique_ptr<Vcd> vcd = results::make_vcd(o.vcd, o.vcd_groups, clk.period_ps());
-  auto sys = std::make_unique<System>(all, stats, vcd.get(), o.seed);
-  bool progress = !o.quiet && isatty(fileno(stderr));
-  sys->host.set_progress(progress);
-
-  Connector conn(*sys, all);
-  for (uint32_t i = 0; i < all.workload.qps; ++i) conn.connect(i, work[i]);
-
-  std::unique_ptr<trace::PcapWriter> pab, pba;
-  if (all.run.pcap) {
-    pab = std::make_unique<trace::PcapWriter>(dir + "/a_to_b.pcap");
-    pba = std::make_unique<trace::PcapWriter>(dir + "/b_to_a.pcap");
-    sys->ab.on_deliver([&](uint64_t ps, const uint8_t* f, size_t n) { pab->write(ps, f, n); });
-    sys->ba.on_deliver([&](uint64_t ps, const uint8_t* f, size_t n) { pba->write(ps, f, n); });
-  }
-
-  std::vector<results::NamedSram> srams;
-  for (Sram* s : sys->a.nic.srams()) srams.emplace_back("a." + s->name(), s);
-  for (Sram* s : sys->b.nic.srams()) srams.emplace_back("b." + s->name(), s);
-  results::SramCsv sram_csv(all.run.sram_csv ? dir + "/sram.csv" : "", srams);
-  // Settle behind the last CQE's cycle (rounded down: no block books earlier).
-  sys->host.every_completions(kSettleCompletions,
-                              [&](uint64_t ps) { sram_csv.settle(ps / clk.period_ps()); });
-
-  auto w0 = std::chrono::steady_clock::now();
-  sc_core::sc_start(sc_core::sc_time(all.run.max_sim_ms, sc_core::SC_MS));
-  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-  if (pab) pab->close(), pba->close();
-  const Measured m = measure(*sys, clk, conn.source);
-
-  if (all.run.wqes_csv) write_wqes_csv(dir + "/wqes.csv", sys->host.records(), clk);
-  const Finished done{o, all, *sys, stats, m, wall};
-  const std::string rtl_report = write_stats_json(done, srams, dir);
-  sram_csv.finish(m.end);
-  if (vcd) vcd->write(dir + "/waves.vcd", o.vcd_from, o.vcd_to);
-  if (!o.quiet) print_summary(done, dir);
-  if (!rtl_report.empty()) {
-    std::fprintf(stderr, "oonic run: %s\n", rtl_report.c_str());
-    return 1;
-  }
-  return m.sb.ok() && m.finished ? 0 : 1;
+std::unique_ptr<system::Job> make_job(const RunOptions& o) {
+  return std::make_unique<PairJob>(o);
 }
 
 std::string stats_listing(bool markdown, const std::vector<std::string>& sets) {
@@ -441,7 +483,11 @@ std::string stats_listing(bool markdown, const std::vector<std::string>& sets) {
   for (const auto& s : sets) apply_override(table, s);
   all.nic.validate();
   Stats stats;
-  { System sys(all, stats, nullptr, 1); }
+  {
+    system::System s;
+    pair_topology(s, all);
+    system::build(s, pair_specs(all), all.pcie, all.host, nullptr, 1, stats, nullptr);
+  }
   return stats.listing(markdown);
 }
 

@@ -1,14 +1,16 @@
-// The b2b system: two ORNIC NICs, each behind its own PCIe link and host
-// memory, across a network that delays, reorders and drops (ORNIC's testbed).
-//   a.host (HostDriver) --reg_initiator_socket--> a.nic.reg_socket
+// The two-NIC run (ORNIC's testbed) as a job of system::run: the pair topology,
+// hosts a and b joined by network.* links that delay, reorder and drop
+// (platforms/system/system.h builds it):
+//   a.driver (stats "host") --reg_initiator_socket--> a.nic.reg_socket
 //   a.nic.dma_initiator_socket --> a.pcie --> a.memory        (same on b)
-//   a.nic.mac_tx_socket --> network.ab --> b.nic.mac_rx_socket
-//   b.nic.mac_tx_socket --> network.ba --> a.nic.mac_rx_socket
+//   a.nic.mac_tx_socket --> a.network_ab (stats network.ab) --> b.nic.mac_rx_socket
+//   b.nic.mac_tx_socket --> b.network_ba (stats network.ba) --> a.nic.mac_rx_socket
 // Host A posts the workload (platforms/host/workload.h) on QPs connected to
 // QPs of B; after the run the scoreboard checks every WQE. `oonic run`.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "model/ornic/ornic_params.h"
 #include "platforms/host/workload.h"
 #include "platforms/network/network_params.h"
+#include "platforms/system/run.h"
 #include "tlm/host_memory_params.h"
 #include "tlm/pcie_link_core.h"
 
@@ -46,19 +49,11 @@ struct AllParams {
   }
 };
 
-struct RunOptions {
-  std::string config;             // YAML
-  std::vector<std::string> sets;  // "a.b=v"
-  std::string out;                // results dir; default results/<config stem>
-  bool vcd = false;
-  std::string vcd_groups;
-  uint64_t vcd_from = 0, vcd_to = ~uint64_t{0};
-  uint64_t seed = 1;
-  bool quiet = false;
-};
+using RunOptions = system::RunOptions;
 
-// Returns the exit status: 0 when every WQE completed and the scoreboard is clean.
-int run_b2b(const RunOptions& o);
+// The two-NIC run's job for system::run (platforms/system/run.h); the run's exit
+// status is 0 when every WQE completed and the scoreboard is clean.
+std::unique_ptr<system::Job> make_job(const RunOptions& o);
 // Every stat a b2b run registers (for `oonic stats --run` and docs/STATS.md).
 std::string stats_listing(bool markdown, const std::vector<std::string>& sets = {});
 

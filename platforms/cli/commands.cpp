@@ -84,7 +84,11 @@ void add_run(CLI::App& oonic, Context& ctx) {
   add_flag(c, "--quiet", o->quiet, "no summary on stdout");
   c->callback([o, config, &ctx] {
     if (*config != "-") o->config = *config;
-    ctx.rc = fabric::wants_fabric(o->config, o->sets) ? fabric::run_fabric(*o) : b2b::run_b2b(*o);
+    // One path: the job (a fabric's flows, or the two-NIC workload on the pair
+    // topology) says what to build; system::run builds, runs and writes.
+    std::unique_ptr<system::Job> job =
+        fabric::wants_fabric(o->config, o->sets) ? fabric::make_job(*o) : b2b::make_job(*o);
+    ctx.rc = system::run(*job);
   });
 }
 

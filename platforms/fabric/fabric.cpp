@@ -28,7 +28,7 @@
 #include "model/sender/hpcc.h"
 #include "model/wire/roce.h"
 #include "platforms/common/results.h"
-#include "platforms/fabric/flow_check.h"
+#include "platforms/host/flow_check.h"
 #include "platforms/host/host_driver.h"
 #include "platforms/host/host_node.h"
 #include "platforms/network/frame_keys.h"
@@ -36,6 +36,7 @@
 #include "platforms/network/network_link.h"
 #include "platforms/network/switch_node.h"
 #include "platforms/network/workload.h"
+#include "platforms/system/run.h"
 #include "platforms/trace/pcap_io.h"
 #include "tlm/host_memory.h"
 #include "tlm/pcie_link.h"
@@ -230,25 +231,8 @@ uint32_t host_ip(uint32_t n) {
   return 0x0b000001u + (n / 256) * 0x10000u + (n % 256) * 0x100u;
 }
 
-// One host: NIC, PCIe, memory, driver, and the link to its switch.
-struct Host : sc_core::sc_module, host::HostNode {
-  host::HostDriver driver;
-  network::NetworkLink uplink;
-  FlowCheck check;
-  Host(sc_core::sc_module_name n, const ornic::OrnicParams& p, const PcieParams& pcie_params,
-       const HostMemoryParams& memory_params, const network::NetworkParams& up, uint64_t seed,
-       Stats& stats, Vcd* vcd)
-      : sc_module(n),
-        HostNode({}, p, pcie_params, memory_params, stats, vcd),
-        driver("driver", memory, pcie, 1, stats),
-        uplink("uplink", up, std::string(this->name()) + ".uplink", seed, stats,
-               std::string(this->name()) + ".uplink") {
-    driver.reg_initiator_socket.bind(nic.reg_socket);
-    nic.mac_tx_socket.bind(uplink.rx_socket);
-    memory.back(kSourceBase, kDestEnd - kSourceBase, &check);
-    memory.memory().set_huge_pages(false);  // rings and CQs only: a few KB a host
-  }
-};
+using Host = system::Host;
+using Fabric = system::System;
 
 // A flow and everything measured about it.
 struct FlowRun {
@@ -289,17 +273,6 @@ network::SwitchBuild switch_build(const AllParams& all, const Topology& t,
                                   const network::AddressMap& addrs, uint64_t seed, Stats& stats) {
   return network::SwitchBuild::of(all.sw, all.routing, t, routes, n, addrs, seed, stats);
 }
-
-struct Fabric {
-  Topology topo;
-  std::unique_ptr<network::Routes> routes;
-  network::AddressMap addrs;
-  std::vector<uint32_t> host_nodes;                            // host index -> node
-  std::vector<int32_t> host_of_node;                           // node -> host index (-1: switch)
-  std::vector<std::unique_ptr<Host>> hosts;                    // by host index
-  std::vector<std::unique_ptr<network::SwitchNode>> switches;  // made by switch.model's row
-  std::vector<int32_t> switch_of_node;
-};
 
 // The path a flow's packets take (first equal-cost choice at each switch).
 std::vector<uint32_t> path_links(const Fabric& fb, uint32_t src_node, uint32_t dst_node) {
@@ -504,7 +477,7 @@ std::string stall_report(Fabric& fb, const Topology& t, const std::vector<FlowRu
   size_t open = 0;
   std::string first;
   for (const FlowRun& fr : runs) {
-    const host::WqeRecord& r = fb.hosts[fr.requester]->driver.records()[fr.record];
+    const host::WqeRecord& r = fb.hosts[fr.requester]->driver->records()[fr.record];
     if (!r.posted || r.cqes) continue;
     if (open++ < 3)
       first += (first.empty() ? "" : ", ") + std::string("flow ") + std::to_string(fr.id) + " (" +
@@ -586,17 +559,17 @@ struct RateRow {
   double gbps;
 };
 
-// One fabric run's state, from its inputs to its results: run_fabric's phases
+// One fabric run's state, from its inputs to its results: the fabric job's phases
 // (read, build, add flows, observe, run, check, write) share it.
 struct FabricRun {
   explicit FabricRun(const b2b::RunOptions& opts) : o(opts) {}
-  const b2b::RunOptions& o;
+  const b2b::RunOptions o;
   AllParams all;
   ParamTable table;
   Inputs in;
-  std::unique_ptr<Fabric> fb;
-  uint32_t nh = 0;  // hosts
-  std::string dir;  // results
+  Fabric* fb = nullptr;  // the system run() builds
+  uint32_t nh = 0;       // hosts
+  std::string dir;       // results
   Stats stats;
   ClockDomain clk;
   std::unique_ptr<Vcd> vcd;
@@ -616,9 +589,7 @@ struct FabricRun {
   uint32_t drivers_left = 0;
   uint64_t done = 0;  // CQEs
   size_t faults_applied = 0;
-  std::string stall;  // the stall report, if the watchdog stopped the run
-  bool idle = false;  // the kernel ran out of events with flows open
-  double wall = 0;
+  system::Ran ran;  // how the run loop ended
   uint64_t end_ps = 0;
   Cycle end = 0;
   bool finished = false;
@@ -639,14 +610,12 @@ void read_params(FabricRun& r) {
 
 // The topology, routes and host addresses from the inputs read and checked.
 void take_inputs(FabricRun& r) {
-  r.fb = std::make_unique<Fabric>();
-  std::unique_ptr<Fabric>& fb = r.fb;
+  Fabric* fb = r.fb;
   fb->topo = std::move(r.in.topo);
   const Topology& t = fb->topo;
   fb->routes = std::make_unique<network::Routes>(t);
   fb->host_nodes = r.in.host_nodes;
   fb->host_of_node = r.in.host_of_node;
-  fb->switch_of_node.assign(t.nodes.size(), -1);
   for (uint32_t n : fb->host_nodes) {
     std::array<uint8_t, 16> ip{};
     const uint32_t a = host_ip(n);
@@ -715,64 +684,39 @@ void prepare_results(FabricRun& r) {
   write_text(dir + "/topology.txt", r.fb->topo.hpcc_text());
 }
 
-// Hosts and switches (through the factory), every link end bound by name.
-void build_system(FabricRun& r) {
+// How each host is built: its NIC at its link's rate, its uplink from the topology.
+std::vector<system::HostSpec> host_specs(const FabricRun& r) {
+  const Fabric& fb = *r.fb;
+  const Topology& t = fb.topo;
+  std::vector<system::HostSpec> specs(r.nh);
+  for (uint32_t h = 0; h < r.nh; ++h) {
+    const Topology::Link& l = t.links[t.ports[fb.host_nodes[h]][0].link];
+    system::HostSpec& sp = specs[h];
+    sp.nic = r.all.nic;
+    sp.nic.mac.rate_gbps = l.gbps;
+    sp.uplink.rate_gbps = l.gbps, sp.uplink.propagation_ns = l.delay_ns;
+    sp.uplink.loss_rate = l.error_rate;
+  }
+  return specs;
+}
+
+// The switch at node n, through the factory (switch.model). THEMIS: the DCs' external
+// switches are the two ends of the switch-to-switch link with the longest delay
+// (two-dc: the DCI switches; a topology file: its long haul).
+std::unique_ptr<network::SwitchNode> make_switch(FabricRun& r, uint32_t n) {
   const AllParams& all = r.all;
-  std::unique_ptr<Fabric>& fb = r.fb;
-  const Topology& t = fb->topo;
-  Stats& stats = r.stats;
-  r.clk = ClockDomain(all.nic.nic.clock_mhz);
-  r.vcd = results::make_vcd(r.o.vcd, r.o.vcd_groups, r.clk.period_ps());
-  for (uint32_t h = 0; h < r.nh; ++h) {
-    const uint32_t n = fb->host_nodes[h];
-    const Topology::Link& l = t.links[t.ports[n][0].link];
-    ornic::OrnicParams np = all.nic;
-    np.mac.rate_gbps = l.gbps;
-    network::NetworkParams up;
-    up.rate_gbps = l.gbps, up.propagation_ns = l.delay_ns, up.loss_rate = l.error_rate;
-    fb->hosts.push_back(std::make_unique<Host>(t.nodes[n].name.c_str(), np, all.pcie, all.host, up,
-                                               r.o.seed, stats, r.vcd.get()));
+  const Topology& t = r.fb->topo;
+  network::SwitchBuild b = switch_build(all, t, *r.fb->routes, n, r.fb->addrs, r.o.seed, r.stats);
+  b.senders_int = sender::find_rate(all.nic.rate()).int_stack;
+  if (r.in.themis_link >= 0) {
+    const Topology::Link& l = t.links[static_cast<uint32_t>(r.in.themis_link)];
+    for (uint32_t k = 0; k < t.ports[n].size(); ++k)
+      if (t.ports[n][k].link == static_cast<uint32_t>(r.in.themis_link))
+        b.themis = network::ThemisSetup{
+            &all.themis, &all.nic.sender.dcqcn(), k,
+            static_cast<uint64_t>(std::llround(2 * l.delay_ns * 1000.0)), &r.themis_flows};
   }
-  // Switches through the factory (switch.model). THEMIS: the DCs' external switches
-  // are the two ends of the switch-to-switch link with the longest delay (two-dc: the
-  // DCI switches; a topology file: its long haul).
-  for (uint32_t n : t.switches()) {
-    network::SwitchBuild b = switch_build(all, t, *fb->routes, n, fb->addrs, r.o.seed, stats);
-    b.senders_int = sender::find_rate(all.nic.rate()).int_stack;
-    if (r.in.themis_link >= 0) {
-      const Topology::Link& l = t.links[static_cast<uint32_t>(r.in.themis_link)];
-      for (uint32_t k = 0; k < t.ports[n].size(); ++k)
-        if (t.ports[n][k].link == static_cast<uint32_t>(r.in.themis_link))
-          b.themis = network::ThemisSetup{
-              &all.themis, &all.nic.sender.dcqcn(), k,
-              static_cast<uint64_t>(std::llround(2 * l.delay_ns * 1000.0)), &r.themis_flows};
-    }
-    fb->switch_of_node[n] = static_cast<int32_t>(fb->switches.size());
-    fb->switches.push_back(network::make_switch(all.sw.model, b));
-  }
-  // Bind every link end by name: a host's uplink delivers to the far end's
-  // receiving socket; a switch port sends to the far end's.
-  auto rx_of = [&](uint32_t node, uint32_t port) -> tlm::tlm_target_socket<>& {
-    if (fb->host_of_node[node] >= 0) return fb->hosts[fb->host_of_node[node]]->nic.mac_rx_socket;
-    return fb->switches[fb->switch_of_node[node]]->rx(port);
-  };
-  auto port_to = [&](uint32_t node, uint32_t link) {
-    for (uint32_t k = 0; k < t.ports[node].size(); ++k)
-      if (t.ports[node][k].link == link) return k;
-    return 0u;
-  };
-  for (uint32_t h = 0; h < r.nh; ++h) {
-    const uint32_t n = fb->host_nodes[h];
-    const auto& p = t.ports[n][0];
-    fb->hosts[h]->uplink.tx_socket.bind(rx_of(p.peer, port_to(p.peer, p.link)));
-  }
-  for (uint32_t n : t.switches()) {
-    auto& sw = *fb->switches[fb->switch_of_node[n]];
-    for (uint32_t k = 0; k < t.ports[n].size(); ++k) {
-      const auto& p = t.ports[n][k];
-      sw.tx(k).bind(rx_of(p.peer, port_to(p.peer, p.link)));
-    }
-  }
+  return network::make_switch(all.sw.model, b);
 }
 
 // Each flow's requester and responder QPNs and UDP source port; every host's QPs fit.
@@ -844,8 +788,8 @@ ornic::QpContext flow_qp(const Fabric& fb, const FlowRun& fr, uint32_t self, uin
 // One QP pair and one WQE per flow, and the bytes each must land.
 void add_flows(FabricRun& r) {
   const AllParams& all = r.all;
-  std::unique_ptr<Fabric>& fb = r.fb;
-  std::vector<uint64_t> next_src(r.nh, kSourceBase), next_dst(r.nh, kDestBase);
+  Fabric* fb = r.fb;
+  std::vector<uint64_t> next_src(r.nh, host::kSourceBase), next_dst(r.nh, host::kDestBase);
   r.flow_of_qpn.assign(r.nh, {});
   r.flow_at.assign(r.nh, {});
   for (uint32_t h = 0; h < r.nh; ++h) r.host_at_ip[host_ip(fb->host_nodes[h])] = h;
@@ -862,7 +806,7 @@ void add_flows(FabricRun& r) {
     next_src[data_src] = align(src + len, 4096);
     const uint64_t dst = next_dst[data_dst];
     next_dst[data_dst] = align(dst + len, 4096);
-    if (next_src[data_src] > kSourceEnd || next_dst[data_dst] > kDestEnd)
+    if (next_src[data_src] > host::kSourceEnd || next_dst[data_dst] > host::kDestEnd)
       throw Error(msg::kConfig, "flows: more than 64 GiB to or from one host");
     fr.data_host = data_dst;
     fr.data_index = fb->hosts[data_dst]->check.add_dest(dst, len, src);
@@ -891,7 +835,7 @@ void add_flows(FabricRun& r) {
     s.sq_base = kSqBase + uint64_t{slot} * kSqEntries * ornic::kWqeBytes;
     s.cq_base = kSqBase + sq_bytes + uint64_t{slot} * kCqEntries * ornic::kCqeBytes;
     s.sq_entries = kSqEntries, s.cq_entries = kCqEntries;
-    hq.driver.add_qp(s);
+    hq.driver->add_qp(s);
     ornic::Wqe w;
     w.op = fr.op;
     w.ooo =
@@ -901,14 +845,14 @@ void add_flows(FabricRun& r) {
     w.local_addr = read ? dst : src;
     w.remote_addr = read ? src : dst;
     w.rkey = rkey;
-    fr.record = hq.driver.add_wqe(qi, w, dst, fr.f.start_ps);
+    fr.record = hq.driver->add_wqe(qi, w, dst, fr.f.start_ps);
     fr.ideal_ps = ideal_fct_ps(*fb, fr, all.nic.nic.pmtu_bytes);
   }
 }
 
 // The faults due by now (faults.file), applied at both ends of their link.
 void apply_faults(FabricRun& r, uint64_t now) {
-  std::unique_ptr<Fabric>& fb = r.fb;
+  Fabric* fb = r.fb;
   const Topology& t = fb->topo;
   const std::vector<network::Fault>& faults = r.in.faults;
   auto port_to = [&](uint32_t n, uint32_t peer) {
@@ -1048,7 +992,7 @@ void observe_pfc(FabricRun& r) {
 // h<i>_tx.pcap: what host i sent, as its uplink delivered it; h<i>_rx.pcap: what it
 // received (its switch port's deliveries, PFC frames included, or its peer's uplink).
 void capture_links(FabricRun& r) {
-  std::unique_ptr<Fabric>& fb = r.fb;
+  Fabric* fb = r.fb;
   const Topology& t = fb->topo;
   std::vector<trace::PcapWriter*> tx(r.nh), rx_of_node(t.nodes.size(), nullptr);
   for (uint32_t h = 0; h < r.nh; ++h) {
@@ -1126,10 +1070,10 @@ void on_completions(FabricRun& r) {
   r.sram_csv =
       std::make_unique<results::SramCsv>(r.all.run.sram_csv ? r.dir + "/sram.csv" : "", r.srams);
   for (auto& hp : r.fb->hosts) {
-    hp->driver.on_finished([&r] {
+    hp->driver->on_finished([&r] {
       if (--r.drivers_left == 0) sc_core::sc_stop();
     });
-    hp->driver.every_completions(1, [&r, progress, total = r.runs.size()](uint64_t) {
+    hp->driver->every_completions(1, [&r, progress, total = r.runs.size()](uint64_t) {
       ++r.done;
       // Every NIC books at or after the present: settle behind it.
       if (r.done % kSettleCompletions == 0)
@@ -1200,58 +1144,33 @@ class RestoringFaults {
   size_t upto_ = 0;
 };
 
-// The run, with the stall watchdog and the faults. The kernel runs in slices
-// (stall_ms / 4, and up to each fault's time); the watchdog looks and the faults apply
-// between them. A process of their own would add timed events, and the kernel does not
-// keep the order of same-time events. A slice that ends at t leaves t's events to the
-// next one, so a fault at t applies before them.
-void run_loop(FabricRun& r) {
-  const std::vector<network::Fault>& faults = r.in.faults;
-  // run.max_sim_ms counts from the last flow's start, so a flow file's starts (ns-3
-  // HPCC's begin at 2 s) are always reached.
-  const uint64_t max_ps =
-      r.in.last_start_ps + static_cast<uint64_t>(std::llround(r.all.run.max_sim_ms * 1e9));
-  const uint64_t stall_ps = static_cast<uint64_t>(std::llround(r.all.run.stall_ms * 1e9));
-  const uint64_t slack_ps = stall_slack_ps(r, max_ps);
-  const uint64_t slice_ps = stall_ps ? std::max<uint64_t>(stall_ps / 4, 1) : max_ps;
-  RestoringFaults restoring(r);
-  uint64_t last = ~uint64_t{0}, since = 0;
-  size_t last_faults = 0;
-  apply_faults(r, 0);
-  for (;;) {
-    const uint64_t now0 = ClockDomain::ps_of(sc_core::sc_time_stamp());
-    if (now0 >= max_ps) break;
-    uint64_t until = std::min(max_ps, now0 + slice_ps);
-    if (r.faults_applied < faults.size())
-      until = std::min(until, std::max(now0 + 1, static_cast<uint64_t>(std::llround(
-                                                     faults[r.faults_applied].at_us * 1e6))));
-    sc_core::sc_start(ClockDomain::from_ps(until - now0));
-    if (sc_core::sc_get_status() == sc_core::SC_STOPPED || r.drivers_left == 0) break;
-    const uint64_t now = ClockDomain::ps_of(sc_core::sc_time_stamp());
-    apply_faults(r, now);
-    if (!sc_core::sc_pending_activity() && r.faults_applied == faults.size()) {
-      r.idle = r.drivers_left != 0;  // nothing left to happen, flows still open
-      break;
-    }
-    if (!stall_ps) continue;
-    uint64_t landed = r.done;
-    for (auto& h : r.fb->hosts) landed += h->check.landed_bytes();
+// The stall watchdog's look between slices: progress is a byte landed, a flow
+// completed, a fault that changed the network, or one still to come that can restore
+// delivery.
+class Watchdog {
+ public:
+  explicit Watchdog(const FabricRun& r) : r_(r), restoring_(r) {}
+  bool progressed() {
+    uint64_t landed = r_.done;
+    for (auto& h : r_.fb->hosts) landed += h->check.landed_bytes();
     size_t open = 0;
-    for (const FlowRun& fr : r.runs) {
-      const host::WqeRecord& rec = r.fb->hosts[fr.requester]->driver.records()[fr.record];
+    for (const FlowRun& fr : r_.runs) {
+      const host::WqeRecord& rec = r_.fb->hosts[fr.requester]->driver->records()[fr.record];
       if (rec.posted && !rec.cqes) ++open;
     }
-    // Progress: a byte landed, a flow completed, a fault changed the network, or one
-    // that can restore delivery is still to come.
-    if (landed != last || open == 0 || r.faults_applied != last_faults || restoring.pending()) {
-      last = landed, since = now, last_faults = r.faults_applied;
-      continue;
+    if (landed != last_ || open == 0 || r_.faults_applied != last_faults_ || restoring_.pending()) {
+      last_ = landed, last_faults_ = r_.faults_applied;
+      return true;
     }
-    if (now - since < stall_ps + slack_ps) continue;
-    r.stall = stall_report(*r.fb, r.fb->topo, r.runs, now, since);
-    break;
+    return false;
   }
-}
+
+ private:
+  const FabricRun& r_;
+  RestoringFaults restoring_;
+  uint64_t last_ = ~uint64_t{0};
+  size_t last_faults_ = 0;
+};
 
 // The scoreboard: every flow one CQE with status 0, its bytes identical at their
 // destination, nothing written or read where no flow's bytes are.
@@ -1277,11 +1196,11 @@ Scoreboard check_flows(const FabricRun& r) {
   uint64_t stray = 0, bad_reads = 0, bad_cqes = 0;
   for (auto& h : fb.hosts) {
     stray += h->check.stray_writes(), bad_reads += h->check.bad_reads();
-    bad_cqes += h->driver.bad_cqes();
+    bad_cqes += h->driver->bad_cqes();
   }
   for (const FlowRun& fr : r.runs) {
-    const host::WqeRecord& rec = fb.hosts[fr.requester]->driver.records()[fr.record];
-    const FlowData& d = fb.hosts[fr.data_host]->check.data(fr.data_index);
+    const host::WqeRecord& rec = fb.hosts[fr.requester]->driver->records()[fr.record];
+    const host::FlowData& d = fb.hosts[fr.data_host]->check.data(fr.data_index);
     if (!rec.cqes) {
       fail(fr, rec.posted ? "no CQE (" + std::to_string(d.covered_bytes()) + " of " +
                                 std::to_string(d.len) + " bytes at the destination)"
@@ -1307,7 +1226,7 @@ Scoreboard check_flows(const FabricRun& r) {
     ++sb.failures, fail_text.push_back(std::to_string(bad_reads) + " DMA read(s) of destinations");
   if (bad_cqes)
     ++sb.failures, fail_text.push_back(std::to_string(bad_cqes) + " CQE(s) matching no WQE");
-  sb.ok = sb.failures == 0 && r.finished && r.stall.empty();
+  sb.ok = sb.failures == 0 && r.finished && r.ran.stall.empty();
   std::ostringstream s;
   if (sb.failures == 0)
     s << "OK (" << sb.completed << "/" << r.runs.size() << " flows, one CQE each, "
@@ -1351,7 +1270,7 @@ void write_fct(const FabricRun& r, Figures& fig) {
        "lost_control\n";
   char ipa[16], ipb[16];
   for (const FlowRun& fr : r.runs) {
-    const host::WqeRecord& rec = fb.hosts[fr.requester]->driver.records()[fr.record];
+    const host::WqeRecord& rec = fb.hosts[fr.requester]->driver->records()[fr.record];
     const uint32_t a = host_ip(fb.host_nodes[fr.f.src]), b = host_ip(fb.host_nodes[fr.f.dst]);
     std::snprintf(ipa, sizeof ipa, "%08x", a);
     std::snprintf(ipb, sizeof ipb, "%08x", b);
@@ -1525,7 +1444,7 @@ std::string summary_text(const FabricRun& r, const Figures& fig, const Scoreboar
     s << "  faults      " << r.faults_applied << " of " << r.in.faults.size()
       << " events applied (faults.file); " << fault_lost << " frames lost to them\n";
   }
-  if (!r.stall.empty()) s << "  STALLED     " << r.stall << "\n";
+  if (!r.ran.stall.empty()) s << "  STALLED     " << r.ran.stall << "\n";
   s << "  scoreboard  " << (r.finished ? "" : "INCOMPLETE; ") << sb.text << "\n";
   return s.str();
 }
@@ -1544,12 +1463,12 @@ std::string write_stats_json(FabricRun& r, const Figures& fig, const Scoreboard&
               {"flows", r.runs.size()},
               {"completed", sb.completed},
               {"finished", r.finished},
-              {"stalled", !r.stall.empty()},
+              {"stalled", !r.ran.stall.empty()},
               {"end_cycle", r.end},
               {"last_cqe_ns", fig.last_cqe / 1000.0},
               {"payload_bytes", fig.payload},
               {"packet_hops", fig.hops},
-              {"wall_s", r.wall}};
+              {"wall_s", r.ran.wall}};
   j["sram"] = results::sram_json(r.srams, r.end);
   j["scoreboard"] = {{"ok", sb.ok},
                      {"flows", r.runs.size()},
@@ -1570,13 +1489,13 @@ std::string write_stats_json(FabricRun& r, const Figures& fig, const Scoreboard&
 
 // Why a run that did not finish stopped, on stderr.
 void say_why_stopped(const FabricRun& r, const Scoreboard& sb) {
-  if (!r.stall.empty()) std::fprintf(stderr, "oonic run: stalled: %s\n", r.stall.c_str());
-  if (r.stall.empty() && !r.finished && r.idle)
+  if (!r.ran.stall.empty()) std::fprintf(stderr, "oonic run: stalled: %s\n", r.ran.stall.c_str());
+  if (r.ran.stall.empty() && !r.finished && r.ran.idle)
     std::fprintf(stderr,
                  "oonic run: nothing left to simulate at %s us with %zu of %zu flows complete "
                  "(no event pending: a flow waits on nothing that will happen)\n",
                  fmt(r.end_ps / 1e6, 3).c_str(), static_cast<size_t>(sb.completed), r.runs.size());
-  else if (r.stall.empty() && !r.finished)
+  else if (r.ran.stall.empty() && !r.finished)
     std::fprintf(stderr,
                  "oonic run: stopped at run.max_sim_ms: %s of %zu flows complete at %s us (the "
                  "last flow starts at %s us; the limit is %s ms after it)\n",
@@ -1611,7 +1530,7 @@ int write_results(FabricRun& r) {
     getrusage(RUSAGE_SELF, &ru);
     const double mb = static_cast<double>(ru.ru_maxrss) / 1024.0;
     std::printf("  results     %s/  (simulated in %s s wall; peak RSS %s MB, %s MB a host)\n",
-                r.dir.c_str(), fmt(r.wall, 3).c_str(), fmt(mb, 0).c_str(),
+                r.dir.c_str(), fmt(r.ran.wall, 3).c_str(), fmt(mb, 0).c_str(),
                 fmt(mb / std::max<uint32_t>(1, r.nh), 2).c_str());
   }
   if (!rtl_report.empty()) {
@@ -1621,36 +1540,83 @@ int write_results(FabricRun& r) {
   return sb.ok ? 0 : 1;
 }
 
+// A fabric run as a job of system::run: flows across a topology of switches.
+class FabricJob : public system::Job {
+ public:
+  explicit FabricJob(const b2b::RunOptions& o) : r_(o) {}
+  void prepare(system::System& s) override {
+    r_.fb = &s;
+    read_params(r_);
+    // Topology, flows, faults: all read and checked before anything is built.
+    const std::string base =
+        r_.o.config.empty() ? std::string() : fs::path(r_.o.config).parent_path().string();
+    r_.in = read_inputs(r_.all, base, r_.o.seed);
+    for (const std::string& n : r_.in.notes)
+      std::fprintf(stderr, "oonic run: note: %s\n", n.c_str());
+    take_inputs(r_);
+    resolve_hpcc(r_);
+    prepare_results(r_);
+    name_flows(r_);
+    list_themis_flows(r_);
+    r_.clk = ClockDomain(r_.all.nic.nic.clock_mhz);
+    r_.vcd = results::make_vcd(r_.o.vcd, r_.o.vcd_groups, r_.clk.period_ps());
+  }
+  std::vector<system::HostSpec> host_specs(const system::System&) override {
+    return fabric::host_specs(r_);
+  }
+  std::unique_ptr<network::SwitchNode> make_switch(const system::System&, uint32_t node) override {
+    return fabric::make_switch(r_, node);
+  }
+  const PcieParams& pcie() const override { return r_.all.pcie; }
+  const HostMemoryParams& memory() const override { return r_.all.host; }
+  Stats& stats() override { return r_.stats; }
+  Vcd* vcd() override { return r_.vcd.get(); }
+  uint64_t seed() const override { return r_.o.seed; }
+  void start(system::System&) override {
+    add_flows(r_);
+    observe(r_);
+    on_completions(r_);
+    watchdog_ = std::make_unique<Watchdog>(r_);
+  }
+  // run.max_sim_ms counts from the last flow's start, so a flow file's starts (ns-3
+  // HPCC's begin at 2 s) are always reached.
+  uint64_t max_ps() const override {
+    return r_.in.last_start_ps + static_cast<uint64_t>(std::llround(r_.all.run.max_sim_ms * 1e9));
+  }
+  bool done() const override { return r_.drivers_left == 0; }
+  uint64_t next_change_ps() const override {
+    if (r_.faults_applied == r_.in.faults.size()) return UINT64_MAX;
+    return static_cast<uint64_t>(std::llround(r_.in.faults[r_.faults_applied].at_us * 1e6));
+  }
+  void apply_changes(uint64_t now_ps) override { apply_faults(r_, now_ps); }
+  uint64_t stall_ps() const override {
+    return static_cast<uint64_t>(std::llround(r_.all.run.stall_ms * 1e9));
+  }
+  uint64_t stall_slack_ps(uint64_t max) const override { return fabric::stall_slack_ps(r_, max); }
+  bool progressed(uint64_t) override { return watchdog_->progressed(); }
+  std::string stall_report(uint64_t now_ps, uint64_t since_ps) override {
+    return fabric::stall_report(*r_.fb, r_.fb->topo, r_.runs, now_ps, since_ps);
+  }
+  int finish(system::System&, const system::Ran& ran) override {
+    r_.ran = ran;
+    for (auto& p : r_.pcaps) p->close();
+    if (r_.qcsv) r_.qcsv->close();
+    if (r_.pcsv) r_.pcsv->close();
+    r_.end_ps = ran.end_ps;
+    r_.end = r_.clk.ceil_cycles(r_.end_ps);
+    r_.finished = r_.drivers_left == 0;
+    return write_results(r_);
+  }
+
+ private:
+  FabricRun r_;
+  std::unique_ptr<Watchdog> watchdog_;
+};
+
 }  // namespace
 
-int run_fabric(const b2b::RunOptions& o) {
-  install_report_handler();
-  FabricRun r(o);
-  read_params(r);
-  // Topology, flows, faults: all read and checked before anything is built.
-  const std::string base =
-      o.config.empty() ? std::string() : fs::path(o.config).parent_path().string();
-  r.in = read_inputs(r.all, base, o.seed);
-  for (const std::string& n : r.in.notes) std::fprintf(stderr, "oonic run: note: %s\n", n.c_str());
-  take_inputs(r);
-  resolve_hpcc(r);
-  prepare_results(r);
-  name_flows(r);
-  list_themis_flows(r);
-  build_system(r);
-  add_flows(r);
-  observe(r);
-  on_completions(r);
-  const auto w0 = std::chrono::steady_clock::now();
-  run_loop(r);
-  r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-  for (auto& p : r.pcaps) p->close();
-  if (r.qcsv) r.qcsv->close();
-  if (r.pcsv) r.pcsv->close();
-  r.end_ps = ClockDomain::ps_of(sc_core::sc_time_stamp());
-  r.end = r.clk.ceil_cycles(r.end_ps);
-  r.finished = r.drivers_left == 0;
-  return write_results(r);
+std::unique_ptr<system::Job> make_job(const b2b::RunOptions& o) {
+  return std::make_unique<FabricJob>(o);
 }
 
 std::string stats_listing(bool markdown, const std::vector<std::string>& sets) {
@@ -1663,22 +1629,28 @@ std::string stats_listing(bool markdown, const std::vector<std::string>& sets) {
   all.nic.validate();
   Stats stats;
   {
-    Topology t = all.topology.build("");
-    network::Routes routes(t);
-    network::AddressMap addrs;
-    std::vector<std::unique_ptr<Host>> hosts;
-    std::vector<std::unique_ptr<network::SwitchNode>> sws;
-    network::NetworkParams up;
-    for (uint32_t n : t.hosts())
-      hosts.push_back(std::make_unique<Host>(t.nodes[n].name.c_str(), all.nic, all.pcie, all.host,
-                                             up, 1, stats, nullptr));
-    for (uint32_t n : t.switches()) {
-      network::SwitchBuild b = switch_build(all, t, routes, n, addrs, 1, stats);
-      // THEMIS's stats, as a DC's external switch has them (listed under tor0).
-      if (sws.empty())
-        b.themis = network::ThemisSetup{&all.themis, &all.nic.sender.dcqcn(), 0, 1000000};
-      sws.push_back(network::make_switch(all.sw.model, b));
+    system::System s;
+    s.topo = all.topology.build("");
+    s.routes = std::make_unique<network::Routes>(s.topo);
+    s.host_of_node.assign(s.topo.nodes.size(), -1);
+    for (uint32_t n : s.topo.hosts()) {
+      s.host_of_node[n] = static_cast<int32_t>(s.host_nodes.size());
+      s.host_nodes.push_back(n);
     }
+    std::vector<system::HostSpec> specs(s.host_nodes.size());
+    for (auto& sp : specs) sp.nic = all.nic;
+    bool first = true;
+    system::build(
+        s, specs, all.pcie, all.host,
+        [&](uint32_t n) {
+          network::SwitchBuild b = switch_build(all, s.topo, *s.routes, n, s.addrs, 1, stats);
+          // THEMIS's stats, as a DC's external switch has them (listed under tor0).
+          if (first)
+            b.themis = network::ThemisSetup{&all.themis, &all.nic.sender.dcqcn(), 0, 1000000};
+          first = false;
+          return network::make_switch(all.sw.model, b);
+        },
+        1, stats, nullptr);
   }
   return stats.listing(markdown);
 }

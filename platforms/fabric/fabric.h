@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@
 #include "platforms/network/themis.h"
 #include "platforms/network/topology.h"
 #include "platforms/network/workload.h"
+#include "platforms/system/run.h"
 #include "tlm/host_memory_params.h"
 #include "tlm/pcie_link_core.h"
 
@@ -137,8 +139,9 @@ Inputs read_inputs(const AllParams& all, const std::string& base_dir, uint64_t s
 // it has a topology section. Throws Error(kConfig) on unreadable YAML.
 bool wants_fabric(const std::string& config, const std::vector<std::string>& sets);
 
-// Returns the exit status: 0 when every flow completed and the scoreboard is clean.
-int run_fabric(const b2b::RunOptions& o);
+// The fabric's job for system::run (platforms/system/run.h); the run's exit status is
+// 0 when every flow completed and the scoreboard is clean.
+std::unique_ptr<system::Job> make_job(const b2b::RunOptions& o);
 // Every stat a fabric run registers (for `oonic stats --fabric`).
 std::string stats_listing(bool markdown, const std::vector<std::string>& sets = {});
 

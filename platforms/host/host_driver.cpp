@@ -14,19 +14,23 @@ uint64_t now_ps() {
 }  // namespace
 
 HostDriver::HostDriver(sc_core::sc_module_name name, HostMemory& mem, PcieLink& pcie,
-                       uint32_t queue_depth, Stats& stats)
+                       uint32_t queue_depth, Stats& stats, const std::string& stat_prefix)
     : sc_module(name),
       reg_initiator_socket("reg_initiator_socket"),
       mem_(mem),
       depth_(queue_depth),
-      wqes_posted_(stats.counter(std::string(this->name()) + ".wqes_posted", "WQE",
+      wqes_posted_(stats.counter(prefix(stat_prefix) + ".wqes_posted", "WQE",
                                  "WQEs written into send queues")),
-      doorbells_(stats.counter(std::string(this->name()) + ".doorbells", "write",
+      doorbells_(stats.counter(prefix(stat_prefix) + ".doorbells", "write",
                                "SQ_DOORBELL register writes")),
-      cqes_(stats.counter(std::string(this->name()) + ".cqes", "CQE",
+      cqes_(stats.counter(prefix(stat_prefix) + ".cqes", "CQE",
                           "CQEs taken from completion queues")) {
   pcie.on_write([this](uint64_t ps, uint64_t a, uint64_t n) { on_write(ps, a, n); });
   SC_THREAD(run);
+}
+
+std::string HostDriver::prefix(const std::string& stat_prefix) const {
+  return stat_prefix.empty() ? std::string(name()) : stat_prefix;
 }
 
 void HostDriver::add_qp(const QpSetup& q) {

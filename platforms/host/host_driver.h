@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <queue>
+#include <string>
 #include <systemc>
 #include <vector>
 
@@ -52,8 +53,9 @@ class HostDriver : public sc_core::sc_module {
     uint64_t sq_base = 0, cq_base = 0;
     uint32_t sq_entries = 0, cq_entries = 0;
   };
+  // Stats under stat_prefix (empty: the module's name).
   HostDriver(sc_core::sc_module_name name, HostMemory& mem, PcieLink& pcie, uint32_t queue_depth,
-             Stats& stats);
+             Stats& stats, const std::string& stat_prefix = "");
   void add_qp(const QpSetup& q);
   // A WQE to post on QP qi (in order), not before not_before_ps (and never
   // before the QPs are set up); returns its record number (= wr_id).
@@ -81,6 +83,7 @@ class HostDriver : public sc_core::sc_module {
  private:
   SC_HAS_PROCESS(HostDriver);
   void run();
+  std::string prefix(const std::string& stat_prefix) const;
   void reg_write(uint32_t addr, uint32_t v, sc_core::sc_time& delay);
   void post(uint32_t slot);
   void on_write(uint64_t done_ps, uint64_t addr, uint64_t len);

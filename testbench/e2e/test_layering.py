@@ -17,8 +17,8 @@
    initializer `flag_(p.mode == "x")` or `flag_ = p.mode == "x";`) or on a line marked
    `// once` (a factory or a parameter check). Parameter tables (*_params.cpp) are
    exempt: they run before the kernel.
-6. No include cycle between the folders of model/ (model/<folder>/...): the folder graph
-   of the project's own #includes is acyclic (a scheme's folder such as model/eunomia
+6. No include cycle between the folders of model/ (model/<folder>/...), nor between those
+   of platforms/: each folder graph of the project's own #includes is acyclic (a scheme's folder such as model/eunomia
    depends on the seams it plugs into; the tables that list every scheme live in
    model/schemes/, above them all).
 7. No function in platforms/ is longer than 150 lines (a function defined at namespace
@@ -145,6 +145,29 @@ def files(under, pred):
                 yield p
 
 
+def folder_cycles(top, edges):
+    """Cycles in the folder graph edges (folder -> {folder: where}) of top/."""
+    problems, state, path = [], {}, []
+
+    def visit(f):
+        state[f] = 1
+        path.append(f)
+        for g in sorted(edges.get(f, {})):
+            if state.get(g) == 1:
+                cyc = path[path.index(g):] + [g]
+                why = ", ".join(f"{a} -> {b} ({edges[a][b]})" for a, b in zip(cyc, cyc[1:]))
+                problems.append(f"{top}/ folders include each other in a cycle: {why}")
+            elif g not in state:
+                visit(g)
+        path.pop()
+        state[f] = 2
+
+    for f in sorted(edges):
+        if f not in state:
+            visit(f)
+    return problems
+
+
 def main():
     problems = []
 
@@ -206,7 +229,7 @@ def main():
     hot += [os.path.join(ROOT, "platforms", x) for x in (
         "network/switch.cpp", "network/switch_core.cpp", "network/link_core.cpp",
         "network/network_link.cpp", "network/themis.cpp", "network/path_select.cpp",
-        "host/host_driver.cpp", "fabric/flow_check.cpp")]
+        "host/host_driver.cpp", "host/flow_check.cpp", "system/run.cpp")]
     hot += files("platforms/network/hooks", lambda p: p.endswith(".cpp"))
     for p in hot:
         with open(p, encoding="utf-8") as f:
@@ -216,32 +239,16 @@ def main():
                     problems.append(f"{rel(p)}:{n}: compares a string outside a one-time "
                                     f"setting: {line.strip()}")
 
-    # 6. The folders of model/ include each other without a cycle.
-    edges = {}  # folder -> {folder: "file:line"} (the first include that makes the edge)
-    for p in files("model", lambda p: p.endswith((".h", ".cpp"))):
-        src = rel(p).split(os.sep)[1]
-        for n, kind, name in includes(p):
-            parts = name.split("/")
-            if kind == '"' and len(parts) > 2 and parts[0] == "model" and parts[1] != src:
-                edges.setdefault(src, {}).setdefault(parts[1], f"{rel(p)}:{n}")
-    state, path = {}, []
-
-    def visit(f):
-        state[f] = 1
-        path.append(f)
-        for g in sorted(edges.get(f, {})):
-            if state.get(g) == 1:
-                cyc = path[path.index(g):] + [g]
-                why = ", ".join(f"{a} -> {b} ({edges[a][b]})" for a, b in zip(cyc, cyc[1:]))
-                problems.append(f"model/ folders include each other in a cycle: {why}")
-            elif g not in state:
-                visit(g)
-        path.pop()
-        state[f] = 2
-
-    for f in sorted(edges):
-        if f not in state:
-            visit(f)
+    # 6. The folders of model/, and those of platforms/, include each other without a cycle.
+    for top in ("model", "platforms"):
+        edges = {}  # folder -> {folder: "file:line"} (the first include that makes the edge)
+        for p in files(top, lambda p: p.endswith((".h", ".cpp"))):
+            src = rel(p).split(os.sep)[1]
+            for n, kind, name in includes(p):
+                parts = name.split("/")
+                if kind == '"' and len(parts) > 2 and parts[0] == top and parts[1] != src:
+                    edges.setdefault(src, {}).setdefault(parts[1], f"{rel(p)}:{n}")
+        problems += folder_cycles(top, edges)
 
     # 7. Functions in platforms/ stay short.
     for p in files("platforms", lambda p: p.endswith(".cpp")):

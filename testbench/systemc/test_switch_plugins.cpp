@@ -1,4 +1,4 @@
-// The switch's two plug-in seams in a whole fabric run (run_fabric):
+// The switch's two plug-in seams in a whole fabric run (system::run of the fabric's job):
 //  * a hook (switch_hook.h): docs/DESIGN.md's worked example, a hook that drops every
 //    Nth data frame of each flow a switch admits, with its own parameter
 //    (switch.drop_nth.n), added as one class and one registry row;
@@ -189,7 +189,7 @@ nlohmann::json run(const std::string& extra, int* status) {
   o.config = small_fabric(dir, extra);
   o.out = dir + "/out";
   o.quiet = true;
-  *status = fabric::run_fabric(o);
+  *status = system::run(*fabric::make_job(o));
   return nlohmann::json::parse(read_file(o.out + "/stats.json"))["stats"];
 }
 
@@ -249,7 +249,7 @@ TEST(SwitchPlugins, UnknownSwitchModelIsAConfigErrorNamingTheKey) {
   o.out = dir + "/out";
   o.quiet = true;
   try {
-    status = fabric::run_fabric(o);
+    status = system::run(*fabric::make_job(o));
     FAIL() << "ran with status " << status;
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("switch.model: no switch model 'nonesuch'"),

@@ -1,8 +1,8 @@
-// The fabric's data-path scoreboard (platforms/fabric/flow_check.h), without
+// The fabric's data-path scoreboard (platforms/host/flow_check.h), without
 // the kernel: sources read as the address pattern, destinations are compared
 // as written and their coverage recorded; wrong bytes, a flow's bytes in
 // another's buffer, gaps and stray writes are all caught.
-#include "platforms/fabric/flow_check.h"
+#include "platforms/host/flow_check.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 
 #include "platforms/trace/trace.h"
 
-namespace oonic::fabric {
+namespace oonic::host {
 namespace {
 
 std::vector<uint8_t> pattern(uint64_t addr, size_t n) {
@@ -74,4 +74,4 @@ TEST(FlowCheck, StrayWritesAreRefusedAndCounted) {
 }
 
 }  // namespace
-}  // namespace oonic::fabric
+}  // namespace oonic::host

@@ -1,11 +1,11 @@
-#include "platforms/fabric/flow_check.h"
+#include "platforms/host/flow_check.h"
 
 #include <algorithm>
 #include <cstring>
 
 #include "platforms/trace/trace.h"
 
-namespace oonic::fabric {
+namespace oonic::host {
 
 uint64_t FlowData::covered_bytes() const {
   uint64_t n = 0;
@@ -63,4 +63,4 @@ bool FlowCheck::write(uint64_t addr, const uint8_t* src, uint64_t len) {
   return true;
 }
 
-}  // namespace oonic::fabric
+}  // namespace oonic::host

@@ -1,4 +1,4 @@
-// The fabric's scoreboard on the data path, plain C++. A host's data addresses
+// A host's data-path scoreboard in a fabric, plain C++. A host's data addresses
 // are served by code, not bytes (HostMemory::Backing):
 //   [kSourceBase, kSourceEnd)  a flow's source: reads return the address
 //                              pattern (trace::fill_pattern), writes are errors
@@ -20,7 +20,7 @@
 
 #include "tlm/host_memory.h"
 
-namespace oonic::fabric {
+namespace oonic::host {
 
 constexpr uint64_t kSourceBase = 0x1000000000ull;  // 64 GiB
 constexpr uint64_t kSourceEnd = 0x2000000000ull;
@@ -56,4 +56,4 @@ class FlowCheck : public HostMemory::Backing {
   uint64_t stray_ = 0, bad_reads_ = 0, landed_ = 0;
 };
 
-}  // namespace oonic::fabric
+}  // namespace oonic::host
