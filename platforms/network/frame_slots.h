@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "tlm/net_packet.h"
+
 namespace oonic::network {
 
 class FrameSlots {
@@ -24,12 +26,15 @@ class FrameSlots {
     return s;
   }
   std::vector<uint8_t>& operator[](uint32_t s) { return bufs_[s]; }
+  // The slot's descriptor (tlm/net_packet.h), kept by whoever fills the slot.
+  FrameDesc& desc(uint32_t s) { return descs_[s]; }
   void release(uint32_t s) { free_.push_back(s); }
 
  private:
   uint32_t take() {  // a free slot (a new one if none)
     if (free_.empty()) {
       bufs_.emplace_back();
+      descs_.emplace_back();
       return static_cast<uint32_t>(bufs_.size() - 1);
     }
     const uint32_t s = free_.back();
@@ -37,6 +42,7 @@ class FrameSlots {
     return s;
   }
   std::vector<std::vector<uint8_t>> bufs_;
+  std::vector<FrameDesc> descs_;
   std::vector<uint32_t> free_;
 };
 

@@ -5,6 +5,7 @@
 
 #include "model/core/clock.h"
 #include "model/wire/roce.h"
+#include "platforms/network/frame_desc.h"
 
 namespace oonic::network {
 
@@ -142,6 +143,7 @@ void NetworkLink::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& de
     sync_stats();
     if (on_drop_) on_drop_(d.start_ps, f, len, to_string(d.reason));
   } else {
+    if (describe_) slots_.desc(slot) = describe(slots_[slot]);
     sync_stats();
     schedule_wake(now);
   }
@@ -171,6 +173,7 @@ void NetworkLink::deliver_loop() {  // a method: runs when wake_ fires
       meta_.capture_ps = r.start_ps;
       gp_.set_extension(&meta_);
       donation_.buf = &slots_[slot];  // a switch may take the buffer instead of copying it
+      donation_.desc = describe_ ? &slots_.desc(slot) : nullptr;  // and read this instead
       gp_.set_extension(&donation_);
       sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
       tx_socket->b_transport(gp_, zero);

@@ -68,6 +68,9 @@ class NetworkLink : public sc_core::sc_module {
   // (every frame the sender puts on it is lost) or up; a rule losing frames whose
   // BTH PSN mod n == r. Counted as <prefix>.fault_lost.
   void set_down(bool down) { down_ = down; }
+  // Describe each frame as it enters (its bytes warm from the sender) and hand the
+  // descriptor on with it (FrameDesc): a host's uplink to a switch.
+  void set_describe(bool on) { describe_ = on; }
   void add_psn_rule(uint32_t n, uint32_t r, bool ip_id = false) {
     psn_rules_.push_back({n, r, ip_id});
   }
@@ -88,6 +91,7 @@ class NetworkLink : public sc_core::sc_module {
   uint64_t last_delivery_ps_ = 0;
   uint64_t wakes_ = 0;
   bool down_ = false;
+  bool describe_ = false;
   std::vector<PsnRule> psn_rules_;
   tlm::tlm_generic_payload gp_;
   NetPacketMeta meta_;

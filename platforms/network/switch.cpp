@@ -8,6 +8,7 @@
 #include "model/core/clock.h"
 #include "model/core/error.h"
 #include "model/wire/roce.h"
+#include "platforms/network/frame_desc.h"
 #include "platforms/network/frame_ecn.h"
 #include "platforms/network/frame_keys.h"
 
@@ -116,6 +117,8 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchBuild& b)
     if (s & SwitchHook::kDequeued) dequeued_.push_back(p);
     if (s & SwitchHook::kEgress) egress_.push_back(p);
     if (s & SwitchHook::kFault) fault_.push_back(p);
+    if (s & (SwitchHook::kAdmission | SwitchHook::kBuffered | SwitchHook::kMark))
+      parse_view_ = parse_view_ || p->reads_view();
   }
   SC_METHOD(run);  // a method, not a thread: no stack switch per wake
   sensitive << wake_ << arrived_;
@@ -188,6 +191,7 @@ std::optional<uint32_t> Switch::port_to_host(const FlowKey& key, uint32_t host, 
 
 uint64_t Switch::send_ahead(uint32_t port, const uint8_t* f, uint32_t len, uint64_t now) {
   const uint32_t slot = slots_.put(f, len);
+  slots_.desc(slot) = describe(slots_[slot]);
   const auto [start, end] = core_.send_control(port, len, now);
   if (lost_on_wire(port, slot, 0, true, now)) {
     slots_.release(slot);
@@ -239,6 +243,9 @@ void Switch::b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_tim
   std::vector<uint8_t>* given = FrameDonation::of(gp);
   const uint32_t slot =
       given ? slots_.adopt(*given) : slots_.put(gp.get_data_ptr(), gp.get_data_length());
+  // The sender's descriptor when it gave one (the bytes stay untouched), else parsed.
+  const FrameDonation* don = given ? gp.get_extension<FrameDonation>() : nullptr;
+  slots_.desc(slot) = don && don->desc && don->desc->valid ? *don->desc : describe(slots_[slot]);
   if (delay != sc_core::SC_ZERO_TIME) {  // arrives later than now: taken at once, as then
     admit(static_cast<uint32_t>(port), slot, now_ps() + ClockDomain::ps_of(delay));
     return;
@@ -256,29 +263,30 @@ void Switch::b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_tim
 void Switch::admit(uint32_t port, uint32_t slot, uint64_t now) {
   for (SwitchHook* h : ingress_)
     if (h->ingress(port, slot, now)) return;
-  const std::vector<uint8_t>& buf = slots_[slot];
-  const uint32_t len = static_cast<uint32_t>(buf.size());
-  wire::PacketView v;
-  const wire::ParseStatus st = wire::parse(buf.data(), len, v, false);
+  const FrameDesc& d = fresh(slot);
+  const uint32_t len = static_cast<uint32_t>(slots_[slot].size());
   auto unroutable = [&] {
     unroutable_.inc();
     slots_.release(slot);
   };
-  if (!v.ip_version) return unroutable();
-  const std::optional<uint32_t> dst_host = host_of(v.ip_version, v.dst_ip.data());
+  if (!d.ip_version) return unroutable();
+  const std::optional<uint32_t> dst_host = host_of(d.ip_version, d.dst_ip.data());
   if (!dst_host) return unroutable();
-  FlowKey key{ip_key(v, false), ip_key(v, true), v.udp_sport, v.udp_dport, 17};
+  FlowKey key{d.src_key, d.dst_key, d.sport, d.dport, 17};
   const std::optional<uint32_t> out = port_to_host(key, *dst_host, now);
   if (!out) return unroutable();
   PipeFrame f;
   f.slot = slot;
   f.out_port = *out;
-  f.view = &v;
-  f.roce = st == wire::ParseStatus::kOk || st == wire::ParseStatus::kBadIcrc ||
-           st == wire::ParseStatus::kUdOrCnp;
+  wire::PacketView v;
+  if (parse_view_) {  // a hook reads the parsed headers (THEMIS)
+    wire::parse(slots_[slot].data(), len, v, false);
+    f.view = &v;
+  }
+  f.roce = d.roce;
   f.fr.len = len;
-  f.fr.prio = f.roce && control_opcode(v.bth.opcode) ? 0 : 1;
-  f.fr.ect = (v.tos & 3) == 1 || (v.tos & 3) == 2;
+  f.fr.prio = d.roce && control_opcode(d.opcode) ? 0 : 1;
+  f.fr.ect = (d.tos & 3) == 1 || (d.tos & 3) == 2;
   f.fr.in_port = port;
   f.fr.tag = slot;
   for (SwitchHook* h : admission_)
@@ -296,7 +304,11 @@ void Switch::enqueue(PipeFrame& f, uint64_t now) {
   }
   f.ce = false;
   for (SwitchHook* h : mark_) h->mark(f, MarkPoint::kEnqueue, a.queue_bytes, now);
-  if (f.ce) set_frame_ecn(slots_[f.slot].data(), f.fr.len, 3);
+  if (f.ce) {
+    set_frame_ecn(slots_[f.slot].data(), f.fr.len, 3);
+    slots_.desc(f.slot).valid = false;
+  }
+  fresh(f.slot);  // described while its bytes are warm
   if (on_queue_) on_queue_(now, f.out_port, core_.port_bytes(f.out_port));
   try_start(f.out_port, now);
 }
@@ -357,7 +369,10 @@ void Switch::start(uint32_t port, uint64_t now) {
   f.fr = d->frame;
   for (SwitchHook* h : mark_) h->mark(f, MarkPoint::kDequeue, d->queue_bytes, now);
   std::vector<uint8_t>& b = slots_[f.slot];
-  if (f.ce) set_frame_ecn(b.data(), b.size(), 3);
+  if (f.ce) {
+    set_frame_ecn(b.data(), b.size(), 3);
+    slots_.desc(f.slot).valid = false;
+  }
   ++port_frames_[port];
   port_bytes_[port] += b.size();
   if (on_queue_) on_queue_(now, port, core_.port_bytes(port));
@@ -366,8 +381,15 @@ void Switch::start(uint32_t port, uint64_t now) {
     slots_.release(f.slot);
     return;
   }
+  fresh(f.slot);  // described while its bytes are warm
   wire_[port].push_back({d->end_ps + prop_ps_[port], f.slot});
   schedule(d->end_ps + prop_ps_[port], EventKind::kArrive, port);
+}
+
+FrameDesc& Switch::fresh(uint32_t slot) {
+  FrameDesc& d = slots_.desc(slot);
+  if (!d.valid) d = describe(slots_[slot]);
+  return d;
 }
 
 void Switch::deliver(uint32_t port, uint64_t now) {
@@ -384,6 +406,7 @@ void Switch::deliver(uint32_t port, uint64_t now) {
   gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   sc_core::sc_time d = sc_core::SC_ZERO_TIME;
   donation_.buf = &b;  // the next switch may take the buffer instead of copying it
+  donation_.desc = &slots_.desc(fl.slot);  // and read this instead of its bytes
   gp_.set_extension(&donation_);
   (*tx_socket[port])->b_transport(gp_, d);
   gp_.clear_extension(&donation_);

@@ -107,7 +107,11 @@ class Switch : public sc_core::sc_module, public SwitchNode, private SwitchPipe 
   SwitchCore& buffer() override { return core_; }
   uint32_t node() const override { return node_; }
   const std::array<uint8_t, 6>& mac() const override { return mac_; }
-  std::vector<uint8_t>& bytes(uint32_t slot) override { return slots_[slot]; }
+  std::vector<uint8_t>& bytes(uint32_t slot) override {
+    slots_.desc(slot).valid = false;  // a hook may write: described again before it leaves
+    return slots_[slot];
+  }
+  const FrameDesc& desc(uint32_t slot) override { return fresh(slot); }
   void release(uint32_t slot) override { slots_.release(slot); }
   uint64_t send_ahead(uint32_t port, const uint8_t* f, uint32_t len, uint64_t now) override;
   void book(SwitchHook* hook, uint64_t t, uint32_t arg) override;
@@ -131,6 +135,8 @@ class Switch : public sc_core::sc_module, public SwitchNode, private SwitchPipe 
   void arm(uint64_t t);  // wake the process at t (unless a wake at or before t is pending)
   void admit(uint32_t port, uint32_t slot, uint64_t now);  // a frame in slot, arrived on port
   bool lost_on_wire(uint32_t port, uint32_t slot, uint8_t prio, bool control, uint64_t now);
+  // The slot's descriptor, described again from its bytes if a hook touched them.
+  FrameDesc& fresh(uint32_t slot);
 
   struct Event {
     uint64_t t;
@@ -179,6 +185,7 @@ class Switch : public sc_core::sc_module, public SwitchNode, private SwitchPipe 
   // Per stage, the hooks implementing it (registry order).
   std::vector<SwitchHook*> ingress_, admission_, buffered_, mark_, dequeued_, egress_, fault_;
   std::unordered_map<const SwitchHook*, uint32_t> hook_index_;
+  bool parse_view_ = false;  // a hook of admission, buffered or mark reads PipeFrame::view
   std::vector<uint64_t> port_frames_, port_bytes_;
   const Stats& stats_;
 };

@@ -41,6 +41,7 @@
 #include "platforms/network/switch_core.h"
 #include "platforms/network/themis.h"
 #include "platforms/network/topology.h"
+#include "tlm/net_packet.h"
 
 namespace oonic::wire {
 struct PacketView;
@@ -57,8 +58,8 @@ struct PipeFrame {
   uint32_t out_port = 0;
   SwitchCore::Frame fr;  // as the buffer sees it (len, prio, ECT, in_port)
   // Parsed headers, at admission and at the mark at enqueue of the same arrival only
-  // (null for a frame a hook puts back with SwitchPipe::enqueue, and at departure);
-  // its tos is the frame's as it arrived.
+  // (null for a frame a hook puts back with SwitchPipe::enqueue, at departure, and when
+  // no hook of the switch reads_view()); its tos is the frame's as it arrived.
   const wire::PacketView* view = nullptr;
   bool roce = false;  // a RoCEv2 frame (BTH parsed); set on arrival only
   bool ce = false;    // mark stage: write CE into the frame
@@ -87,7 +88,10 @@ class SwitchPipe {
   virtual SwitchCore& buffer() = 0;  // queues, MMU, serialization
   virtual uint32_t node() const = 0;
   virtual const std::array<uint8_t, 6>& mac() const = 0;
+  // The frame's bytes, to read or write (the switch describes it again afterwards).
   virtual std::vector<uint8_t>& bytes(uint32_t slot) = 0;
+  // What the pipeline reads of the frame (tlm/net_packet.h), without touching its bytes.
+  virtual const FrameDesc& desc(uint32_t slot) = 0;
   virtual void release(uint32_t slot) = 0;
   // A frame the switch makes out of port at its next frame boundary, ahead of the
   // queues (egress hooks see it with control = true); returns its first byte's time.
@@ -122,6 +126,9 @@ class SwitchHook {
   // SwitchBuild it was made from, it copies.
   // The stages this hook implements (a mask of Stage): the switch calls only those.
   virtual uint32_t stages() const = 0;
+  // Whether it reads PipeFrame::view (the frame's parsed headers at admission and at the
+  // mark at enqueue); a switch whose hooks do not parses no frame's bytes.
+  virtual bool reads_view() const { return true; }
   // A frame (slot) arrived on port. true: the hook took it (and released the slot).
   virtual bool ingress(uint32_t /*port*/, uint32_t /*slot*/, uint64_t /*now*/) { return false; }
   // A routed frame arriving on f.fr.in_port for f.out_port. true: the hook took it.

@@ -49,6 +49,8 @@ void build(System& s, const std::vector<HostSpec>& specs, const PcieParams& pcie
   for (size_t h = 0; h < s.hosts.size(); ++h) {
     const auto& p = t.ports[s.host_nodes[h]][0];
     s.hosts[h]->uplink.tx_socket.bind(rx_of(p.peer, port_to(p.peer, p.link)));
+    // A switch reads the frame's descriptor instead of its bytes.
+    s.hosts[h]->uplink.set_describe(!t.is_host(p.peer));
   }
   for (uint32_t n : t.switches()) {
     network::SwitchNode& sw = *s.switches[s.switch_of_node[n]];

@@ -17,6 +17,7 @@
 #include "model/wire/pfc.h"
 #include "model/wire/roce.h"
 #include "model/wire/uet_frame.h"
+#include "platforms/network/frame_desc.h"
 #include "platforms/network/hooks/builtin.h"
 #include "platforms/network/hooks/int_stamp.h"
 #include "platforms/network/hooks/red_ecn.h"
@@ -55,6 +56,10 @@ class FakePipe : public SwitchPipe {
   uint32_t node() const override { return 0; }
   const std::array<uint8_t, 6>& mac() const override { return mac_; }
   std::vector<uint8_t>& bytes(uint32_t slot) override { return slots_.at(slot); }
+  const FrameDesc& desc(uint32_t slot) override {
+    desc_ = describe(slots_.at(slot));
+    return desc_;
+  }
   void release(uint32_t slot) override { released.push_back(slot); }
   uint64_t send_ahead(uint32_t port, const uint8_t* f, uint32_t len, uint64_t now) override {
     sent.push_back({port, std::vector<uint8_t>(f, f + len), now});
@@ -83,6 +88,7 @@ class FakePipe : public SwitchPipe {
  private:
   SwitchCore core_;
   std::array<uint8_t, 6> mac_{0x02, 0, 0, 0, 0, 0x07};
+  FrameDesc desc_;
   std::vector<std::vector<uint8_t>> slots_;
 };
 
@@ -468,6 +474,45 @@ TEST(SwitchHooks, IntStampWritesTheDeparturePortsState) {
   hook->dequeued(f, dep, 4000000);  // the same frame again: its one-hop stack is full
   EXPECT_EQ(stats.counter_value("sw.int.full"), 1u);
   EXPECT_EQ(stats.counter_value("sw.int.stamped"), 1u);
+}
+
+// The descriptor a switch reads instead of the bytes holds what parsing them gives: a
+// RoCEv2 frame's addresses as flow keys, ports, opcode and TOS; a PAUSE is a MAC control
+// frame and not IP; a UET frame is IP and not RoCE.
+TEST(FrameDesc, DescribesWhatParsingGives) {
+  w::FrameSpec s;
+  s.bth.opcode = w::kAcknowledge;
+  s.tos = 0x02 | 26 << 2;
+  s.src_ip = {10, 0, 0, 1}, s.dst_ip = {10, 0, 0, 2};
+  s.udp_sport = 49200;
+  const std::vector<uint8_t> roce = w::build(s);
+  const FrameDesc d = describe(roce);
+  EXPECT_TRUE(d.valid);
+  EXPECT_EQ(d.ip_version, 4);
+  EXPECT_TRUE(d.roce);
+  EXPECT_FALSE(d.pfc);
+  EXPECT_EQ(d.opcode, w::kAcknowledge);
+  EXPECT_EQ(d.tos, 0x02 | 26 << 2);
+  EXPECT_EQ(d.sport, 49200);
+  EXPECT_EQ(d.dport, w::kRoceUdpPort);
+  EXPECT_EQ(d.src_key, 0x0A000001u);
+  EXPECT_EQ(d.dst_key, 0x0A000002u);
+  EXPECT_EQ(d.dst_ip[3], 2);
+
+  const FrameDesc p = describe(pfc_frame(1, 0, 5));
+  EXPECT_TRUE(p.pfc);
+  EXPECT_EQ(p.ip_version, 0);
+
+  const FrameDesc u = describe(w::uet::build_frame(w::uet::UetFrameSpec{}));
+  EXPECT_EQ(u.ip_version, 4);
+  EXPECT_FALSE(u.roce);
+  EXPECT_EQ(u.dport, w::uet::kUetUdpPort);
+
+  std::vector<uint8_t> bad = roce;
+  bad[12] = 0x12;  // no EtherType oonic knows: neither IP nor PFC
+  const FrameDesc b = describe(bad);
+  EXPECT_FALSE(b.pfc);
+  EXPECT_EQ(b.ip_version, 0);
 }
 
 }  // namespace

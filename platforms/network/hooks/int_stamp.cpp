@@ -98,6 +98,7 @@ class IntStampHook : public SwitchHook {
                                  "records whose port rate has no INT code (the nearest was "
                                  "written)")) {}
   uint32_t stages() const override { return kDequeued; }
+  bool reads_view() const override { return false; }
   void dequeued(PipeFrame& f, const SwitchCore::Departure& d, uint64_t now) override {
     std::vector<uint8_t>& b = pipe_.bytes(f.slot);
     bool approx = false;

@@ -21,8 +21,10 @@ class PfcHook : public SwitchHook {
   explicit PfcHook(SwitchPipe& pipe)
       : pipe_(pipe), refresh_at_(size_t{pipe.buffer().ports()} * 8, kNone) {}
   uint32_t stages() const override { return kIngress | kBuffered | kDequeued; }
+  bool reads_view() const override { return false; }
 
   bool ingress(uint32_t port, uint32_t slot, uint64_t now) override {
+    if (!pipe_.desc(slot).pfc) return false;  // not a MAC control frame: bytes untouched
     const std::vector<uint8_t>& b = pipe_.bytes(slot);
     wire::Pfc pf;
     if (!wire::parse_pfc(b.data(), b.size(), pf)) return false;

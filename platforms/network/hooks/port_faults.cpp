@@ -21,9 +21,12 @@ class PortFaultsHook : public SwitchHook {
                                "frames lost on an egress wire to a fault: the link down, or a "
                                "PSN rule (faults.file)")) {}
   uint32_t stages() const override { return kEgress | kFault; }
+  bool reads_view() const override { return false; }
   bool egress(uint32_t port, uint32_t slot, uint8_t, bool control, uint64_t) override {
-    const std::vector<uint8_t>& b = pipe_.bytes(slot);
-    const bool hit = down_[port] || (!control && psn_rule_hit(b.data(), b.size(), rules_[port]));
+    // The bytes only where a PSN rule must read them.
+    const bool hit = down_[port] || (!control && !rules_[port].empty() &&
+                                     psn_rule_hit(pipe_.bytes(slot).data(),
+                                                  pipe_.bytes(slot).size(), rules_[port]));
     if (hit) lost_.inc();
     return hit;
   }

@@ -65,6 +65,7 @@ class RedEcnHook : public SwitchHook {
                      [this] { return static_cast<double>(red_.marked()); });
   }
   uint32_t stages() const override { return kMark | kFault; }
+  bool reads_view() const override { return false; }
   void mark(PipeFrame& f, MarkPoint at, uint64_t q, uint64_t) override {
     if (!f.fr.ect) return;
     if (at == MarkPoint::kEnqueue ? !red_.at_enqueue() : !red_.at_dequeue()) return;

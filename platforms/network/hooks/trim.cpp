@@ -45,6 +45,7 @@ class TrimHook : public SwitchHook {
         to_host_[k] = b.topology->is_host(b.topology->ports[b.node][k].peer);
   }
   uint32_t stages() const override { return kBuffered; }
+  bool reads_view() const override { return false; }
   void buffered(PipeFrame& f, const SwitchCore::Admit& a, uint64_t now) override {
     if (a.accepted) return;
     const std::vector<uint8_t>& b = pipe_.bytes(f.slot);

@@ -26,6 +26,7 @@ class WireLossHook : public SwitchHook {
       loss_.push_back(1 - (1 - b.sp->loss_rate) * (1 - t.links[p.link].error_rate));
   }
   uint32_t stages() const override { return kEgress | kFault; }
+  bool reads_view() const override { return false; }
   bool egress(uint32_t port, uint32_t, uint8_t prio, bool control, uint64_t) override {
     if (control || !(loss_[port] > 0)) return false;
     if (static_cast<double>(rng_() >> 11) * (1.0 / 9007199254740992.0) >= loss_[port]) return false;
