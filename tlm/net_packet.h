@@ -33,6 +33,10 @@ struct FrameDesc {
   uint16_t sport = 0, dport = 0;
   uint64_t src_key = 0, dst_key = 0;  // the addresses as flow-key values (frame_keys.h)
   std::array<uint8_t, 16> dst_ip{};   // the destination address (4 or 16 bytes)
+  // The destination host as the first switch's address map found it (switches that
+  // share that map take it without a lookup): dst_map, its identity; null: not yet.
+  const void* dst_map = nullptr;
+  uint32_t dst_host = 0;
 };
 
 // A sender that gives the frame away: the receiver may take `buf` (whose data is

@@ -263,15 +263,19 @@ void Switch::b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_tim
 void Switch::admit(uint32_t port, uint32_t slot, uint64_t now) {
   for (SwitchHook* h : ingress_)
     if (h->ingress(port, slot, now)) return;
-  const FrameDesc& d = fresh(slot);
+  FrameDesc& d = fresh(slot);
   const uint32_t len = static_cast<uint32_t>(slots_[slot].size());
   auto unroutable = [&] {
     unroutable_.inc();
     slots_.release(slot);
   };
   if (!d.ip_version) return unroutable();
-  const std::optional<uint32_t> dst_host = host_of(d.ip_version, d.dst_ip.data());
-  if (!dst_host) return unroutable();
+  if (d.dst_map != &hosts_) {  // a lookup once per frame, not per hop
+    const std::optional<uint32_t> h = host_of(d.ip_version, d.dst_ip.data());
+    if (!h) return unroutable();
+    d.dst_map = &hosts_, d.dst_host = *h;
+  }
+  const std::optional<uint32_t> dst_host = d.dst_host;
   FlowKey key{d.src_key, d.dst_key, d.sport, d.dport, 17};
   const std::optional<uint32_t> out = port_to_host(key, *dst_host, now);
   if (!out) return unroutable();
