@@ -30,13 +30,22 @@ bool FlowCheck::read(uint64_t addr, uint8_t* dst, uint64_t len) {
 }
 
 bool FlowCheck::write(uint64_t addr, const uint8_t* src, uint64_t len) {
-  auto it = std::upper_bound(flows_.begin(), flows_.end(), addr,
-                             [](uint64_t a, const FlowData& f) { return a < f.dest; });
-  if (it == flows_.begin() || addr + len > std::prev(it)->dest + std::prev(it)->len) {
+  // The flow written last first (a packet's writes, a flow's packets), then a search.
+  if (last_ >= flows_.size() || addr < flows_[last_].dest ||
+      addr >= flows_[last_].dest + flows_[last_].len) {
+    auto it = std::upper_bound(flows_.begin(), flows_.end(), addr,
+                               [](uint64_t a, const FlowData& f) { return a < f.dest; });
+    if (it == flows_.begin()) {
+      ++stray_;
+      return false;
+    }
+    last_ = static_cast<size_t>(std::prev(it) - flows_.begin());
+  }
+  if (addr + len > flows_[last_].dest + flows_[last_].len) {
     ++stray_;
     return false;
   }
-  FlowData& f = *std::prev(it);
+  FlowData& f = flows_[last_];
   const uint64_t off = addr - f.dest;
   uint8_t want[4096];
   for (uint64_t k = 0; k < len; k += sizeof want) {
@@ -54,7 +63,16 @@ bool FlowCheck::write(uint64_t addr, const uint8_t* src, uint64_t len) {
   // Merge [off, off + len) into the covered ranges.
   uint64_t a = off, b = off + len;
   auto c = f.covered.upper_bound(a);
-  if (c != f.covered.begin() && std::prev(c)->second >= a) --c;
+  if (c != f.covered.begin() && std::prev(c)->second >= a) {
+    // Touching the range before it and short of the next (in order: the common case):
+    // that range grows in place.
+    auto p = std::prev(c);
+    if (c == f.covered.end() || c->first > b) {
+      p->second = std::max(p->second, b);
+      return true;
+    }
+    c = p;
+  }
   while (c != f.covered.end() && c->first <= b) {
     a = std::min(a, c->first), b = std::max(b, c->second);
     c = f.covered.erase(c);

@@ -54,6 +54,7 @@ class FlowCheck : public HostMemory::Backing {
  private:
   std::vector<FlowData> flows_;  // by destination address
   uint64_t stray_ = 0, bad_reads_ = 0, landed_ = 0;
+  size_t last_ = 0;  // the flow written last
 };
 
 }  // namespace oonic::host

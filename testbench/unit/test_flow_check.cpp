@@ -73,5 +73,29 @@ TEST(FlowCheck, StrayWritesAreRefusedAndCounted) {
   EXPECT_EQ(c.stray_writes(), 3u);
 }
 
+// Pieces in order grow one range; writes alternating between two flows land in each.
+TEST(FlowCheck, InOrderPiecesAndInterleavedFlows) {
+  FlowCheck c;
+  const uint32_t a = c.add_dest(kDestBase, 4000, kSourceBase);
+  const uint32_t b = c.add_dest(kDestBase + 8192, 4000, kSourceBase + 8192);
+  for (uint64_t off = 0; off < 4000; off += 1000)
+    for (uint32_t f : {b, a}) {
+      const uint64_t d = f == a ? kDestBase : kDestBase + 8192;
+      const uint64_t src = f == a ? kSourceBase : kSourceBase + 8192;
+      auto p = pattern(src + off, 1000);
+      ASSERT_TRUE(c.write(d + off, p.data(), p.size()));
+      EXPECT_EQ(c.data(f).covered.size(), 1u);
+      EXPECT_EQ(c.data(f).covered_bytes(), off + 1000);
+    }
+  EXPECT_TRUE(c.data(a).complete());
+  EXPECT_TRUE(c.data(b).complete());
+  EXPECT_EQ(c.data(a).mismatch_at, ~uint64_t{0});
+  EXPECT_EQ(c.data(b).mismatch_at, ~uint64_t{0});
+  EXPECT_EQ(c.landed_bytes(), 8000u);
+  uint8_t x[8] = {};
+  EXPECT_FALSE(c.write(kDestBase + 4000, x, 8));  // between the flows
+  EXPECT_EQ(c.stray_writes(), 1u);
+}
+
 }  // namespace
 }  // namespace oonic::host
