@@ -3,6 +3,7 @@
 #include "model/sender/dcqcn.h"
 #include "model/sender/hpcc.h"
 #include "model/sender/mprdma.h"
+#include "model/sender/nscc.h"
 
 #include "model/core/error.h"
 #include "model/eunomia/sender_agent_core.h"
@@ -48,6 +49,12 @@ std::unique_ptr<RateControl> hpcc_rate(const StatGroup& stats, const PolicyEnv& 
                                 env.line_gbps, env.max_qps, stats, env.cc_context, env.pmtu_bytes);
 }
 
+std::unique_ptr<RateControl> nscc_rate(const StatGroup& stats, const PolicyEnv& env) {
+  return std::make_unique<Nscc>(rate_params_of<NsccParams>(env, "nscc"), env.clock_mhz,
+                                env.line_gbps, env.pmtu_bytes, env.window_psns, env.max_qps, stats,
+                                env.cc_context);
+}
+
 std::unique_ptr<RateControl> no_rate(const StatGroup&, const PolicyEnv&) {
   return std::make_unique<NoRate>();
 }
@@ -91,7 +98,11 @@ const std::vector<RateKind>& rate_kinds() {
       {"hpcc",
        "HPCC: a window and rate from the INT stacks the switches stamp and the receiver "
        "echoes (cc.hpcc.*, switch.int_*)",
-       true, &hpcc_rate, &make_plugin_params<HpccParams>, true},
+       true, &hpcc_rate, &make_plugin_params<HpccParams>, true, "cc.hpcc.base_rtt_us"},
+      {"nscc",
+       "Ultra Ethernet's NSCC: a window from delay and ECN (a CNP echoes ECN on RoCEv2 "
+       "frames), quick adapt (cc.nscc.*)",
+       true, &nscc_rate, &make_plugin_params<NsccParams>, false, "cc.nscc.network_rtt_us"},
   };
   return k;
 }

@@ -46,6 +46,9 @@ struct RateKind {
   std::unique_ptr<PluginParams> (*params)() = nullptr;
   // Its data packets carry an INT stack for the switches to fill (switch.int_stamp auto).
   bool int_stack = false;
+  // Its parameter (us) that 0 leaves to the platform: a fabric's largest base RTT among
+  // its flows, a two-NIC run's twice network.propagation_ns; null: none.
+  const char* base_rtt_key = nullptr;
 };
 
 const std::vector<RecoveryKind>& recovery_kinds();

@@ -16,7 +16,7 @@
 #include "model/core/report.h"
 #include "model/ornic/ornic_nic.h"
 #include "model/schemes/receive_schemes.h"
-#include "model/sender/hpcc.h"
+#include "model/schemes/sender_policies.h"
 #include "platforms/b2b/scoreboard.h"
 #include "platforms/common/results.h"
 #include "platforms/host/host_driver.h"
@@ -123,10 +123,11 @@ void read_params(const RunOptions& o, AllParams& all, ParamTable& table) {
   all.nic.validate();
   all.network.validate();
   all.workload.validate();
-  // HPCC's T (cc.hpcc.base_rtt_us 0): the two links' round trip.
-  const sender::HpccParams* hp = all.nic.sender.rates.find<sender::HpccParams>("hpcc");
-  if (hp && hp->base_rtt_us == 0 && all.nic.rate() == "hpcc")
-    table.set("cc.hpcc.base_rtt_us", results::fmt(2 * all.network.propagation_ns / 1000.0, 6),
+  // A rate core's base RTT left at 0 (HPCC's T, NSCC's network_rtt): the two links' round
+  // trip.
+  const char* rtt_key = sender::find_rate(all.nic.rate()).base_rtt_key;
+  if (rtt_key && std::stod(table.value_text(*table.find(rtt_key))) == 0)
+    table.set(rtt_key, results::fmt(2 * all.network.propagation_ns / 1000.0, 6),
               "twice network.propagation_ns");
   if (all.workload.qps > all.nic.nic.max_qps)
     throw Error(msg::kConfig, "workload.qps (" + std::to_string(all.workload.qps) +

@@ -627,11 +627,25 @@ void take_inputs(FabricRun& r) {
   r.nh = static_cast<uint32_t>(fb->host_nodes.size());
 }
 
-// HPCC's settings its parameters leave to the fabric (tx.rate hpcc): T, the largest base
+// A rate core's base RTT its parameters leave to the fabric (NSCC's network_rtt), and
+// HPCC's settings (tx.rate hpcc): T, the largest base
 // RTT among the flows (ns-3 HPCC's GLOBAL_T: its maxRtt), and the INT stack's size, the
 // most switches on a flow's path; every switch port's rate must have an INT code.
-void resolve_hpcc(FabricRun& r) {
+void resolve_rate_core(FabricRun& r) {
   AllParams& all = r.all;
+  // Any rate core's base RTT left at 0 (cc.hpcc.base_rtt_us, cc.nscc.network_rtt_us).
+  const char* rtt_key = sender::find_rate(all.nic.rate()).base_rtt_key;
+  if (rtt_key && !sender::find_rate(all.nic.rate()).int_stack &&
+      std::stod(r.table.value_text(*r.table.find(rtt_key))) == 0) {
+    double rtt_ps = 0;
+    for (const network::Flow& f : r.in.flows)
+      rtt_ps = std::max(
+          rtt_ps,
+          path_rtt(*r.fb, path_links(*r.fb, r.fb->host_nodes[f.src], r.fb->host_nodes[f.dst]),
+                   all.nic.nic.pmtu_bytes)
+              .ps);
+    if (rtt_ps > 0) r.table.set(rtt_key, fmt(rtt_ps / 1e6, 6), "the fabric's largest base RTT");
+  }
   if (!sender::find_rate(all.nic.rate()).int_stack) return;
   sender::HpccParams* hp = all.nic.sender.rates.find<sender::HpccParams>("hpcc");
   if (!hp) return;
@@ -1556,7 +1570,7 @@ class FabricJob : public system::Job {
     for (const std::string& n : r_.in.notes)
       std::fprintf(stderr, "oonic run: note: %s\n", n.c_str());
     take_inputs(r_);
-    resolve_hpcc(r_);
+    resolve_rate_core(r_);
     prepare_results(r_);
     name_flows(r_);
     list_themis_flows(r_);

@@ -1,0 +1,224 @@
+#include "model/sender/nscc.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/core/error.h"
+#include "model/sender/rate_pacing.h"
+
+namespace oonic::sender {
+
+namespace {
+constexpr double kRefGbps = 100, kRefRttPs = 12e6;  // htsim's reference network
+constexpr double kFastIncreasePs = 1e6;             // fast increase below 1 us of delay
+}  // namespace
+
+void NsccParams::describe(ParamTable& t) {
+  t.add("cc.nscc.network_rtt_us", &network_rtt_us, "us",
+        "tx.rate nscc: network_rtt, the base RTT that sizes BDP, maxwnd and the scaling; 0: in "
+        "a fabric the largest base RTT among its flows, in a two-NIC run twice "
+        "network.propagation_ns",
+        0, 1e7);
+  t.add("cc.nscc.target_qdelay_us", &target_qdelay_us, "us",
+        "nscc: target_Qdelay, the queueing delay it steers to; 0: network_rtt (htsim's choice "
+        "without trimming)",
+        0, 1e7);
+  t.add("cc.nscc.qa_gate", &qa_gate, "shift",
+        "nscc: quick adapt cuts the window only when fewer than maxwnd >> qa_gate bytes were "
+        "acknowledged in its period",
+        0, 30);
+  t.add("cc.nscc.quick_adapt", &quick_adapt, "nscc: quick adapt on (htsim's !disable_quick_adapt)");
+  t.add("cc.nscc.gamma", &gamma, "ratio", "nscc: the multiplicative decrease's gain", 0, 1);
+  t.add("cc.nscc.delay_alpha", &delay_alpha, "ratio", "nscc: avg_delay's EWMA weight", 0, 1);
+  t.add("cc.nscc.maxwnd_bdp", &maxwnd_bdp, "BDP", "nscc: the largest window, in BDPs", 0.01, 100);
+  t.add("cc.nscc.adjust_bytes_mss", &adjust_bytes_mss, "MSS",
+        "nscc: acknowledged bytes between window adjustments (adjust_bytes_threshold)", 1, 1e6);
+}
+
+Nscc::Nscc(const NsccParams& p, double clock_mhz, double line_gbps, uint32_t pmtu_bytes,
+           uint32_t window_psns, uint32_t max_qps, const StatGroup& stats, Sram* mem)
+    : p_(p),
+      mhz_(clock_mhz),
+      line_(line_gbps),
+      mss_(pmtu_bytes),
+      window_(std::max<uint32_t>(window_psns, 1)),
+      qps_(max_qps),
+      mem_(mem),
+      acks_(stats.counter("nscc_acks", "frame", "NSCC: ACKs that moved the window")),
+      quick_adapts_(stats.counter("quick_adapts", "event",
+                                  "NSCC: quick adapt set the window to the bytes acknowledged")),
+      decreases_(stats.counter("multiplicative_decreases", "event",
+                               "NSCC: windows cut for ECN with the average delay above target")),
+      fast_increases_(stats.counter("fast_increases", "event",
+                                    "NSCC: window steps of fast increase (delay under 1 us)")) {
+  if (!(line_gbps > 0) || !(clock_mhz > 0) || !mss_)
+    throw Error(msg::kConfig, "tx.rate nscc: the line rate, clock and PMTU must be positive");
+  if (!(p.network_rtt_us > 0))
+    throw Error(msg::kConfig,
+                "cc.nscc.network_rtt_us: NSCC needs the network's base RTT (0 is resolved only "
+                "in a fabric or a two-NIC run)");
+  network_rtt_ = p.network_rtt_us * 1e6;
+  target_ = p.target_qdelay_us > 0 ? p.target_qdelay_us * 1e6 : network_rtt_;
+  qa_threshold_ = 4 * target_;
+  const double a = line_ * network_rtt_ / (kRefGbps * kRefRttPs);  // BDP / reference BDP
+  const double b = target_ / kRefRttPs;
+  alpha_ = 4.0 * mss_ * a * b / target_;
+  fi_ = 5.0 * mss_ * a;
+  eta_ = 0.15 * mss_ * a;
+  fi_scale_ = 0.25 * a;
+  adjust_bytes_ = static_cast<double>(p.adjust_bytes_mss) * mss_;
+}
+
+Nscc::Qp& Nscc::qp(uint32_t qi) {
+  if (qi >= qps_.size()) throw Error(msg::kModel, "nscc: QP index " + std::to_string(qi));
+  return qps_[qi];
+}
+
+void Nscc::set_bounds(Qp& q) const {
+  q.cwnd = std::clamp(q.cwnd, static_cast<double>(mss_), std::max<double>(q.maxwnd, mss_));
+}
+
+void Nscc::report(uint32_t qi, const Qp& q, Cycle t) {
+  if (on_rate_) on_rate_(qi, t, std::min(line_, q.cwnd * 8 / (q.base_rtt / 1000.0)));
+}
+
+Cycle Nscc::send_at(uint32_t qi, Cycle now, const SendState& s, bool) {
+  const int32_t flight = wire::psn_diff(s.send_psn(qi), s.una(qi));
+  if (flight <= 0) return now;
+  const Qp& q = qp(qi);
+  if (!q.started) return now;
+  return static_cast<double>(flight + 1) * mss_ > q.cwnd ? kNever : now;
+}
+
+uint16_t Nscc::picked(uint32_t qi, Cycle now, uint32_t psn, bool retx, uint16_t port) {
+  Qp& q = qp(qi);
+  touch_state(mem_, now, true);
+  if (!q.started) {
+    q.started = true;
+    q.base_rtt = network_rtt_;
+    q.maxwnd = p_.maxwnd_bdp * line_ * network_rtt_ / 8000.0;  // Gbit/s x ps / 8000 = bytes
+    q.cwnd = q.maxwnd;
+    set_bounds(q);
+    q.first_psn = q.next_psn = psn;
+    q.last_adjust = ps(now);
+    q.sent.assign(window_, -1.0);
+  }
+  q.sent[psn % window_] = retx ? -1.0 : ps(now);  // a resent PSN gives no RTT sample
+  if (wire::psn_diff(psn + 1, q.next_psn) > 0) q.next_psn = (psn + 1) & wire::kPsnMask;
+  return port;
+}
+
+void Nscc::update_delay(Qp& q, double raw, bool skip) const {
+  const double delay = raw - q.base_rtt;
+  const double a = p_.delay_alpha;
+  if (!skip && delay > target_)
+    q.avg_delay = a * q.base_rtt * 0.25 + (1 - a) * q.avg_delay;
+  else if (delay > 5 * q.base_rtt)
+    q.avg_delay = 0.0125 * delay + (1 - 0.0125) * q.avg_delay;
+  else
+    q.avg_delay = a * delay + (1 - a) * q.avg_delay;
+}
+
+bool Nscc::quick_adapt(Qp& q, bool loss, bool skip, double delay, double now) {
+  if (!p_.quick_adapt) return false;
+  bool done = false;
+  if (q.ignored < q.to_ignore && skip) {
+    done = true;  // the ECN of bytes sent before the last cut
+  } else if (now > q.qa_end) {
+    const double gate = std::ldexp(q.maxwnd, -static_cast<int>(p_.qa_gate));
+    if (q.qa_end != 0 && (q.trigger_qa || loss || delay > qa_threshold_) &&
+        static_cast<double>(q.achieved) < gate) {
+      q.cwnd = std::max<double>(static_cast<double>(q.achieved), mss_);
+      const uint32_t una = (q.first_psn + q.acked) & wire::kPsnMask;
+      q.to_ignore = static_cast<int64_t>(std::max(0, wire::psn_diff(q.next_psn, una))) * mss_;
+      q.ignored = 0;
+      q.trigger_qa = false;
+      done = true;
+      quick_adapts_.inc();
+    }
+    q.achieved = 0;
+    q.qa_end = now + q.base_rtt + target_;
+  }
+  if (done) q.inc = 0, q.received = 0;
+  return done;
+}
+
+bool Nscc::on_ack(uint32_t qi, Cycle t, uint32_t acked_psns) {
+  Qp& q = qp(qi);
+  if (!q.started || !acked_psns) return false;
+  touch_state(mem_, t, false);
+  touch_state(mem_, t, true);
+  acks_.inc();
+  const double now = ps(t);
+  const double before = q.cwnd;
+  q.acked += acked_psns;
+  const uint64_t newly = uint64_t{acked_psns} * mss_;
+  q.achieved += newly, q.received += newly, q.ignored += static_cast<int64_t>(newly);
+  const bool skip = q.ecn;  // a CNP since the last ACK: this ACK echoes ECN
+  q.ecn = false;
+  // The delay sample: the RTT of the last PSN acknowledged, if it went once.
+  const uint32_t last = (q.first_psn + q.acked - 1) & wire::kPsnMask;
+  const double sent = q.sent[last % window_];
+  double delay = q.avg_delay;
+  if (sent >= 0 && now >= sent) {
+    const double raw = now - sent;
+    if (raw < q.base_rtt) {  // a lower base RTT: BDP and maxwnd follow
+      q.base_rtt = raw;
+      q.maxwnd = p_.maxwnd_bdp * line_ * raw / 8000.0;
+    }
+    if (raw >= q.base_rtt) {
+      update_delay(q, raw, skip);
+      delay = raw - q.base_rtt;
+    }
+  }
+  if (!quick_adapt(q, false, skip, delay, now)) {
+    if (!skip && delay >= target_) {
+      q.inc += fi_ * static_cast<double>(newly);  // fair increase
+    } else if (!skip) {
+      // Fast increase near an empty path, else proportional to the delay's headroom.
+      if (delay < kFastIncreasePs) {
+        q.fi_count += static_cast<double>(newly);
+        if (q.fi_count > q.cwnd || q.increase) {
+          q.cwnd += static_cast<double>(newly) * fi_scale_;
+          q.increase = true;
+          fast_increases_.inc();
+        } else {
+          q.increase = false;
+        }
+      } else {
+        q.fi_count = 0, q.increase = false;
+      }
+      if (!q.increase) q.inc += alpha_ * static_cast<double>(newly) * (target_ - delay);
+    } else if (delay >= target_) {
+      q.increase = false, q.fi_count = 0;
+      if (q.avg_delay > target_ && now - q.last_dec > q.base_rtt) {
+        q.cwnd *= std::max(1 - p_.gamma * (q.avg_delay - target_) / q.avg_delay, 0.5);
+        q.last_dec = now;
+        decreases_.inc();
+      }
+    }
+    set_bounds(q);
+    if (static_cast<double>(q.received) > adjust_bytes_ || now - q.last_adjust > network_rtt_) {
+      q.cwnd += q.inc / q.cwnd;
+      if (now - q.last_adjust >= network_rtt_) q.cwnd += eta_, q.last_adjust = now;
+      q.inc = 0, q.received = 0;
+    }
+    set_bounds(q);
+  }
+  if (q.cwnd != before) report(qi, q, t);
+  return true;
+}
+
+void Nscc::on_cnp(uint32_t qi, Cycle t) {
+  Qp& q = qp(qi);
+  touch_state(mem_, t, true);
+  q.ecn = true;
+}
+
+void Nscc::on_timeout(uint32_t qi, Cycle t) {
+  Qp& q = qp(qi);
+  touch_state(mem_, t, true);
+  q.trigger_qa = true;  // the next ACK's quick adapt may cut to what was delivered
+}
+
+}  // namespace oonic::sender

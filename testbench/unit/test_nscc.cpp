@@ -1,0 +1,138 @@
+// NSCC's window core (model/sender/nscc.h), without the kernel. Every expected number is
+// derived by hand in the comments: a 1000 MHz clock (a cycle is 1 ns), 100 Gbit/s, MSS
+// 1000 B, network_rtt 12 us = the reference network, so a = b = 1 and target_Qdelay =
+// 12 us; BDP = 150,000 B, maxwnd = 225,000 B.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "model/core/error.h"
+#include "model/core/stats.h"
+#include "model/sender/nscc.h"
+
+namespace {
+
+using oonic::StatGroup;
+using oonic::Stats;
+namespace sender = oonic::sender;
+
+class State final : public sender::SendState {
+ public:
+  uint32_t una(uint32_t) const override { return una_; }
+  uint32_t high(uint32_t) const override { return send_; }
+  uint32_t send_psn(uint32_t) const override { return send_; }
+  bool has_new(uint32_t) const override { return true; }
+  bool in_write_or_send(uint32_t, uint32_t) const override { return true; }
+  bool resend(uint32_t, uint32_t) override { return false; }
+  void go_back(uint32_t, uint32_t) override {}
+  uint32_t una_ = 0, send_ = 0;
+};
+
+struct Rig {
+  Stats stats;
+  sender::NsccParams p;
+  Rig() { p.network_rtt_us = 12; }
+  sender::Nscc make() { return sender::Nscc(p, 1000, 100, 1000, 320, 4, StatGroup(stats, "tx")); }
+};
+
+// alpha = 4 MSS a b / target = 4000 / 12e6 B/ps; fi = 5 MSS a = 5000; eta = 0.15 MSS a =
+// 150; fi_scale = 0.25 a; the first packet opens the window at maxwnd = 1.5 x 150,000.
+TEST(Nscc, ConstantsScaleWithTheReferenceNetwork) {
+  Rig r;
+  sender::Nscc n = r.make();
+  EXPECT_DOUBLE_EQ(n.alpha(), 4000.0 / 12e6);
+  EXPECT_DOUBLE_EQ(n.fi(), 5000);
+  EXPECT_DOUBLE_EQ(n.eta(), 150);
+  EXPECT_DOUBLE_EQ(n.fi_scale(), 0.25);
+  EXPECT_DOUBLE_EQ(n.target_ps(), 12e6);
+  n.picked(0, 0, 0, false, 7);
+  EXPECT_DOUBLE_EQ(n.maxwnd_bytes(0), 225000);
+  EXPECT_DOUBLE_EQ(n.cwnd_bytes(0), 225000);
+  // Half the RTT: the BDP and every constant scale by 1/2 (a), target too (b).
+  r.p.network_rtt_us = 6;
+  sender::Nscc h(r.p, 1000, 100, 1000, 320, 4, StatGroup(r.stats, "tx2"));
+  EXPECT_DOUBLE_EQ(h.fi(), 2500);
+  EXPECT_DOUBLE_EQ(h.alpha(), 4000.0 * 0.5 * 0.5 / 6e6);
+}
+
+TEST(Nscc, NeedsItsBaseRtt) {
+  Rig r;
+  r.p.network_rtt_us = 0;
+  EXPECT_THROW(r.make(), oonic::Error);
+}
+
+// The window: a packet is picked while in flight + MSS <= cwnd (225 packets of 1000 B).
+TEST(Nscc, WindowHoldsPacketsBeyondCwnd) {
+  Rig r;
+  sender::Nscc n = r.make();
+  State s;
+  EXPECT_EQ(n.send_at(0, 5, s, false), 5u);  // nothing sent yet
+  n.picked(0, 0, 0, false, 7);
+  s.send_ = 224;
+  EXPECT_EQ(n.send_at(0, 5, s, false), 5u);  // 225 x 1000 = cwnd
+  s.send_ = 225;
+  EXPECT_EQ(n.send_at(0, 5, s, false), oonic::kNever);
+}
+
+// Four packets at t = 0.
+// ACK 1 at 13 us: delay 1 us (< target, not < 1 us: no fast increase): proportional,
+//   inc = alpha x 1000 x 11e6 = 3,666,666.7; 13 us since the last adjustment (> network_rtt):
+//   cwnd += inc / cwnd + eta, then clamped to maxwnd 225,000. Quick adapt's period starts:
+//   it ends at 13 + 12 + 12 = 37 us.
+// A timeout at 20 us triggers quick adapt.
+// ACK 2 (PSNs 1, 2) at 40 us, past 37 us, 2000 B acknowledged < maxwnd >> 3 = 28,125:
+//   cwnd = 2000; the rest of that ACK is skipped.
+// ACK 3 (PSN 3) at 41 us: delay 29 us >= target, no ECN: fair increase, inc = 5000 x 1000;
+//   28 us since the last adjustment: cwnd = 2000 + 5e6 / 2000 + 150 = 4650.
+TEST(Nscc, QuickAdaptThenFairIncrease) {
+  Rig r;
+  sender::Nscc n = r.make();
+  for (uint32_t psn = 0; psn < 4; ++psn) n.picked(0, 0, psn, false, 7);
+  EXPECT_TRUE(n.on_ack(0, 13000, 1));
+  EXPECT_DOUBLE_EQ(n.cwnd_bytes(0), 225000);
+  n.on_timeout(0, 20000);
+  EXPECT_TRUE(n.on_ack(0, 40000, 2));
+  EXPECT_DOUBLE_EQ(n.cwnd_bytes(0), 2000);
+  EXPECT_EQ(r.stats.counter_value("tx.quick_adapts"), 1u);
+  EXPECT_TRUE(n.on_ack(0, 41000, 1));
+  EXPECT_DOUBLE_EQ(n.cwnd_bytes(0), 4650);
+  EXPECT_FALSE(n.on_ack(0, 42000, 0));  // a duplicate moves nothing
+}
+
+// ECN (a CNP before the ACK) with the delay above target: avg_delay (weight 1 here) = 20 us
+// > 12 us, so cwnd x max(1 - 0.8 x 8 / 20, 0.5) = 225,000 x 0.68 = 153,000, then + eta
+// (32 us since the last adjustment) = 153,150. A second marked ACK 1 us later is within a
+// base RTT of the cut: no second cut, and no adjustment (1 us, 1000 B acknowledged).
+TEST(Nscc, EcnAboveTargetCutsOncePerBaseRtt) {
+  Rig r;
+  r.p.delay_alpha = 1;
+  r.p.quick_adapt = false;
+  sender::Nscc n = r.make();
+  n.picked(0, 0, 0, false, 7);
+  n.picked(0, 0, 1, false, 7);
+  n.on_cnp(0, 31000);
+  EXPECT_TRUE(n.on_ack(0, 32000, 1));
+  EXPECT_DOUBLE_EQ(n.avg_delay_ps(0), 20e6);
+  EXPECT_DOUBLE_EQ(n.cwnd_bytes(0), 153150);
+  n.on_cnp(0, 32500);
+  EXPECT_TRUE(n.on_ack(0, 33000, 1));
+  EXPECT_DOUBLE_EQ(n.cwnd_bytes(0), 153150);
+  EXPECT_EQ(r.stats.counter_value("tx.multiplicative_decreases"), 1u);
+}
+
+// A sample below the base RTT lowers it: maxwnd = 1.5 x 100 Gbit/s x 6 us = 112,500, and
+// the window follows it down. A resent PSN gives no sample.
+TEST(Nscc, LowerRttShrinksMaxwnd) {
+  Rig r;
+  r.p.quick_adapt = false;
+  sender::Nscc n = r.make();
+  n.picked(0, 0, 0, false, 7);
+  n.picked(0, 0, 1, true, 7);  // resent: no sample
+  EXPECT_TRUE(n.on_ack(0, 6000, 1));
+  EXPECT_DOUBLE_EQ(n.maxwnd_bytes(0), 112500);
+  EXPECT_DOUBLE_EQ(n.cwnd_bytes(0), 112500);
+  EXPECT_TRUE(n.on_ack(0, 3000, 1));  // PSN 1: 3 us would lower it again, were it a sample
+  EXPECT_DOUBLE_EQ(n.maxwnd_bytes(0), 112500);
+}
+
+}  // namespace
