@@ -33,11 +33,24 @@ void NsccParams::describe(ParamTable& t) {
   t.add("cc.nscc.maxwnd_bdp", &maxwnd_bdp, "BDP", "nscc: the largest window, in BDPs", 0.01, 100);
   t.add("cc.nscc.adjust_bytes_mss", &adjust_bytes_mss, "MSS",
         "nscc: acknowledged bytes between window adjustments (adjust_bytes_threshold)", 1, 1e6);
+  t.add("cc.nscc.spray", &spray,
+        "nscc: each packet's UDP source port an entropy value (UET's spraying): off, oblivious "
+        "(random) or rr (round robin) over cc.nscc.paths values",
+        {"off", "oblivious", "rr"});
+  t.add("cc.nscc.paths", &paths, "value", "nscc: entropy values a QP sprays over (a power of two)",
+        1, 65536);
+}
+
+void NsccParams::validate() const {
+  if (paths == 0 || (paths & (paths - 1)))
+    throw Error(msg::kConfig, "cc.nscc.paths: " + std::to_string(paths) + " is not a power of two");
 }
 
 Nscc::Nscc(const NsccParams& p, double clock_mhz, double line_gbps, uint32_t pmtu_bytes,
            uint32_t window_psns, uint32_t max_qps, const StatGroup& stats, Sram* mem)
     : p_(p),
+      spray_(p.spray != "off"),  // once
+      ev_mode_(p.spray == "oblivious" ? uet::EvMode::kOblivious : uet::EvMode::kRoundRobin),
       mhz_(clock_mhz),
       line_(line_gbps),
       mss_(pmtu_bytes),
@@ -53,6 +66,7 @@ Nscc::Nscc(const NsccParams& p, double clock_mhz, double line_gbps, uint32_t pmt
                                     "NSCC: window steps of fast increase (delay under 1 us)")) {
   if (!(line_gbps > 0) || !(clock_mhz > 0) || !mss_)
     throw Error(msg::kConfig, "tx.rate nscc: the line rate, clock and PMTU must be positive");
+  p.validate();
   if (!(p.network_rtt_us > 0))
     throw Error(msg::kConfig,
                 "cc.nscc.network_rtt_us: NSCC needs the network's base RTT (0 is resolved only "
@@ -105,7 +119,12 @@ uint16_t Nscc::picked(uint32_t qi, Cycle now, uint32_t psn, bool retx, uint16_t 
   }
   q.sent[psn % window_] = retx ? -1.0 : ps(now);  // a resent PSN gives no RTT sample
   if (wire::psn_diff(psn + 1, q.next_psn) > 0) q.next_psn = (psn + 1) & wire::kPsnMask;
-  return port;
+  if (!spray_) return port;
+  if (!q.ev)  // seeded by the QP's own port (drawn from the run seed) and index
+    q.ev = std::make_shared<uet::EntropyCore>(
+        uet::EntropyParams{p_.paths, ev_mode_},
+        Rng(uint64_t{port} * 0x9E3779B97F4A7C15ull ^ (uint64_t{qi} << 20)));
+  return q.ev->next();
 }
 
 void Nscc::update_delay(Qp& q, double raw, bool skip) const {

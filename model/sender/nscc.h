@@ -28,9 +28,15 @@
 // On oonic's RoCEv2 frames a CNP is the ECN echo (UET's ACK carries it; the UET wire in the
 // NIC is still to come): the ACK after a CNP counts as ECN-marked, and data packets go out
 // ECT. The window: a packet is picked only while in flight + MSS <= cwnd. Times in ps.
+// Spraying (cc.nscc.spray): each packet's UDP source port is an entropy value from UET's
+// entropy core (model/uet/entropy_core.h): oblivious (random) or rr (round robin) over
+// cc.nscc.paths values, so the switches' ECMP hash spreads a QP's packets over the paths.
+// Path avoidance needs the ACK to name the entropy value it answers (UET's ACK does;
+// RoCEv2's does not), so it waits for the UET wire.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,6 +46,7 @@
 #include "model/core/stats.h"
 #include "model/sender/rate_control.h"
 #include "model/sram/sram.h"
+#include "model/uet/entropy_core.h"
 
 namespace oonic::sender {
 
@@ -53,7 +60,10 @@ struct NsccParams {               // cc.nscc.*
   double delay_alpha = 0.0125;    // avg_delay's EWMA weight
   double maxwnd_bdp = 1.5;        // maxwnd in BDPs
   uint32_t adjust_bytes_mss = 8;  // adjust_bytes_threshold in MSS
+  std::string spray = "off";      // off | oblivious | rr: an entropy value per packet
+  uint32_t paths = 64;            // entropy values a QP sprays over (a power of two)
   void describe(ParamTable& t);
+  void validate() const;  // throws Error(kConfig) naming the key
 };
 
 class Nscc final : public RateControl {
@@ -91,8 +101,9 @@ class Nscc final : public RateControl {
     bool increase = false, trigger_qa = false, ecn = false;
     double last_dec = 0, last_adjust = 0, qa_end = 0;
     uint32_t first_psn = 0, acked = 0,
-             next_psn = 0;     // PSNs acknowledged; one past the highest picked
-    std::vector<double> sent;  // send time by PSN mod window (ps; < 0: resent)
+             next_psn = 0;                 // PSNs acknowledged; one past the highest picked
+    std::vector<double> sent;              // send time by PSN mod window (ps; < 0: resent)
+    std::shared_ptr<uet::EntropyCore> ev;  // spraying: the QP's entropy values
   };
   Qp& qp(uint32_t qi);
   double ps(Cycle t) const { return static_cast<double>(t) * 1e6 / mhz_; }
@@ -102,6 +113,8 @@ class Nscc final : public RateControl {
   void report(uint32_t qi, const Qp& q, Cycle t);
 
   NsccParams p_;
+  bool spray_ = false;
+  uet::EvMode ev_mode_ = uet::EvMode::kRoundRobin;
   double mhz_, line_;
   uint32_t mss_, window_;
   double network_rtt_, target_, qa_threshold_, alpha_, fi_, eta_, fi_scale_;

@@ -4,7 +4,9 @@
 // 12 us; BDP = 150,000 B, maxwnd = 225,000 B.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "model/core/error.h"
 #include "model/core/stats.h"
@@ -133,6 +135,26 @@ TEST(Nscc, LowerRttShrinksMaxwnd) {
   EXPECT_DOUBLE_EQ(n.cwnd_bytes(0), 112500);
   EXPECT_TRUE(n.on_ack(0, 3000, 1));  // PSN 1: 3 us would lower it again, were it a sample
   EXPECT_DOUBLE_EQ(n.maxwnd_bytes(0), 112500);
+}
+
+// Spraying: rr gives each packet the next of `paths` entropy values as its source port
+// (all distinct over a round, then again in the same order); off keeps the QP's port.
+TEST(Nscc, SprayRoundRobinOverEntropyValues) {
+  Rig r;
+  sender::Nscc off = r.make();
+  EXPECT_EQ(off.picked(0, 0, 0, false, 4791), 4791);
+  r.p.spray = "rr";
+  r.p.paths = 8;
+  sender::Nscc n(r.p, 1000, 100, 1000, 320, 4, StatGroup(r.stats, "tx2"));
+  std::vector<uint16_t> round;
+  for (uint32_t psn = 0; psn < 8; ++psn) round.push_back(n.picked(0, 0, psn, false, 4791));
+  std::vector<uint16_t> sorted = round;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(std::unique(sorted.begin(), sorted.end()), sorted.end());  // 8 distinct
+  for (uint32_t psn = 8; psn < 16; ++psn)
+    EXPECT_EQ(n.picked(0, 0, psn, false, 4791), round[psn - 8]);
+  r.p.paths = 6;
+  EXPECT_THROW(sender::Nscc(r.p, 1000, 100, 1000, 320, 4, StatGroup(r.stats, "tx3")), oonic::Error);
 }
 
 }  // namespace
