@@ -37,6 +37,16 @@ SYSTEMS = {
     "mp-eunomia": ("MP-RDMA window + Eunomia receiver", ["nic.ordering=eunomia",
                                                          "tx.rate=mprdma", "flows.mode=ooo",
                                                          "cc.mprdma.rtt_us=12"]),
+    # Ultra Ethernet's sender on RoCEv2 frames (issue 31): NSCC's window, every packet
+    # sprayed round robin over entropy values, into ORNIC's receiver and its recovery; with
+    # ORNIC's default OTD (64) and with OTD 16, under NSCC's window (about a BDP: 63
+    # packets of 1 KB here), so that a loss is declared before the timeout
+    # (docs/experiments/uet.md measures both).
+    "nscc-spray": ("NSCC + spraying (UET's sender) + ORNIC receiver",
+                   ["nic.ordering=ornic", "tx.rate=nscc", "cc.nscc.spray=rr", "flows.mode=ooo"]),
+    "nscc-spray-otd16": ("NSCC + spraying + ORNIC receiver, OTD 16",
+                         ["nic.ordering=ornic", "tx.rate=nscc", "cc.nscc.spray=rr",
+                          "flows.mode=ooo", "nic.otd=16"]),
 }
 
 
