@@ -11,6 +11,12 @@ namespace oonic::sender {
 namespace {
 constexpr double kRefGbps = 100, kRefRttPs = 12e6;  // htsim's reference network
 constexpr double kFastIncreasePs = 1e6;             // fast increase below 1 us of delay
+
+uet::EvMode ev_mode(const std::string& spray) {              // once, at construction
+  if (spray == "oblivious") return uet::EvMode::kOblivious;  // once
+  if (spray == "avoid") return uet::EvMode::kAvoid;          // once
+  return uet::EvMode::kRoundRobin;
+}
 }  // namespace
 
 void NsccParams::describe(ParamTable& t) {
@@ -35,8 +41,10 @@ void NsccParams::describe(ParamTable& t) {
         "nscc: acknowledged bytes between window adjustments (adjust_bytes_threshold)", 1, 1e6);
   t.add("cc.nscc.spray", &spray,
         "nscc: each packet's UDP source port an entropy value (UET's spraying): off, oblivious "
-        "(random) or rr (round robin) over cc.nscc.paths values",
-        {"off", "oblivious", "rr"});
+        "(random), rr (round robin) or avoid (round robin skipping values an ECN-marked ACK "
+        "or a NACK penalised; needs per-packet ACKs: nic.ordering mprdma) over cc.nscc.paths "
+        "values",
+        {"off", "oblivious", "rr", "avoid"});
   t.add("cc.nscc.paths", &paths, "value", "nscc: entropy values a QP sprays over (a power of two)",
         1, 65536);
 }
@@ -50,7 +58,7 @@ Nscc::Nscc(const NsccParams& p, double clock_mhz, double line_gbps, uint32_t pmt
            uint32_t window_psns, uint32_t max_qps, const StatGroup& stats, Sram* mem)
     : p_(p),
       spray_(p.spray != "off"),  // once
-      ev_mode_(p.spray == "oblivious" ? uet::EvMode::kOblivious : uet::EvMode::kRoundRobin),
+      ev_mode_(ev_mode(p.spray)),
       mhz_(clock_mhz),
       line_(line_gbps),
       mss_(pmtu_bytes),
@@ -101,6 +109,7 @@ Cycle Nscc::send_at(uint32_t qi, Cycle now, const SendState& s, bool) {
   if (flight <= 0) return now;
   const Qp& q = qp(qi);
   if (!q.started) return now;
+  if (recovery_ && recovery_->has_resend(s, qi)) return now;
   return static_cast<double>(flight + 1) * mss_ > q.cwnd ? kNever : now;
 }
 
@@ -165,19 +174,49 @@ bool Nscc::quick_adapt(Qp& q, bool loss, bool skip, double delay, double now) {
 bool Nscc::on_ack(uint32_t qi, Cycle t, uint32_t acked_psns) {
   Qp& q = qp(qi);
   if (!q.started || !acked_psns) return false;
+  q.acked += acked_psns;
+  if (q.per_packet) return true;  // the per-packet ACK frames carry the update
+  const bool skip = q.ecn;        // a CNP since the last ACK: this ACK echoes ECN
+  q.ecn = false;
+  // The delay sample: the RTT of the last PSN acknowledged, if it went once.
+  const uint32_t last = (q.first_psn + q.acked - 1) & wire::kPsnMask;
+  acked(qi, q, t, uint64_t{acked_psns} * mss_, q.sent[last % window_], skip);
+  return true;
+}
+
+bool Nscc::on_feedback(uint32_t qi, Cycle t, const wire::SchemeFeedback& fb, const SendState&) {
+  using F = wire::SchemeFeedback;
+  if (fb.type != F::kMpAck && fb.type != F::kNack) return false;
+  if (qi >= qps_.size() || !qps_[qi].started) return false;
+  Qp& q = qps_[qi];
+  q.per_packet = true;
+  if (fb.type == F::kNack) {  // the receiver dropped the packet sent on entropy value fb.vp
+    touch_state(mem_, t, true);
+    if (q.ev) q.ev->on_nack(fb.vp, false);
+    const double now = ps(t), before = q.cwnd;
+    q.ignored += mss_;
+    update_delay(q, q.base_rtt + network_rtt_, true);
+    q.trigger_qa = true;
+    if (!quick_adapt(q, true, true, 0, now)) {
+      q.cwnd -= mss_;
+      set_bounds(q);
+    }
+    if (q.cwnd != before) report(qi, q, t);
+    return true;
+  }
+  const bool ece = fb.info & 1, retx_echo = fb.info & 2;
+  if (q.ev && ece) q.ev->on_ecn(fb.vp);
+  acked(qi, q, t, mss_, retx_echo ? -1.0 : q.sent[fb.psn[1] % window_], ece);
+  return true;
+}
+
+void Nscc::acked(uint32_t qi, Qp& q, Cycle t, uint64_t newly, double sent, bool skip) {
   touch_state(mem_, t, false);
   touch_state(mem_, t, true);
   acks_.inc();
   const double now = ps(t);
   const double before = q.cwnd;
-  q.acked += acked_psns;
-  const uint64_t newly = uint64_t{acked_psns} * mss_;
   q.achieved += newly, q.received += newly, q.ignored += static_cast<int64_t>(newly);
-  const bool skip = q.ecn;  // a CNP since the last ACK: this ACK echoes ECN
-  q.ecn = false;
-  // The delay sample: the RTT of the last PSN acknowledged, if it went once.
-  const uint32_t last = (q.first_psn + q.acked - 1) & wire::kPsnMask;
-  const double sent = q.sent[last % window_];
   double delay = q.avg_delay;
   if (sent >= 0 && now >= sent) {
     const double raw = now - sent;
@@ -225,7 +264,6 @@ bool Nscc::on_ack(uint32_t qi, Cycle t, uint32_t acked_psns) {
     set_bounds(q);
   }
   if (q.cwnd != before) report(qi, q, t);
-  return true;
 }
 
 void Nscc::on_cnp(uint32_t qi, Cycle t) {

@@ -27,12 +27,20 @@
 // it towards base_rtt / 4 instead (htsim's update_delay).
 // On oonic's RoCEv2 frames a CNP is the ECN echo (UET's ACK carries it; the UET wire in the
 // NIC is still to come): the ACK after a CNP counts as ECN-marked, and data packets go out
-// ECT. The window: a packet is picked only while in flight + MSS <= cwnd. Times in ps.
+// ECT. The window: a packet is picked only while in flight + MSS <= cwnd, except a resend
+// the recovery core has queued (htsim sends its retransmission queue in loss recovery
+// whatever the window). Times in ps.
 // Spraying (cc.nscc.spray): each packet's UDP source port is an entropy value from UET's
-// entropy core (model/uet/entropy_core.h): oblivious (random) or rr (round robin) over
-// cc.nscc.paths values, so the switches' ECMP hash spreads a QP's packets over the paths.
-// Path avoidance needs the ACK to name the entropy value it answers (UET's ACK does;
-// RoCEv2's does not), so it waits for the UET wire.
+// entropy core (model/uet/entropy_core.h): oblivious (random), rr (round robin) or avoid
+// (round robin skipping penalised values) over cc.nscc.paths values, so the switches' ECMP
+// hash spreads a QP's packets over the paths.
+// Per-packet ACKs: with MP-RDMA's receiver (nic.ordering mprdma) every data packet is
+// answered by an ACK frame (Scheme Feedback, MP-RDMA's ACK) naming the packet's PSN, its
+// source port (the entropy value) and its ECN, as UET's ACK does. NSCC then takes these
+// instead of the cumulative ACKs: the delay sample is that packet's RTT, ECN is the
+// frame's own, the bytes are one MSS a packet, and avoid penalises the entropy value of an
+// ECN-marked ACK (1) or a NACK (4; the receiver dropped the packet). A NACK also
+// triggers quick adapt and takes its bytes off the window (htsim's updateCwndOnNack_NSCC).
 #pragma once
 
 #include <cstdint>
@@ -60,7 +68,7 @@ struct NsccParams {               // cc.nscc.*
   double delay_alpha = 0.0125;    // avg_delay's EWMA weight
   double maxwnd_bdp = 1.5;        // maxwnd in BDPs
   uint32_t adjust_bytes_mss = 8;  // adjust_bytes_threshold in MSS
-  std::string spray = "off";      // off | oblivious | rr: an entropy value per packet
+  std::string spray = "off";      // off | oblivious | rr | avoid: an entropy value per packet
   uint32_t paths = 64;            // entropy values a QP sprays over (a power of two)
   void describe(ParamTable& t);
   void validate() const;  // throws Error(kConfig) naming the key
@@ -77,9 +85,12 @@ class Nscc final : public RateControl {
   Cycle send_at(uint32_t qi, Cycle now, const SendState& s, bool sync_first) override;
   uint16_t picked(uint32_t qi, Cycle now, uint32_t psn, bool retx, uint16_t port) override;
   bool on_ack(uint32_t qi, Cycle t, uint32_t acked_psns) override;
+  bool on_feedback(uint32_t qi, Cycle t, const wire::SchemeFeedback& fb,
+                   const SendState& s) override;
   void on_cnp(uint32_t qi, Cycle t) override;
   void on_timeout(uint32_t qi, Cycle t) override;
   bool ecn_capable() const override { return true; }
+  void pair(const LossRecovery& recovery) override { recovery_ = &recovery; }
 
   double cwnd_bytes(uint32_t qi) const { return qps_[qi].cwnd; }
   double maxwnd_bytes(uint32_t qi) const { return qps_[qi].maxwnd; }
@@ -99,6 +110,7 @@ class Nscc final : public RateControl {
     uint64_t achieved = 0, received = 0;
     int64_t to_ignore = 0, ignored = 0;
     bool increase = false, trigger_qa = false, ecn = false;
+    bool per_packet = false;  // per-packet ACK frames arrive: cumulative ACKs only kick
     double last_dec = 0, last_adjust = 0, qa_end = 0;
     uint32_t first_psn = 0, acked = 0,
              next_psn = 0;                 // PSNs acknowledged; one past the highest picked
@@ -108,6 +120,9 @@ class Nscc final : public RateControl {
   Qp& qp(uint32_t qi);
   double ps(Cycle t) const { return static_cast<double>(t) * 1e6 / mhz_; }
   bool quick_adapt(Qp& q, bool loss, bool skip, double delay, double now);
+  // One ACK's update: newly acknowledged bytes, the send time of the PSN it answers (< 0:
+  // none), its ECN.
+  void acked(uint32_t qi, Qp& q, Cycle t, uint64_t newly, double sent_ps, bool skip);
   void update_delay(Qp& q, double raw, bool skip) const;
   void set_bounds(Qp& q) const;
   void report(uint32_t qi, const Qp& q, Cycle t);
@@ -121,6 +136,7 @@ class Nscc final : public RateControl {
   double adjust_bytes_;
   QpTable<Qp> qps_;
   Sram* mem_;
+  const LossRecovery* recovery_ = nullptr;  // its resends go past the window
   Counter &acks_, &quick_adapts_, &decreases_, &fast_increases_;
 };
 

@@ -157,4 +157,41 @@ TEST(Nscc, SprayRoundRobinOverEntropyValues) {
   EXPECT_THROW(sender::Nscc(r.p, 1000, 100, 1000, 320, 4, StatGroup(r.stats, "tx3")), oonic::Error);
 }
 
+// Per-packet ACK frames (MP-RDMA's ACK: the packet's PSN, its entropy value, ECN):
+// - an ECN-marked ACK at 13 us for PSN 0: delay 1 us < target with ECN: no change to the
+//   window but eta (13 us since the last adjustment; clamped at maxwnd), and the entropy
+//   value of PSN 0 is penalised, so the round robin skips it next time: PSN 4 goes out on
+//   PSN 1's value;
+// - a NACK (the receiver dropped PSN 2): avg_delay takes a sample of network_rtt (12 us),
+//   0.0125 x 12e6 + 0.9875 x 12,500 = 162,343.75 ps, and the window loses one MSS
+//   (quick adapt off here): 224,000;
+// - cumulative ACKs then only kick the QP.
+TEST(Nscc, PerPacketAcksEcnNackAndAvoidance) {
+  Rig r;
+  r.p.quick_adapt = false;
+  r.p.spray = "avoid";
+  r.p.paths = 4;
+  sender::Nscc n = r.make();
+  uint16_t ev[4];
+  for (uint32_t psn = 0; psn < 4; ++psn) ev[psn] = n.picked(0, 0, psn, false, 4791);
+  oonic::wire::SchemeFeedback fb;
+  fb.type = oonic::wire::SchemeFeedback::kMpAck;
+  fb.psn = {1, 0, 0};
+  fb.vp = ev[0];
+  fb.info = 1;  // ECE
+  State s;
+  EXPECT_TRUE(n.on_feedback(0, 13000, fb, s));
+  EXPECT_DOUBLE_EQ(n.avg_delay_ps(0), 12500);
+  EXPECT_DOUBLE_EQ(n.cwnd_bytes(0), 225000);
+  EXPECT_EQ(n.picked(0, 13000, 4, false, 4791), ev[1]);
+  fb.type = oonic::wire::SchemeFeedback::kNack;
+  fb.vp = ev[2];
+  EXPECT_TRUE(n.on_feedback(0, 14000, fb, s));
+  EXPECT_DOUBLE_EQ(n.avg_delay_ps(0), 162343.75);
+  EXPECT_DOUBLE_EQ(n.cwnd_bytes(0), 224000);
+  EXPECT_TRUE(n.on_ack(0, 15000, 1));
+  EXPECT_DOUBLE_EQ(n.cwnd_bytes(0), 224000);
+  EXPECT_EQ(r.stats.counter_value("tx.nscc_acks"), 1u);
+}
+
 }  // namespace

@@ -47,6 +47,14 @@ SYSTEMS = {
     "nscc-spray-otd16": ("NSCC + spraying + ORNIC receiver, OTD 16",
                          ["nic.ordering=ornic", "tx.rate=nscc", "cc.nscc.spray=rr",
                           "flows.mode=ooo", "nic.otd=16"]),
+    # NSCC with MP-RDMA's receiver: an ACK per packet naming its entropy value and ECN (as
+    # UET's ACK does), so NSCC avoids the values ECN penalised (cc.nscc.spray avoid); L =
+    # 256 slots, above NSCC's window (the receiver drops beyond rcv_nxt + L). A lost packet
+    # is not NACKed (no trimming on RoCEv2): it waits for the timeout (docs/experiments/uet.md).
+    "nscc-avoid": ("NSCC + spraying with path avoidance, per-packet ACKs (MP-RDMA receiver)",
+                   ["nic.ordering=mprdma", "tx.rate=nscc", "cc.nscc.spray=avoid",
+                    "flows.mode=ooo", "bitmap.mprdma_slots=256",
+                    "control.rsp_manager.rtt_ns=1000000"]),
 }
 
 
