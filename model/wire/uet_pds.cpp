@@ -7,6 +7,15 @@
 
 namespace oonic::wire::uet {
 
+std::string type_name(PdsType t) {
+  static const char* const kNames[] = {
+      nullptr,  "tss",     "rud_req", "rod_req", "rudi_req", "rudi_resp",  "uud_req",   "ack",
+      "ack_cc", "ack_ccx", "nack",    "control", "nack_ccx", "rud_cc_req", "rod_cc_req"};
+  const auto i = static_cast<size_t>(t);
+  if (i < sizeof kNames / sizeof kNames[0] && kNames[i]) return kNames[i];
+  return "type_" + std::to_string(i);
+}
+
 bool is_request(PdsType t) {
   return t == PdsType::kRudReq || t == PdsType::kRodReq || t == PdsType::kRudCcReq ||
          t == PdsType::kRodCcReq;

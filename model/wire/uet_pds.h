@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace oonic::wire::uet {
 
@@ -124,6 +125,9 @@ enum class PdsStatus : uint8_t {
 };
 const char* to_string(PdsStatus s);
 
+// The type's name as UET 1.0 spells it in lower case ("rud_req", "ack_cc", "nack"), or
+// "type_<n>".
+std::string type_name(PdsType t);
 // RUD or ROD request, with or without CC.
 bool is_request(PdsType t);
 // The header's size for p.type (0 for an unsupported type).

@@ -55,7 +55,7 @@ TraceSource::TraceSource(sc_core::sc_module_name name, const trace::Trace& trace
     last_ = c;
   }
   end_ps_ = 0;
-  SC_THREAD(run);
+  SC_METHOD(run);  // runs at initialization: books the first frame
 }
 
 Cycle TraceSource::arrival(size_t k, const trace::Record& r) {
@@ -68,19 +68,27 @@ Cycle TraceSource::arrival(size_t k, const trace::Record& r) {
   return clk_.ceil_cycles(e);
 }
 
+void TraceSource::log_skipped_before(uint32_t idx) {
+  if (!skipped_) return;
+  for (; skip_ < skipped_->size() && (*skipped_)[skip_] < idx; ++skip_)
+    if (on_skip_) on_skip_((*skipped_)[skip_]);
+}
+
 void TraceSource::run() {
-  auto t0 = std::chrono::steady_clock::now();
-  bool shown = false;
-  size_t skip = 0;
-  auto log_skipped_before = [&](uint32_t idx) {
-    if (!skipped_) return;
-    for (; skip < skipped_->size() && (*skipped_)[skip] < idx; ++skip)
-      if (on_skip_) on_skip_((*skipped_)[skip]);
-  };
-  for (size_t k = 0; k < input_.size(); ++k) {
+  if (!started_) {  // the first run, at initialization
+    started_ = true;
+    t0_ = std::chrono::steady_clock::now();
+    if (!input_.empty()) next_at_ = arrival(0, trace_.records[input_[0]]);
+  }
+  while (next_ < input_.size()) {
+    const sc_core::sc_time d = clk_.until(next_at_);
+    if (d != sc_core::SC_ZERO_TIME) {  // the next frame is not due yet: wake then
+      next_trigger(d);
+      return;
+    }
+    const size_t k = next_;
     const trace::Record& r = trace_.records[input_[k]];
-    const Cycle at = arrival(k, r);
-    clk_.wait_until(at);
+    const Cycle at = next_at_;
     log_skipped_before(input_[k]);
     gp_.set_command(tlm::TLM_WRITE_COMMAND);
     gp_.set_address(0);
@@ -92,22 +100,23 @@ void TraceSource::run() {
     meta_.record = r.index;
     meta_.capture_ps = r.time_ps;
     gp_.set_extension(&meta_);
-    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-    mac_tx_socket->b_transport(gp_, d);
+    sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
+    mac_tx_socket->b_transport(gp_, zero);
     gp_.clear_extension(&meta_);
     frames_.inc();
     if (every_ && (k + 1) % every_ == 0 && on_every_) on_every_(at);
     if (progress_ && (k & 4095) == 4095) {
-      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
       if (s > 1.0) {
         std::fprintf(stderr, "\roonic replay: %zu/%zu frames (%.0f%%), %.2f Mframe/s   ", k + 1,
                      input_.size(), 100.0 * (k + 1) / input_.size(), (k + 1) / s / 1e6);
-        shown = true;
+        shown_ = true;
       }
     }
+    if (++next_ < input_.size()) next_at_ = arrival(next_, trace_.records[input_[next_]]);
   }
   log_skipped_before(~0u);
-  if (shown) std::fprintf(stderr, "\r%70s\r", "");
+  if (shown_) std::fprintf(stderr, "\r%70s\r", "");
 }
 
 }  // namespace oonic::replay

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <tlm_utils/simple_initiator_socket.h>
+#include <chrono>
 #include <functional>
 #include <string>
 #include <systemc>
@@ -52,7 +53,16 @@ class TraceSource : public sc_core::sc_module {
 
  private:
   SC_HAS_PROCESS(TraceSource);
+  // A method, not a thread: each wake delivers the frames due now and asks to run again
+  // at the next one's arrival (no stack switch per frame).
   void run();
+  void log_skipped_before(uint32_t idx);
+  size_t next_ = 0;     // the next input frame
+  Cycle next_at_ = 0;   // its arrival (arrival() runs once per frame, in order)
+  size_t skip_ = 0;     // skipped records logged so far
+  bool shown_ = false;  // progress on the terminal
+  bool started_ = false;
+  std::chrono::steady_clock::time_point t0_;
   Cycle arrival(size_t k, const trace::Record& r);  // of input frame k, in order
   const trace::Trace& trace_;
   trace::Trace::Cursor cursor_;  // input frames are played in record order

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/wire/roce.h"
+#include "model/wire/uet_frame.h"
 #include "platforms/trace/trace.h"
 
 namespace oonic::trace {
@@ -334,6 +335,20 @@ void TextFrameWriter::write(std::string& out, const uint8_t* frame, size_t len, 
         std::snprintf(b, sizeof b, " eunomia_head=%u%s", v.eunomia.head,
                       v.eunomia.last ? " eunomia_last=1" : "");
         note += b;
+      }
+    } else {  // a UET frame (UDP 4793): its PDS type, PSN, PDCs and entropy value
+      wire::uet::UetView u;
+      if (wire::uet::parse_frame(frame, len, u) == wire::uet::UetStatus::kOk) {
+        char b[128];
+        std::snprintf(b, sizeof b, "%suet %s psn=%u spdcid=%u dpdcid=%u ev=%u",
+                      note.empty() ? "" : " ", wire::uet::type_name(u.pds.type).c_str(), u.pds.psn,
+                      u.pds.spdcid, u.pds.dpdcid, u.outer.udp_sport);
+        note += b;
+        if (u.pds.type == wire::uet::PdsType::kNack) {
+          std::snprintf(b, sizeof b, " nack_code=0x%02x", u.pds.nack_code);
+          note += b;
+        }
+        if (u.trimmed) note += u.trimmed_last_hop ? " trimmed_last_hop" : " trimmed";
       }
     }
   }

@@ -19,6 +19,7 @@
 
 #include "model/core/error.h"
 #include "model/wire/roce.h"
+#include "model/wire/uet_frame.h"
 #include "platforms/cli/cli.h"
 #include "platforms/common/arrival_order.h"
 #include "platforms/common/py_random.h"
@@ -686,6 +687,58 @@ TEST_F(TraceToolsConvert, EunomiaMetadataRoundTripsThroughText) {
   EXPECT_EQ(compute_stats(back, std::nullopt).eunomia_meta, 4u);
   EXPECT_NE(stats_json(compute_stats(back, std::nullopt)).find("\"eunomia_meta\": 4"),
             std::string::npos);
+}
+
+// UET frames (UDP 4793) are written raw= with a comment naming their PDS type, PSN, PDCs
+// and entropy value (a trimmed one says so), and come back byte for byte.
+TEST_F(TraceToolsConvert, UetFramesRawWithTheirPdsInTheComment) {
+  namespace u = wire::uet;
+  std::vector<std::vector<uint8_t>> frames;
+  std::vector<uint8_t> payload(256, 0x5A);
+  u::UetFrameSpec req;
+  req.outer.udp_sport = 0x8123;
+  req.pds.type = u::PdsType::kRudReq;
+  req.pds.next_hdr = static_cast<uint8_t>(u::NextHdr::kRequestStd);
+  req.pds.psn = 42, req.pds.spdcid = 7, req.pds.dpdcid = 9;
+  req.payload = payload.data(), req.payload_len = 256;
+  frames.push_back(u::build_frame(req));
+  std::vector<uint8_t> trimmed = frames.back();
+  trimmed.resize(u::trim_frame(trimmed.data(), trimmed.size(), false));
+  frames.push_back(trimmed);
+  u::UetFrameSpec nack;
+  nack.outer.udp_sport = 0x8123;
+  nack.pds.type = u::PdsType::kNack;
+  nack.pds.psn = 42, nack.pds.spdcid = 9, nack.pds.dpdcid = 7;
+  nack.pds.nack_code = u::kNackTrimmed;
+  frames.push_back(u::build_frame(nack));
+  for (const auto& f : frames) ASSERT_FALSE(f.empty());
+
+  std::vector<uint8_t> bytes;
+  for (const auto& f : frames) bytes.insert(bytes.end(), f.begin(), f.end());
+  Frames fr = Frames::own(bytes);
+  uint64_t off = 0;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    Frame f;
+    f.offset = off;
+    f.len = f.wire_len = static_cast<uint32_t>(frames[i].size());
+    f.time_ps = static_cast<int64_t>(i) * 1000;
+    f.source = static_cast<uint32_t>(i + 1);
+    off += f.len;
+    fr.frames.push_back(f);
+  }
+  const std::string txt = path("uet.txt");
+  WriteSummary w = write_frames(txt, OutFormat::kText, fr);
+  EXPECT_EQ(w.raw_lines, frames.size());
+  const std::string text = slurp(txt);
+  EXPECT_NE(text.find("# uet rud_req psn=42 spdcid=7 dpdcid=9 ev=33059\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# uet rud_req psn=42 spdcid=7 dpdcid=9 ev=33059 trimmed\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# uet nack psn=42 spdcid=9 dpdcid=7 ev=33059 nack_code=0x01\n"),
+            std::string::npos)
+      << text;
+  expect_same_frames(fr, read_frames(txt), "text");
 }
 
 TEST_F(TraceToolsConvert, TimesGoingBackwardsAndCutFramesSurviveText) {
