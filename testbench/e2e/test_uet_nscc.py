@@ -8,6 +8,9 @@
 * without spraying the same flows keep one path each (ECMP): no packet out of order.
 * scripts/experiments/uet-testbed --quick writes both tables; spraying beats single-path
   DCQCN's overall goodput on the permutation (ECMP collisions), every run's scoreboard ok.
+* scripts/experiments/uet-websearch --quick: every system's runs complete intact, and NSCC
+  with spraying has a lower mean slowdown than DCQCN + go-back-N over ECMP in every size
+  bucket both have flows in.
 """
 import os
 import subprocess
@@ -73,6 +76,23 @@ class UetNscc(e2e.OonicTestCase):
         self.assertGreater(mean["nscc-spray"], mean["dcqcn"])
         for row in e2e.load_csv(os.path.join(out, "lossy", "goodput.csv")):
             self.assertEqual(row["scoreboard_ok"], "True", row)
+
+    def test_uet_websearch_quick(self):
+        env = dict(os.environ, OONIC_BIN=e2e.oonic_bin())
+        out = self.mkdtemp()
+        p = subprocess.run(["/usr/bin/python3",
+                            os.path.join(SRC, "scripts", "experiments", "uet-websearch"),
+                            "--quick", "--out", out],
+                           capture_output=True, text=True, timeout=600, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = e2e.load_csv(os.path.join(out, "slowdown.csv"))
+        mean = {(r["system"], r["bucket"]): float(r["mean"]) for r in rows}
+        self.assertEqual({s for s, _ in mean},
+                         {"nscc-spray", "mprdma", "dcqcn-ecmp", "dcqcn-ornic-spray"})
+        both = [b for (s, b) in mean if s == "nscc-spray" and ("dcqcn-ecmp", b) in mean]
+        self.assertGreater(len(both), 2)
+        for b in both:
+            self.assertLess(mean[("nscc-spray", b)], mean[("dcqcn-ecmp", b)], b)
 
 
 if __name__ == "__main__":
