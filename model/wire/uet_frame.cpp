@@ -34,14 +34,24 @@ const char* to_string(UetStatus s) {
   return "?";
 }
 
+size_t ses_size(const Pds& p) {
+  const auto h = static_cast<NextHdr>(p.next_hdr);
+  if (is_request(p.type) &&
+      (h == NextHdr::kRequestStd || h == NextHdr::kRequestSmall || h == NextHdr::kRequestMedium))
+    return ses_bytes(p.next_hdr);
+  if ((p.type == PdsType::kAck || p.type == PdsType::kAckCc) &&
+      (h == NextHdr::kResponse || h == NextHdr::kResponseData || h == NextHdr::kResponseDataSmall))
+    return ses_bytes(p.next_hdr);
+  return 0;
+}
+
 bool carries_ses(const Pds& p) {
-  return is_request(p.type) && p.next_hdr == static_cast<uint8_t>(NextHdr::kRequestStd);
+  return ses_size(p) != 0;
 }
 
 size_t frame_size(const UetFrameSpec& s) {
   return kEthHeaderBytes + (s.outer.vlan ? kVlanTagBytes : 0) + ip_bytes(s.outer.ip_version) +
-         kUdpHeaderBytes + pds_bytes(s.pds.type) + (carries_ses(s.pds) ? kSesStdBytes : 0) +
-         s.payload_len;
+         kUdpHeaderBytes + pds_bytes(s.pds.type) + ses_size(s.pds) + s.payload_len;
 }
 
 std::vector<uint8_t> build_frame(const UetFrameSpec& s) {
@@ -53,9 +63,15 @@ std::vector<uint8_t> build_frame(const UetFrameSpec& s) {
   size_t at = write_eth_ip_udp(s.outer, kUetUdpPort, udp_len, f.data());
   if (!write_pds(s.pds, f.data() + at, pds)) return {};
   at += pds;
-  if (carries_ses(s.pds)) {
-    if (!write_ses_std(s.ses, f.data() + at, kSesStdBytes)) return {};
-    at += kSesStdBytes;
+  if (const size_t n = ses_size(s.pds)) {
+    const auto h = static_cast<NextHdr>(s.pds.next_hdr);
+    uint8_t* o = f.data() + at;
+    const size_t w = h == NextHdr::kRequestStd      ? write_ses_std(s.ses, o, n)
+                     : h == NextHdr::kRequestSmall  ? write_ses_small(s.ses, o, n)
+                     : h == NextHdr::kRequestMedium ? write_ses_medium(s.ses, o, n)
+                                                    : write_ses_response(s.response, h, o, n);
+    if (!w) return {};
+    at += n;
   }
   if (s.payload_len) {
     if (s.payload) std::memcpy(f.data() + at, s.payload, s.payload_len);
@@ -84,12 +100,25 @@ UetStatus parse_frame(const uint8_t* frame, size_t len, UetView& out, const UetD
   if (ps != PdsStatus::kOk) return UetStatus::kUnsupported;
   at += used;
   const bool req = is_request(out.pds.type);
-  if (carries_ses(out.pds)) {
-    if (read_ses_std(frame + at, end - at, out.ses) != PdsStatus::kOk) return UetStatus::kTruncated;
-    out.has_ses = true;
-    at += kSesStdBytes;
+  if (const size_t n = ses_size(out.pds)) {
+    const auto h = static_cast<NextHdr>(out.pds.next_hdr);
+    const uint8_t* in = frame + at;
+    PdsStatus r;
+    if (h == NextHdr::kRequestStd) {
+      r = read_ses_std(in, end - at, out.ses);
+    } else if (h == NextHdr::kRequestSmall) {
+      r = read_ses_small(in, end - at, out.ses);
+    } else if (h == NextHdr::kRequestMedium) {
+      r = read_ses_medium(in, end - at, out.ses);
+    } else {
+      r = read_ses_response(in, end - at, h, out.response);
+      out.has_response = r == PdsStatus::kOk;
+    }
+    if (r != PdsStatus::kOk) return UetStatus::kTruncated;
+    out.has_ses = req;
+    at += n;
   } else if (req && out.pds.next_hdr != static_cast<uint8_t>(NextHdr::kNone)) {
-    return UetStatus::kUnsupported;  // small, medium or response SES forms
+    return UetStatus::kUnsupported;  // a request announcing a response form, or no form
   }
   out.payload = frame + at;
   out.payload_len = static_cast<uint32_t>(end - at);

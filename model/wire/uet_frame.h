@@ -29,7 +29,8 @@ struct UetDscp {
 struct UetFrameSpec {
   FrameSpec outer;  // its Ethernet, IP and UDP fields only; udp_sport is the entropy value
   Pds pds;
-  SesStd ses;  // written when pds is a request whose next_hdr is kRequestStd
+  SesStd ses;            // a request's SES header (next_hdr std, small or medium)
+  SesResponse response;  // an ACK's SES response (next_hdr response forms)
   const uint8_t* payload = nullptr;
   uint32_t payload_len = 0;
 };
@@ -37,8 +38,10 @@ struct UetFrameSpec {
 struct UetView {
   PacketView outer;  // Ethernet, IP and UDP fields (udp_sport: the entropy value)
   Pds pds;
-  bool has_ses = false;
+  bool has_ses = false;  // a request's SES header, in ses
   SesStd ses;
+  bool has_response = false;  // an ACK's SES response, in response
+  SesResponse response;
   const uint8_t* payload = nullptr;  // into the frame
   uint32_t payload_len = 0;
   bool trimmed = false;  // DSCP is trimmed or trimmed_last_hop
@@ -54,6 +57,9 @@ enum class UetStatus : uint8_t {
 };
 const char* to_string(UetStatus s);
 
+// The SES header p announces: a request's std, small or medium form, an ACK's (or
+// ACK_CC's) response forms; its size in bytes (ses_size; 0: none).
+size_t ses_size(const Pds& p);
 bool carries_ses(const Pds& p);
 size_t frame_size(const UetFrameSpec& s);
 // The frame, or empty when a field does not fit (PdsStatus::kBadField).

@@ -8,7 +8,8 @@ type, random headers are built with scapy over UDP port 4793 (the entropy value
 in the UDP source port); their PDS bytes go through <build>/uet_pds_codec, which
 must read every field scapy set and write back the same bytes; scapy must then
 dissect the bytes oonic wrote into the same fields. The same for the SES standard
-request header (start of message and later packets), and for whole frames: scapy
+request header (start of message and later packets), its small and medium forms and the
+three response forms (from xdp2's ses.h layouts), and for whole frames: scapy
 builds Ether/IP(v6)/UDP/PDS/SES/payload, oonic's frame parser must read it, and a
 frame oonic trims must be one scapy finds well formed (lengths, IPv4 header checksum,
 IPv6 UDP checksum) with the trimmed DSCP. Truncated headers are refused.
@@ -106,6 +107,49 @@ class SesStdLater(Packet):  # the same, a later packet of the message (som = 0)
                       IntField("message_offset", 0), IntField("request_length", 0)])
 
 
+SES_COMMON = SesStdSom.fields_desc[:8] + [BitField("som", 0, 1)] + SesStdSom.fields_desc[9:16]
+
+
+class SesSmall(Packet):  # SES small request (next_hdr 1): the common 12 bytes, buffer_offset
+    name = "UET SES small request"
+    fields_desc = SES_COMMON + [LongField("buffer_offset", 0)]
+
+
+class SesMedium(Packet):  # SES medium request (next_hdr 2), hd clear: buffer_offset
+    name = "UET SES medium request"
+    fields_desc = SES_COMMON + [LongField("buffer_offset", 0), IntField("initiator", 0),
+                                LongField("memory_key", 0)]
+
+
+RSP_COMMON = [BitField("list", 0, 2), BitField("opcode", 0, 6), BitField("version", 0, 2),
+              BitField("return_code", 0, 6), ShortField("message_id", 0),
+              ByteField("ri_generation", 0), BitField("job_id", 0, 24)]
+
+
+class SesResponse(Packet):  # SES response without data (next_hdr 4)
+    name = "UET SES response"
+    fields_desc = RSP_COMMON + [IntField("modified_length", 0)]
+
+
+class SesResponseData(Packet):  # SES response with data (next_hdr 5)
+    name = "UET SES response with data"
+    fields_desc = RSP_COMMON + [ShortField("read_request_message_id", 0), BitField("rsvd1", 0, 4),
+                                BitField("payload_length", 0, 12), IntField("modified_length", 0),
+                                IntField("message_offset", 0)]
+
+
+class SesResponseDataSmall(Packet):  # SES response with small data (next_hdr 6)
+    name = "UET SES response with small data"
+    fields_desc = (RSP_COMMON[:4] + [BitField("rsvd1", 0, 2), BitField("payload_length", 0, 14),
+                                     ByteField("rsvd2", 0), BitField("job_id", 0, 24),
+                                     IntField("original_request_psn", 0)])
+
+
+# (layer, next_hdr, size) of the SES forms besides the standard request
+SES_FORMS = [(SesSmall, 1, 20), (SesMedium, 2, 32), (SesResponse, 4, 12),
+             (SesResponseData, 5, 20), (SesResponseDataSmall, 6, 12)]
+
+
 bind_layers(UDP, PdsRequest, dport=UET_PORT)
 
 # scapy field -> the codec's JSON key, where they differ
@@ -140,6 +184,8 @@ def random_fields(cls, rng, ptype):
         f["flags"] &= ~0x04  # SYN clear: dpdcid present
     if cls is PdsRequestSyn:
         f["flags"] |= 0x04
+    if cls is SesMedium:
+        f["hd"] = 0  # its 64-bit field is buffer_offset (header_data when hd: a test below)
     return f
 
 
@@ -198,6 +244,37 @@ class UetPdsAgainstScapy(unittest.TestCase):
                 for k, v in fields.items():
                     self.assertEqual(back.getfieldval(k), v, k)
         self.assertEqual(codec(["ses:" + built[0][2][:43].hex()])[0]["status"], "truncated")
+
+    def test_ses_small_medium_and_response_forms_read_and_write_what_scapy_builds(self):
+        rng = random.Random(45)
+        built = []
+        for cls, form, size in SES_FORMS:
+            for _ in range(60):
+                fields = random_fields(cls, rng, None)
+                raw = bytes(cls(**fields))
+                self.assertEqual(len(raw), size, cls.__name__)
+                built.append((cls, form, fields, raw))
+        out = codec(["ses%d:%s" % (form, raw.hex()) for _, form, _, raw in built])
+        for (cls, form, fields, raw), got in zip(built, out):
+            with self.subTest(layer=cls.__name__, fields=fields):
+                self.assertEqual(got["status"], "ok")
+                for k, v in fields.items():
+                    want = bool(v) if isinstance(got[k], bool) else v
+                    self.assertEqual(got[k], want, k)
+                self.assertEqual(got["hex"], raw.hex())
+                back = cls(bytes.fromhex(got["hex"]))
+                for k, v in fields.items():
+                    self.assertEqual(back.getfieldval(k), v, k)
+        for cls, form, size in SES_FORMS:  # one byte short
+            raw = bytes(cls())
+            self.assertEqual(codec(["ses%d:%s" % (form, raw[:size - 1].hex())])[0]["status"],
+                             "truncated", cls.__name__)
+        # A medium request with hd set carries header data in that field.
+        m = SesMedium(hd=1, buffer_offset=0x1122334455667788)
+        got = codec(["ses2:" + bytes(m).hex()])[0]
+        self.assertEqual(got["header_data"], 0x1122334455667788)
+        self.assertEqual(got["buffer_offset"], 0)
+        self.assertEqual(got["hex"], bytes(m).hex())
 
     def frame(self, ipv, payload, tos):
         l3 = (IP(src="10.0.0.1", dst="10.0.0.2", tos=tos) if ipv == 4 else

@@ -3,7 +3,8 @@
 // "no crash": a header that reads kOk used exactly its type's size, inside the input;
 // writing what was read and reading it again gives the same header, byte for byte
 // when written once more (reserved bits are the only bytes allowed to differ from
-// the input, and they are written as zero). The same for the SES standard header. And
+// the input, and they are written as zero). The same for the SES standard header, its
+// small and medium forms and the three responses. And
 // the input as a whole frame: a frame that parses has its payload inside it, and
 // trimmed it still parses, trimmed, with no payload.
 #include <cstdlib>
@@ -31,6 +32,38 @@ void check_ses(const uint8_t* data, size_t size) {
     if ((a[i] & ~data[i]) != 0) std::abort();
 }
 
+// The small and medium requests and the three responses: the same round trip.
+template <class T, class Read, class Write>
+void round_trip(const uint8_t* data, size_t size, size_t n, Read read, Write write) {
+  T s;
+  if (read(data, size, s) != oonic::wire::uet::PdsStatus::kOk) return;
+  if (size < n) std::abort();
+  uint8_t a[64], b[64];
+  if (write(s, a, sizeof a) != n) std::abort();
+  T t;
+  if (read(a, n, t) != oonic::wire::uet::PdsStatus::kOk) std::abort();
+  if (write(t, b, sizeof b) != n || std::memcmp(a, b, n) != 0) std::abort();
+  for (size_t i = 0; i < n; ++i)
+    if ((a[i] & ~data[i]) != 0) std::abort();
+}
+
+void check_ses_forms(const uint8_t* data, size_t size) {
+  using namespace oonic::wire::uet;
+  round_trip<SesStd>(
+      data, size, kSesSmallBytes,
+      [](const uint8_t* d, size_t n, SesStd& s) { return read_ses_small(d, n, s); },
+      [](const SesStd& s, uint8_t* o, size_t c) { return write_ses_small(s, o, c); });
+  round_trip<SesStd>(
+      data, size, kSesMediumBytes,
+      [](const uint8_t* d, size_t n, SesStd& s) { return read_ses_medium(d, n, s); },
+      [](const SesStd& s, uint8_t* o, size_t c) { return write_ses_medium(s, o, c); });
+  for (NextHdr f : {NextHdr::kResponse, NextHdr::kResponseData, NextHdr::kResponseDataSmall})
+    round_trip<SesResponse>(
+        data, size, ses_bytes(static_cast<uint8_t>(f)),
+        [f](const uint8_t* d, size_t n, SesResponse& r) { return read_ses_response(d, n, f, r); },
+        [f](const SesResponse& r, uint8_t* o, size_t c) { return write_ses_response(r, f, o, c); });
+}
+
 void check_frame(const uint8_t* data, size_t size) {
   using namespace oonic::wire::uet;
   UetView v;
@@ -48,6 +81,7 @@ void check_frame(const uint8_t* data, size_t size) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace oonic::wire::uet;
   check_ses(data, size);
+  check_ses_forms(data, size);
   check_frame(data, size);
   Pds p;
   size_t used = 0;

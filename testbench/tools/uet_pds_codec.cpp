@@ -1,11 +1,12 @@
 // uet_pds_codec: reads UET PDS headers as hex, one a line, from stdin, and writes
 // for each a JSON line with the status, every field the codec read, and the header
 // written back from those fields ("hex"). A line "ses:HEX" is an SES standard
-// request header instead; "frame:HEX" a whole frame (uet_frame.h), printed as its
-// outer fields, PDS type and PSN, SES offsets and payload length; "trim:HEX" and
-// "trimlast:HEX" a frame to trim as a switch would, printed as the trimmed frame. The scapy oracle
-// (e2e.test_uet_pds) builds headers with its own layer definitions and holds them against this.
-// exit status: 0 (a header that does not read is a line with its status), 2 bad hex
+// request header instead, "sesN:HEX" the SES form of PDS next_hdr N (1 small, 2 medium,
+// 3 standard request, 4 response, 5 with data, 6 with small data); "frame:HEX" a whole frame
+// (uet_frame.h), printed as its outer fields, PDS type and PSN, SES offsets and payload length;
+// "trim:HEX" and "trimlast:HEX" a frame to trim as a switch would, printed as the trimmed frame.
+// The scapy oracle (e2e.test_uet_pds) builds headers with its own layer definitions and holds them
+// against this. exit status: 0 (a header that does not read is a line with its status), 2 bad hex
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -31,11 +32,39 @@ std::string hex_of(const uint8_t* b, size_t n) {
   return hex;
 }
 
-void print_ses(const std::vector<uint8_t>& b) {
+// form: the PDS next_hdr of the SES header in b (1 small, 2 medium, 3 standard request;
+// 4, 5, 6 the responses).
+void print_ses(const std::vector<uint8_t>& b, oonic::wire::uet::NextHdr form) {
   using namespace oonic::wire::uet;
-  SesStd s;
-  const PdsStatus st = read_ses_std(b.data(), b.size(), s);
   nlohmann::json j;
+  uint8_t out[64];
+  if (form == NextHdr::kResponse || form == NextHdr::kResponseData ||
+      form == NextHdr::kResponseDataSmall) {
+    SesResponse r;
+    const PdsStatus st = read_ses_response(b.data(), b.size(), form, r);
+    j["status"] = to_string(st);
+    if (st == PdsStatus::kOk) {
+      j["list"] = r.list;
+      j["opcode"] = r.opcode;
+      j["version"] = r.version;
+      j["return_code"] = r.return_code;
+      j["message_id"] = r.message_id;
+      j["ri_generation"] = r.ri_generation;
+      j["job_id"] = r.job_id;
+      j["modified_length"] = r.modified_length;
+      j["read_request_message_id"] = r.read_request_message_id;
+      j["payload_length"] = r.payload_length;
+      j["message_offset"] = r.message_offset;
+      j["original_request_psn"] = r.original_request_psn;
+      j["hex"] = hex_of(out, write_ses_response(r, form, out, sizeof out));
+    }
+    std::cout << j.dump() << "\n";
+    return;
+  }
+  SesStd s;
+  const PdsStatus st = form == NextHdr::kRequestSmall    ? read_ses_small(b.data(), b.size(), s)
+                       : form == NextHdr::kRequestMedium ? read_ses_medium(b.data(), b.size(), s)
+                                                         : read_ses_std(b.data(), b.size(), s);
   j["status"] = to_string(st);
   if (st == PdsStatus::kOk) {
     j["opcode"] = s.opcode;
@@ -58,8 +87,10 @@ void print_ses(const std::vector<uint8_t>& b) {
     j["payload_length"] = s.payload_length;
     j["message_offset"] = s.message_offset;
     j["request_length"] = s.request_length;
-    uint8_t out[kSesStdBytes];
-    j["hex"] = hex_of(out, write_ses_std(s, out, sizeof out));
+    const size_t n = form == NextHdr::kRequestSmall    ? write_ses_small(s, out, sizeof out)
+                     : form == NextHdr::kRequestMedium ? write_ses_medium(s, out, sizeof out)
+                                                       : write_ses_std(s, out, sizeof out);
+    j["hex"] = hex_of(out, n);
   }
   std::cout << j.dump() << "\n";
 }
@@ -83,6 +114,8 @@ void print_frame(std::vector<uint8_t>& b, int trim) {
     j["type"] = static_cast<int>(v.pds.type);
     j["psn"] = v.pds.psn;
     j["has_ses"] = v.has_ses;
+    j["has_response"] = v.has_response;
+    j["response_opcode"] = v.response.opcode;
     j["message_id"] = v.ses.message_id;
     j["message_offset"] = v.ses.message_offset;
     j["payload_length"] = v.ses.payload_length;
@@ -102,7 +135,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: uet_pds_codec < HEXLINES\n"
                  "Reads UET PDS headers (hex, one a line; \"ses:HEX\": an SES standard\n"
-                 "request header; \"frame:HEX\": a whole frame; \"trim:HEX\",\n"
+                 "request header; \"sesN:HEX\": the SES form of next_hdr N (1 small, 2\n"
+                 "medium, 3 standard request, 4 response, 5 with data, 6 with small data);\n"
+                 "\"frame:HEX\": a whole frame; \"trim:HEX\",\n"
                  "\"trimlast:HEX\": a frame to trim) and prints each as JSON.\n");
     return std::string(argv[1]) == "--help" ? 0 : 2;
   }
@@ -111,8 +146,15 @@ int main(int argc, char** argv) {
   while (std::getline(std::cin, line)) {
     ++n;
     if (line.empty()) continue;
-    const bool ses = line.rfind("ses:", 0) == 0;
-    if (ses) line = line.substr(4);
+    // "ses:" (standard request), "ses1:" .. "ses6:" (the SES form of that next_hdr).
+    bool ses = false;
+    NextHdr form = NextHdr::kRequestStd;
+    if (line.rfind("ses:", 0) == 0) {
+      ses = true, line = line.substr(4);
+    } else if (line.size() > 4 && line.rfind("ses", 0) == 0 && line[4] == ':' && line[3] >= '1' &&
+               line[3] <= '6') {
+      ses = true, form = static_cast<NextHdr>(line[3] - '0'), line = line.substr(5);
+    }
     int frame = 0;  // 1 parse, 2 trim, 3 trim at the last hop
     for (const auto& [prefix, kind] :
          {std::pair<const char*, int>{"frame:", 1}, {"trim:", 2}, {"trimlast:", 3}})
@@ -134,7 +176,7 @@ int main(int argc, char** argv) {
       }
     }
     if (ses) {
-      print_ses(b);
+      print_ses(b, form);
       continue;
     }
     if (frame) {

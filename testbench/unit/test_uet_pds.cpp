@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -399,13 +400,95 @@ TEST(UetFrame, AcksRoceAndUnsupportedForms) {
   roce.bth.opcode = kWriteOnly;
   const std::vector<uint8_t> r = build(roce);
   EXPECT_EQ(parse_frame(r.data(), r.size(), v), UetStatus::kNotUet);
-  UetFrameSpec small = write_request(4, 0, {});
-  small.pds.next_hdr = static_cast<uint8_t>(NextHdr::kRequestSmall);
-  std::vector<uint8_t> s = build_frame(small);
-  EXPECT_EQ(parse_frame(s.data(), s.size(), v), UetStatus::kUnsupported);
+  UetFrameSpec wrong = write_request(4, 0, {});  // a request announcing a response
+  wrong.pds.next_hdr = static_cast<uint8_t>(NextHdr::kResponse);
+  std::vector<uint8_t> w = build_frame(wrong);
+  EXPECT_EQ(parse_frame(w.data(), w.size(), v), UetStatus::kUnsupported);
   UetFrameSpec bad = write_request(4, 0, {});
   bad.ses.pid_on_fep = 0x1000;
   EXPECT_TRUE(build_frame(bad).empty());
+}
+
+// The small (20 B) and medium (32 B) requests and the three responses, byte by byte from
+// xdp2's layouts, and through whole frames: a small WRITE request and an ACK carrying a
+// READ response with data.
+TEST(UetSes, SmallMediumAndResponseBytes) {
+  SesStd s;
+  s.opcode = 1, s.version = 2, s.som = true, s.hd = false, s.message_id = 0x0102;
+  s.ri_generation = 0x03, s.job_id = 0x040506, s.pid_on_fep = 0x708, s.resource_index = 0x90A;
+  s.buffer_offset = 0x1112131415161718ull, s.initiator = 0x21222324;
+  s.memory_key = 0x3132333435363738ull;
+  uint8_t b[64];
+  ASSERT_EQ(write_ses_small(s, b, sizeof b), kSesSmallBytes);
+  const uint8_t common[12] = {0x01, 0x81, 0x01, 0x02, 0x03, 0x04,
+                              0x05, 0x06, 0x07, 0x08, 0x09, 0x0A};
+  EXPECT_EQ(std::memcmp(b, common, 12), 0);
+  EXPECT_EQ(b[12], 0x11);
+  EXPECT_EQ(b[19], 0x18);
+  SesStd r;
+  ASSERT_EQ(read_ses_small(b, kSesSmallBytes, r), PdsStatus::kOk);
+  EXPECT_EQ(r.buffer_offset, s.buffer_offset);
+  EXPECT_EQ(r.initiator, 0u);  // not in the small form
+  ASSERT_EQ(write_ses_medium(s, b, sizeof b), kSesMediumBytes);
+  EXPECT_EQ(b[20], 0x21);
+  EXPECT_EQ(b[31], 0x38);
+  ASSERT_EQ(read_ses_medium(b, kSesMediumBytes, r), PdsStatus::kOk);
+  EXPECT_EQ(r.memory_key, s.memory_key);
+  EXPECT_EQ(r.initiator, s.initiator);
+  EXPECT_EQ(read_ses_medium(b, kSesMediumBytes - 1, r), PdsStatus::kTruncated);
+
+  SesResponse rsp;
+  rsp.list = 1, rsp.opcode = 2, rsp.version = 0, rsp.return_code = 1, rsp.message_id = 0x0304;
+  rsp.ri_generation = 5, rsp.job_id = 0x060708, rsp.modified_length = 0x0A0B0C0D;
+  rsp.read_request_message_id = 0x1112, rsp.payload_length = 0x0ABC, rsp.message_offset = 0x2122;
+  ASSERT_EQ(write_ses_response(rsp, NextHdr::kResponse, b, sizeof b), kSesResponseBytes);
+  const uint8_t none[12] = {0x42, 0x01, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x0A, 0x0B, 0x0C, 0x0D};
+  EXPECT_EQ(std::memcmp(b, none, 12), 0);
+  ASSERT_EQ(write_ses_response(rsp, NextHdr::kResponseData, b, sizeof b), kSesResponseDataBytes);
+  EXPECT_EQ(b[8], 0x11);
+  EXPECT_EQ(b[10], 0x0A);  // rsvd 4 | payload_length 12
+  EXPECT_EQ(b[11], 0xBC);
+  SesResponse back;
+  ASSERT_EQ(read_ses_response(b, kSesResponseDataBytes, NextHdr::kResponseData, back),
+            PdsStatus::kOk);
+  EXPECT_EQ(back.payload_length, 0x0ABC);
+  EXPECT_EQ(back.message_offset, 0x2122u);
+  rsp.payload_length = 0x1000;  // 13 bits: too long for the with-data form, not the small
+  EXPECT_EQ(write_ses_response(rsp, NextHdr::kResponseData, b, sizeof b), 0u);
+  rsp.original_request_psn = 0x31323334;
+  ASSERT_EQ(write_ses_response(rsp, NextHdr::kResponseDataSmall, b, sizeof b),
+            kSesResponseDataSmallBytes);
+  const uint8_t small[12] = {0x42, 0x01, 0x10, 0x00, 0x00, 0x06,
+                             0x07, 0x08, 0x31, 0x32, 0x33, 0x34};
+  EXPECT_EQ(std::memcmp(b, small, 12), 0);
+  EXPECT_EQ(write_ses_response(rsp, NextHdr::kRequestStd, b, sizeof b), 0u);
+  EXPECT_EQ(read_ses_response(b, 12, NextHdr::kRequestStd, back), PdsStatus::kUnsupported);
+}
+
+TEST(UetFrame, SmallRequestsAndResponsesInFrames) {
+  UetFrameSpec q = write_request(4, 0, {});
+  q.pds.next_hdr = static_cast<uint8_t>(NextHdr::kRequestSmall);
+  q.ses.buffer_offset = 0x4000;
+  const std::vector<uint8_t> f = build_frame(q);
+  EXPECT_EQ(f.size(), 14u + 20 + 8 + 12 + kSesSmallBytes);
+  UetView v;
+  ASSERT_EQ(parse_frame(f.data(), f.size(), v), UetStatus::kOk);
+  EXPECT_TRUE(v.has_ses);
+  EXPECT_EQ(v.ses.buffer_offset, 0x4000u);
+  UetFrameSpec a;
+  a.pds.type = PdsType::kAck;
+  a.pds.next_hdr = static_cast<uint8_t>(NextHdr::kResponseData);
+  a.response.opcode = 3, a.response.payload_length = 16, a.response.message_offset = 4096;
+  const std::vector<uint8_t> payload(16, 0xAB);
+  a.payload = payload.data(), a.payload_len = 16;
+  const std::vector<uint8_t> g = build_frame(a);
+  ASSERT_EQ(g.size(), 14u + 20 + 8 + 12 + kSesResponseDataBytes + 16);
+  ASSERT_EQ(parse_frame(g.data(), g.size(), v), UetStatus::kOk);
+  EXPECT_FALSE(v.has_ses);
+  EXPECT_TRUE(v.has_response);
+  EXPECT_EQ(v.response.message_offset, 4096u);
+  EXPECT_EQ(v.payload_len, 16u);
+  EXPECT_EQ(parse_frame(g.data(), g.size() - 16 - 1, v), UetStatus::kTruncated);
 }
 
 }  // namespace
