@@ -11,6 +11,7 @@
 #include "model/ordering/mprdma.h"
 #include "model/ordering/ornic_bitmap.h"
 #include "model/ordering/static_bitmap.h"
+#include "model/uet/rud_unit.h"
 
 namespace oonic::ordering {
 
@@ -49,6 +50,13 @@ std::unique_ptr<OrderingUnit> make_irn(const SchemeGeometry& g) {
   p.block_bits = g.block_bits;
   p.max_qps = g.max_qps;
   return std::make_unique<Irn>(p);
+}
+std::unique_ptr<OrderingUnit> make_uet_rud(const SchemeGeometry& g) {
+  uet::RudUnit::Params p;
+  p.window_bits = window(g);
+  p.block_bits = g.block_bits;
+  p.max_qps = g.max_qps;
+  return std::make_unique<uet::RudUnit>(p);
 }
 std::unique_ptr<OrderingUnit> make_static(const SchemeGeometry& g) {
   StaticBitmap::Params p;
@@ -190,6 +198,8 @@ const std::vector<Scheme>& schemes() {
       {"left+", left_traits(), &make_list<LeftPlus>, &layout_list<state_left>, &state_left,
        &unit_block},
       {"mprdma", mprdma_traits(), &make_mprdma, &layout_mprdma, &state_epsn, &unit_block},
+      {"uet-rud", traits("selective-repeat"), &make_uet_rud, &layout_static, &state_epsn,
+       &unit_block},
       {"eunomia", eunomia_traits(), &make_eunomia, &layout_none, &state_eunomia,
        &unit_master_block},
   };

@@ -15,7 +15,8 @@ import unittest
 
 import oonic_e2e as e2e
 
-SCHEMES = ["ornic", "gbn", "irn", "static", "melo", "melo+", "left", "left+", "mprdma", "eunomia"]
+SCHEMES = ["ornic", "gbn", "irn", "static", "melo", "melo+", "left", "left+", "mprdma", "uet-rud",
+           "eunomia"]
 
 
 def rows(path):
@@ -49,9 +50,13 @@ class Compare(e2e.OonicTestCase):
         self.assertEqual(int(t["ornic"]["bitmap_naks"]), 1)  # the one bitmap NAK
         self.assertEqual(int(t["irn"]["sacks"]), int(t["eunomia"]["sacks"]))  # one per OOO packet
         self.assertGreater(int(t["eunomia"]["sacks"]), 0)
-        for s in ("ornic", "irn", "static", "left", "left+", "eunomia"):
+        for s in ("ornic", "irn", "static", "left", "left+", "uet-rud", "eunomia"):
             self.assertEqual(t[s]["integrity"], "OK", s)
             self.assertEqual(t[s]["drops"], "0", s)
+        # UET's receiver: IRN's bitmap (the same SRAM), its ACKs coalesced: fewer SACKs.
+        self.assertEqual(t["uet-rud"]["ordering_sram_peak_bits"], t["irn"]["ordering_sram_peak_bits"])
+        self.assertLess(int(t["uet-rud"]["sacks"]), int(t["irn"]["sacks"]))
+        self.assertGreater(int(t["uet-rud"]["sacks"]), 0)
         # MP-RDMA's L = 64 slots (bitmap.mprdma_slots) is narrower than the trace's
         # reordering: what lands at or past rcv_nxt + 64 is dropped and NACKed, and a
         # replay cannot resend. With the others' window (L = N x M = 320) nothing drops.

@@ -2,6 +2,7 @@
 // ACKs, SACK bitmaps and NACKs derived by hand, and every PSN placed exactly once over
 // random arrival orders with duplicates and trimmed packets.
 #include "model/uet/rud_receiver_core.h"
+#include "model/uet/rud_unit.h"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace oonic::uet {
@@ -183,3 +185,41 @@ TEST(UetReceiver, EveryPsnPlacedOnceOverRandomOrders) {
 
 }  // namespace
 }  // namespace oonic::uet
+
+// UET's RUD receiver behind the receive seam (model/uet/rud_unit.h): IRN's bitmap and
+// cycles, UET's coalesced ACKs. PSN 0 (the PDC's first) is ACKed; 1, 2, 3 coalesce; 4 is
+// the 4th placed since: ACKed; 6 out of order, then 7, 8 coalesce and 9 is the 4th: an
+// ACK carrying the SACK (kSack, PSN 9); a duplicate is ACKed at once; PSN 0 + W beyond the
+// window is NACKed. Cycles as IRN's: an OOO packet 2, in order 2 + k.
+TEST(UetRudUnit, CoalescedAcksOnIrnsBitmap) {
+  namespace o = oonic::ordering;
+  oonic::uet::RudUnit::Params p;
+  p.window_bits = 64;
+  p.max_qps = 2;
+  oonic::uet::RudUnit u(p);
+  u.open(0, 0, 0);
+  auto fb = [&](uint32_t psn) { return u.receive(0, psn).feedback; };
+  EXPECT_EQ(fb(0), o::Feedback::kAck);
+  EXPECT_EQ(fb(1), o::Feedback::kNone);
+  EXPECT_EQ(fb(2), o::Feedback::kNone);
+  EXPECT_EQ(fb(3), o::Feedback::kNone);
+  EXPECT_EQ(fb(4), o::Feedback::kAck);
+  const o::Outcome ooo = u.receive(0, 6);
+  EXPECT_EQ(ooo.verdict, o::Verdict::kOutOfOrder);
+  EXPECT_EQ(ooo.feedback, o::Feedback::kNone);
+  EXPECT_EQ(ooo.cycles, 2u);
+  EXPECT_EQ(fb(7), o::Feedback::kNone);
+  EXPECT_EQ(fb(8), o::Feedback::kNone);
+  const o::Outcome ack = u.receive(0, 9);
+  EXPECT_EQ(ack.feedback, o::Feedback::kSack);
+  EXPECT_EQ(ack.sack_psn, 9u);
+  EXPECT_EQ(fb(7), o::Feedback::kAck);                           // a duplicate
+  EXPECT_EQ(u.receive(0, 5 + 64).feedback, o::Feedback::kNack);  // ePSN 5: beyond 5 + 64
+  const o::Outcome fill = u.receive(0, 5);                       // fills the hole: ePSN moves to 10
+  EXPECT_EQ(fill.verdict, o::Verdict::kInOrder);
+  EXPECT_EQ(u.epsn(0), 10u);
+  std::string why;
+  EXPECT_TRUE(u.check_invariants(&why)) << why;
+  u.open(0, 100, 0);  // reopened: its first packet is ACKed again
+  EXPECT_EQ(fb(100), o::Feedback::kAck);
+}
