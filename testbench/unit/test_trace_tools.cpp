@@ -51,6 +51,25 @@ class TraceToolsTest : public ::testing::Test {
     std::ofstream(p, std::ios::binary) << content;
     return p;
   }
+  // Frames owning the concatenated bytes of `frames`, the i-th at time i x step_ps, from
+  // source record i + 1.
+  static Frames frames_of(const std::vector<std::vector<uint8_t>>& frames, int64_t step_ps) {
+    std::vector<uint8_t> bytes;
+    for (const auto& f : frames) bytes.insert(bytes.end(), f.begin(), f.end());
+    Frames fr = Frames::own(bytes);
+    uint64_t off = 0;
+    for (size_t i = 0; i < frames.size(); ++i) {
+      Frame f;
+      f.offset = off;
+      f.len = f.wire_len = static_cast<uint32_t>(frames[i].size());
+      f.time_ps = static_cast<int64_t>(i) * step_ps;
+      f.source = static_cast<uint32_t>(i + 1);
+      off += f.len;
+      fr.frames.push_back(f);
+    }
+    return fr;
+  }
+
   static std::string slurp(const std::string& p) {
     std::ifstream in(p, std::ios::binary);
     std::ostringstream s;
@@ -560,19 +579,7 @@ TEST_F(TraceToolsConvert, FieldFormWhereFieldsRebuildTheFrame) {
   frames.push_back({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4, 5, 6, 0x08, 0x06, 0, 1});
   want_fields.push_back(false);
 
-  std::vector<uint8_t> bytes;
-  for (const auto& f : frames) bytes.insert(bytes.end(), f.begin(), f.end());
-  Frames fr = Frames::own(bytes);
-  uint64_t off = 0;
-  for (size_t i = 0; i < frames.size(); ++i) {
-    Frame f;
-    f.offset = off;
-    f.len = f.wire_len = static_cast<uint32_t>(frames[i].size());
-    f.time_ps = static_cast<int64_t>(i) * 1500;
-    f.source = static_cast<uint32_t>(i + 1);
-    off += f.len;
-    fr.frames.push_back(f);
-  }
+  Frames fr = frames_of(frames, 1500);
   std::string p = path("f.txt");
   WriteSummary w = write_frames(p, OutFormat::kText, fr);
   EXPECT_EQ(w.raw_lines, 3u);
@@ -644,19 +651,7 @@ TEST_F(TraceToolsConvert, EunomiaMetadataRoundTripsThroughText) {
   EXPECT_EQ(tw.fields(frames[3].data(), frames[3].size()), "");
   EXPECT_EQ(tw.fields(frames[4].data(), frames[4].size()), "");
 
-  std::vector<uint8_t> bytes;
-  for (const auto& f : frames) bytes.insert(bytes.end(), f.begin(), f.end());
-  Frames fr = Frames::own(bytes);
-  uint64_t off = 0;
-  for (size_t i = 0; i < frames.size(); ++i) {
-    Frame f;
-    f.offset = off;
-    f.len = f.wire_len = static_cast<uint32_t>(frames[i].size());
-    f.time_ps = static_cast<int64_t>(i) * 1000;
-    f.source = static_cast<uint32_t>(i + 1);
-    off += f.len;
-    fr.frames.push_back(f);
-  }
+  Frames fr = frames_of(frames, 1000);
   // frames -> text -> frames, and pcap -> text -> pcap: byte for byte.
   std::string txt = path("eu.txt"), pc = path("eu.pcap"), txt2 = path("eu2.txt");
   WriteSummary w = write_frames(txt, OutFormat::kText, fr);
@@ -713,19 +708,7 @@ TEST_F(TraceToolsConvert, UetFramesRawWithTheirPdsInTheComment) {
   frames.push_back(u::build_frame(nack));
   for (const auto& f : frames) ASSERT_FALSE(f.empty());
 
-  std::vector<uint8_t> bytes;
-  for (const auto& f : frames) bytes.insert(bytes.end(), f.begin(), f.end());
-  Frames fr = Frames::own(bytes);
-  uint64_t off = 0;
-  for (size_t i = 0; i < frames.size(); ++i) {
-    Frame f;
-    f.offset = off;
-    f.len = f.wire_len = static_cast<uint32_t>(frames[i].size());
-    f.time_ps = static_cast<int64_t>(i) * 1000;
-    f.source = static_cast<uint32_t>(i + 1);
-    off += f.len;
-    fr.frames.push_back(f);
-  }
+  Frames fr = frames_of(frames, 1000);
   const std::string txt = path("uet.txt");
   WriteSummary w = write_frames(txt, OutFormat::kText, fr);
   EXPECT_EQ(w.raw_lines, frames.size());
