@@ -16,7 +16,8 @@ void OrnicParams::describe(ParamTable& t) {
       "nic.ordering", &nic.ordering,
       "receive-order scheme of the Bitmap Manager for OOO WQEs (model/schemes/receive_schemes.h): "
       "ornic (block node array, OTD, NAK with bitmap), gbn, irn, static, melo, melo+, left, "
-      "left+, mprdma, eunomia (eunomia.*); each gets the QP window nodes_per_qp x block_bits",
+      "left+, mprdma, uet-rud (UET's RUD receiver), eunomia (eunomia.*); each gets the QP window "
+      "nodes_per_qp x block_bits",
       ordering::scheme_names());
   t.add("nic.max_qps", &nic.max_qps, "QP", "QP context slots (ORNIC reference: 2048)", 1, 65536);
   t.add("nic.pmtu_bytes", &nic.pmtu_bytes, "byte",
