@@ -11,7 +11,7 @@
 #include "model/ordering/mprdma.h"
 #include "model/ordering/ornic_bitmap.h"
 #include "model/ordering/static_bitmap.h"
-#include "model/uet/rud_unit.h"
+#include "model/ordering/uet_rud.h"
 
 namespace oonic::ordering {
 
@@ -52,11 +52,11 @@ std::unique_ptr<OrderingUnit> make_irn(const SchemeGeometry& g) {
   return std::make_unique<Irn>(p);
 }
 std::unique_ptr<OrderingUnit> make_uet_rud(const SchemeGeometry& g) {
-  uet::RudUnit::Params p;
+  UetRud::Params p;
   p.window_bits = window(g);
   p.block_bits = g.block_bits;
   p.max_qps = g.max_qps;
-  return std::make_unique<uet::RudUnit>(p);
+  return std::make_unique<UetRud>(p);
 }
 std::unique_ptr<OrderingUnit> make_static(const SchemeGeometry& g) {
   StaticBitmap::Params p;

@@ -627,50 +627,41 @@ void take_inputs(FabricRun& r) {
   r.nh = static_cast<uint32_t>(fb->host_nodes.size());
 }
 
-// A rate core's base RTT its parameters leave to the fabric (NSCC's network_rtt), and
-// HPCC's settings (tx.rate hpcc): T, the largest base
-// RTT among the flows (ns-3 HPCC's GLOBAL_T: its maxRtt), and the INT stack's size, the
-// most switches on a flow's path; every switch port's rate must have an INT code.
+// What a rate core's parameters leave to the fabric: its base RTT at 0 (HPCC's T, NSCC's
+// network_rtt) becomes the largest base RTT among the flows (ns-3 HPCC's GLOBAL_T: its
+// maxRtt); for HPCC (tx.rate hpcc) also the INT stack's size, the most switches on a
+// flow's path, and every switch port's rate must have an INT code.
 void resolve_rate_core(FabricRun& r) {
   AllParams& all = r.all;
-  // Any rate core's base RTT left at 0 (cc.hpcc.base_rtt_us, cc.nscc.network_rtt_us).
-  const char* rtt_key = sender::find_rate(all.nic.rate()).base_rtt_key;
-  if (rtt_key && !sender::find_rate(all.nic.rate()).int_stack &&
-      std::stod(r.table.value_text(*r.table.find(rtt_key))) == 0) {
-    double rtt_ps = 0;
-    for (const network::Flow& f : r.in.flows)
-      rtt_ps = std::max(
-          rtt_ps,
-          path_rtt(*r.fb, path_links(*r.fb, r.fb->host_nodes[f.src], r.fb->host_nodes[f.dst]),
-                   all.nic.nic.pmtu_bytes)
-              .ps);
-    if (rtt_ps > 0) r.table.set(rtt_key, fmt(rtt_ps / 1e6, 6), "the fabric's largest base RTT");
-  }
-  if (!sender::find_rate(all.nic.rate()).int_stack) return;
-  sender::HpccParams* hp = all.nic.sender.rates.find<sender::HpccParams>("hpcc");
-  if (!hp) return;
+  const sender::RateKind& row = sender::find_rate(all.nic.rate());
   const Fabric& fb = *r.fb;
   const Topology& t = fb.topo;
-  const network::IntParams* ip = all.sw.hooks.find<network::IntParams>("int_stamp");
-  if (!ip || ip->stamp != "off")
-    for (const auto& l : t.links)
-      if (!t.is_host(l.a) || !t.is_host(l.b))
-        if (wire::int_rate_code(l.gbps) < 0)
-          throw Error(msg::kConfig, "tx.rate hpcc: the link " + t.nodes[l.a].name + " - " +
-                                        t.nodes[l.b].name + " runs at " + fmt(l.gbps, 3) +
-                                        " Gbit/s, which has no INT rate code (model/wire/roce.h "
-                                        "kIntRatesGbps)");
+  sender::HpccParams* hp =
+      row.int_stack ? all.nic.sender.rates.find<sender::HpccParams>("hpcc") : nullptr;
+  if (hp) {
+    const network::IntParams* ip = all.sw.hooks.find<network::IntParams>("int_stamp");
+    if (!ip || ip->stamp != "off")
+      for (const auto& l : t.links)
+        if (!t.is_host(l.a) || !t.is_host(l.b))
+          if (wire::int_rate_code(l.gbps) < 0)
+            throw Error(msg::kConfig, "tx.rate hpcc: the link " + t.nodes[l.a].name + " - " +
+                                          t.nodes[l.b].name + " runs at " + fmt(l.gbps, 3) +
+                                          " Gbit/s, which has no INT rate code "
+                                          "(model/wire/roce.h kIntRatesGbps)");
+  }
+  const bool rtt_open =
+      row.base_rtt_key && std::stod(r.table.value_text(*r.table.find(row.base_rtt_key))) == 0;
+  if (!rtt_open && !hp) return;
   double rtt_ps = 0;
   uint32_t hops = 1;
-  const uint64_t full = all.nic.nic.pmtu_bytes;
   for (const network::Flow& f : r.in.flows) {
     const auto links = path_links(fb, fb.host_nodes[f.src], fb.host_nodes[f.dst]);
-    rtt_ps = std::max(rtt_ps, path_rtt(fb, links, full).ps);
+    rtt_ps = std::max(rtt_ps, path_rtt(fb, links, all.nic.nic.pmtu_bytes).ps);
     hops = std::max<uint32_t>(hops, static_cast<uint32_t>(links.size()) - 1);
   }
-  if (hp->base_rtt_us == 0 && rtt_ps > 0)
-    r.table.set("cc.hpcc.base_rtt_us", fmt(rtt_ps / 1e6, 6), "the fabric's largest base RTT");
-  if (hp->int_hops == 0) {
+  if (rtt_open && rtt_ps > 0)
+    r.table.set(row.base_rtt_key, fmt(rtt_ps / 1e6, 6), "the fabric's largest base RTT");
+  if (hp && hp->int_hops == 0) {
     if (hops > wire::kMaxIntHops)
       throw Error(msg::kConfig, "tx.rate hpcc: a flow crosses " + std::to_string(hops) +
                                     " switches; an INT stack holds at most " +

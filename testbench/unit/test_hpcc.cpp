@@ -11,6 +11,7 @@
 #include "model/sender/hpcc.h"
 #include "model/wire/roce.h"
 #include "platforms/network/hooks/int_stamp.h"
+#include "testbench/common/fake_send_state.h"
 
 namespace {
 
@@ -20,17 +21,7 @@ namespace sender = oonic::sender;
 namespace wire = oonic::wire;
 
 // One QP: [una, high) sent.
-class State final : public sender::SendState {
- public:
-  uint32_t una(uint32_t) const override { return una_; }
-  uint32_t high(uint32_t) const override { return high_; }
-  uint32_t send_psn(uint32_t) const override { return send_; }
-  bool has_new(uint32_t) const override { return true; }
-  bool in_write_or_send(uint32_t, uint32_t) const override { return true; }
-  bool resend(uint32_t, uint32_t) override { return false; }
-  void go_back(uint32_t, uint32_t) override {}
-  uint32_t una_ = 0, high_ = 0, send_ = 0;
-};
+using State = oonic::testing::FakeSendState;
 
 // A one-hop stack: the hop at time t (ns), having sent `bytes` on a 100 G port with
 // `qlen` queued (units of 128 / 80 B: the numbers below are multiples).

@@ -11,6 +11,7 @@
 #include "model/core/error.h"
 #include "model/core/stats.h"
 #include "model/sender/nscc.h"
+#include "testbench/common/fake_send_state.h"
 
 namespace {
 
@@ -18,17 +19,7 @@ using oonic::StatGroup;
 using oonic::Stats;
 namespace sender = oonic::sender;
 
-class State final : public sender::SendState {
- public:
-  uint32_t una(uint32_t) const override { return una_; }
-  uint32_t high(uint32_t) const override { return send_; }
-  uint32_t send_psn(uint32_t) const override { return send_; }
-  bool has_new(uint32_t) const override { return true; }
-  bool in_write_or_send(uint32_t, uint32_t) const override { return true; }
-  bool resend(uint32_t, uint32_t) override { return false; }
-  void go_back(uint32_t, uint32_t) override {}
-  uint32_t una_ = 0, send_ = 0;
-};
+using State = oonic::testing::FakeSendState;
 
 struct Rig {
   Stats stats;

@@ -1,8 +1,8 @@
 // UET's RUD/ROD receiver core (model/uet/rud_receiver_core.h), without the kernel:
 // ACKs, SACK bitmaps and NACKs derived by hand, and every PSN placed exactly once over
 // random arrival orders with duplicates and trimmed packets.
+#include "model/ordering/uet_rud.h"
 #include "model/uet/rud_receiver_core.h"
-#include "model/uet/rud_unit.h"
 
 #include <gtest/gtest.h>
 
@@ -186,17 +186,17 @@ TEST(UetReceiver, EveryPsnPlacedOnceOverRandomOrders) {
 }  // namespace
 }  // namespace oonic::uet
 
-// UET's RUD receiver behind the receive seam (model/uet/rud_unit.h): IRN's bitmap and
+// UET's RUD receiver behind the receive seam (model/ordering/uet_rud.h): IRN's bitmap and
 // cycles, UET's coalesced ACKs. PSN 0 (the PDC's first) is ACKed; 1, 2, 3 coalesce; 4 is
 // the 4th placed since: ACKed; 6 out of order, then 7, 8 coalesce and 9 is the 4th: an
 // ACK carrying the SACK (kSack, PSN 9); a duplicate is ACKed at once; PSN 0 + W beyond the
 // window is NACKed. Cycles as IRN's: an OOO packet 2, in order 2 + k.
-TEST(UetRudUnit, CoalescedAcksOnIrnsBitmap) {
+TEST(UetRud, CoalescedAcksOnIrnsBitmap) {
   namespace o = oonic::ordering;
-  oonic::uet::RudUnit::Params p;
+  oonic::ordering::UetRud::Params p;
   p.window_bits = 64;
   p.max_qps = 2;
-  oonic::uet::RudUnit u(p);
+  oonic::ordering::UetRud u(p);
   u.open(0, 0, 0);
   auto fb = [&](uint32_t psn) { return u.receive(0, psn).feedback; };
   EXPECT_EQ(fb(0), o::Feedback::kAck);

@@ -27,9 +27,9 @@
 
 #include "model/ordering/static_bitmap.h"
 
-namespace oonic::uet {
+namespace oonic::ordering {
 
-class RudUnit : public ordering::detail::CyclicBitmapUnit {
+class UetRud : public detail::CyclicBitmapUnit {
  public:
   struct Params {
     uint32_t window_bits = 256;  // PSNs tracked past the cumulative PSN (bitmap bits)
@@ -38,18 +38,18 @@ class RudUnit : public ordering::detail::CyclicBitmapUnit {
     uint32_t max_qps = 2048;     // PDC slots
     uint32_t ack_every = 4;      // placed packets per coalesced ACK (rud_receiver_core.h)
   };
-  explicit RudUnit(const Params& p)
-      : CyclicBitmapUnit(p.window_bits, p.word_bits, p.block_bits, p.max_qps, "RudUnit"),
+  explicit UetRud(const Params& p)
+      : CyclicBitmapUnit(p.window_bits, p.word_bits, p.block_bits, p.max_qps, "UetRud"),
         p_(p),
         since_(p.max_qps, 0),
         first_(p.max_qps, 1) {}
   const char* name() const override { return "uet-rud"; }
   void open(uint32_t qp, uint32_t start_psn, uint32_t otd) override;
-  using ordering::OrderingUnit::receive;
-  ordering::Outcome receive(uint32_t qp, uint32_t psn) override;
+  using OrderingUnit::receive;
+  Outcome receive(uint32_t qp, uint32_t psn) override;
 
  protected:
-  void set_feedback(ordering::Outcome& out, uint32_t psn) const override;
+  void set_feedback(Outcome& out, uint32_t psn) const override;
 
  private:
   Params p_;
@@ -57,4 +57,4 @@ class RudUnit : public ordering::detail::CyclicBitmapUnit {
   std::vector<uint8_t> first_;   // per PDC: its first packet not yet seen
 };
 
-}  // namespace oonic::uet
+}  // namespace oonic::ordering

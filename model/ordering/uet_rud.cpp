@@ -1,17 +1,13 @@
-#include "model/uet/rud_unit.h"
+#include "model/ordering/uet_rud.h"
 
-namespace oonic::uet {
+namespace oonic::ordering {
 
-using ordering::Feedback;
-using ordering::Outcome;
-using ordering::Verdict;
-
-void RudUnit::open(uint32_t qp, uint32_t start_psn, uint32_t otd) {
+void UetRud::open(uint32_t qp, uint32_t start_psn, uint32_t otd) {
   CyclicBitmapUnit::open(qp, start_psn, otd);
   if (qp < since_.size()) since_[qp] = 0, first_[qp] = 1;
 }
 
-void RudUnit::set_feedback(Outcome& out, uint32_t psn) const {
+void UetRud::set_feedback(Outcome& out, uint32_t psn) const {
   switch (out.verdict) {
     case Verdict::kDuplicate:
       out.feedback = Feedback::kAck;
@@ -32,7 +28,7 @@ void RudUnit::set_feedback(Outcome& out, uint32_t psn) const {
   }
 }
 
-Outcome RudUnit::receive(uint32_t qp, uint32_t psn) {
+Outcome UetRud::receive(uint32_t qp, uint32_t psn) {
   Outcome out = CyclicBitmapUnit::receive(qp, psn);
   if (out.verdict != Verdict::kInOrder && out.verdict != Verdict::kOutOfOrder) return out;
   // A placed packet: ACK the PDC's first one and every ack_every-th; coalesce the rest.
@@ -46,4 +42,4 @@ Outcome RudUnit::receive(uint32_t qp, uint32_t psn) {
   return out;
 }
 
-}  // namespace oonic::uet
+}  // namespace oonic::ordering
