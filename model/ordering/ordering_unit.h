@@ -63,6 +63,12 @@ struct Outcome {
   uint32_t block_accesses = 0;  // pool block accesses (reads + writes, free-list ops)
   uint32_t blocks_held = 0;     // pool blocks the QP holds after the call
   int32_t blocks_delta = 0;     // change of blocks_held in this call
+  // UET's ACK (uet-rud; model/wire/roce.h kUetAck): PSNs placed past ePSN after the
+  // call, the SACK bitmap below the packet's PSN (bit i: PSN - 1 - i received) and the
+  // packets placed since the previous ACK, this one included.
+  uint32_t ooo_count = 0;
+  uint64_t sack_bits = 0;
+  uint32_t coalesced = 0;
 };
 
 // What some schemes need to know of a packet besides its PSN.
@@ -72,6 +78,8 @@ struct PacketMeta {
   bool has_head = false;    // Eunomia: the packet carries Head metadata
   uint32_t head = 0;        // Eunomia: first sequence number of the connection/message
   uint32_t record = 0;      // the trace record / packet number (1-based; 0 unknown), for reports
+  bool ack_req = false;     // the packet asks for an ACK (BTH AckReq; UET: ACK at once)
+  bool ecn = false;         // the packet arrived CE-marked (UET: ACK at once)
 };
 
 class OrderingUnit {

@@ -7,24 +7,33 @@
 // cumulative PSN (in the NIC bitmap.nodes_per_qp x bitmap.block_bits, as for irn), the
 // structure and cost model of static_bitmap.h (IRN's): a packet in
 // the window is placed at once, in order or not; beyond it, dropped and NACKed
-// (PSN_OOR_WINDOW). The ACK-coalescing count (log2 ack_every bits a PDC) is not counted.
+// (PSN_OOR_WINDOW). The ACK-coalescing count and the out-of-order count (log2 ack_every +
+// log2 W bits a PDC, registers beside ePSN) are not counted in the SRAM.
 //
 // Feedback (UET RUD's ACK rules; choices where UET 1.0 leaves room, as htsim's UEC model
-// makes them):
-//   the PDC's first packet, and every ack_every-th placed packet: an ACK, which carries
-//     the SACK state: kSack (sack_psn = this PSN) when the packet was out of order, else
-//     kAck (the cumulative PSN);
-//   a duplicate: kAck at once (the sender learns it was received);
-//   beyond the window: kNack;
-//   otherwise kNone (coalesced).
-// ACK-request and ECN-marked packets (ACK at once in UET) are not seen here: the seam's
-// packet metadata carries neither on RoCEv2 frames. ROD (ordered delivery) takes only the
-// next PSN and NACKs the rest, which on RoCEv2 frames is go-back-N (nic.ordering gbn).
+// makes them). Every ACK is UET's (Feedback kSack; the scheme's trait uet_ack sends it as
+// a Scheme Feedback frame of type kUetAck, model/wire/roce.h): the PSN that sent it, the
+// out-of-order count (PSNs placed past ePSN), a 48-bit SACK bitmap of the PSNs below it,
+// and how many packets it covers. Sent for
+//   the PDC's first packet, every ack_every-th placed packet, and at once for a packet
+//     that asks for one (AckReq), arrived CE-marked (PacketMeta), or filled the last hole
+//     (the OOO count fell to 0: htsim's ACK when the out-of-order queue drains);
+//   a duplicate, at once (the sender learns it was received);
+// beyond the window: kNack (dropped); otherwise kNone (coalesced).
+// Cost of an ACK: the bitmap words its SACK span reaches past ePSN, other than the word
+// the locate read, one cycle each (one read each); a span wholly below ePSN is all ones
+// and reads nothing. So an in-order packet's ACK costs nothing more, and an out-of-order
+// one's at most two words of 64 bits.
+// ROD (ordered delivery, nic.ordering uet-rod, UetRod below) takes only the next PSN: the
+// go-back-N receiver (gbn.h: its state and zero-cycle cost) with UET's ACKs, coalesced as
+// above; an out-of-order packet is dropped and NACKed once per ePSN (UET's ROD_OOO NACK,
+// the PSN-sequence NAK on RoCEv2 frames), so the sender goes back N.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "model/ordering/gbn.h"
 #include "model/ordering/static_bitmap.h"
 
 namespace oonic::ordering {
@@ -42,18 +51,42 @@ class UetRud : public detail::CyclicBitmapUnit {
       : CyclicBitmapUnit(p.window_bits, p.word_bits, p.block_bits, p.max_qps, "UetRud"),
         p_(p),
         since_(p.max_qps, 0),
-        first_(p.max_qps, 1) {}
+        first_(p.max_qps, 1),
+        ooo_(p.max_qps, 0) {}
   const char* name() const override { return "uet-rud"; }
   void open(uint32_t qp, uint32_t start_psn, uint32_t otd) override;
-  using OrderingUnit::receive;
-  Outcome receive(uint32_t qp, uint32_t psn) override;
+  Outcome receive(uint32_t qp, uint32_t psn) override { return receive(qp, psn, PacketMeta{}); }
+  Outcome receive(uint32_t qp, uint32_t psn, const PacketMeta& meta) override;
+  uint32_t ooo_count(uint32_t qp) const { return qp < ooo_.size() ? ooo_[qp] : 0; }
 
  protected:
   void set_feedback(Outcome& out, uint32_t psn) const override;
 
  private:
+  // Fills out's UET ACK; placed: a placed packet's (it closes the coalescing count).
+  void ack(uint32_t qp, uint32_t psn, Outcome& out, bool placed);
   Params p_;
   std::vector<uint32_t> since_;  // per PDC: placed packets since the last ACK
+  std::vector<uint8_t> first_;   // per PDC: its first packet not yet seen
+  std::vector<uint32_t> ooo_;    // per PDC: PSNs placed past ePSN (the OOO count)
+};
+
+class UetRod final : public Gbn {
+ public:
+  struct Params {
+    uint32_t max_qps = 2048;  // PDC slots
+    uint32_t ack_every = 4;   // in-order packets per coalesced ACK
+  };
+  explicit UetRod(const Params& p)
+      : Gbn(Gbn::Params{p.max_qps}), p_(p), since_(p.max_qps, 0), first_(p.max_qps, 1) {}
+  const char* name() const override { return "uet-rod"; }
+  void open(uint32_t qp, uint32_t start_psn, uint32_t otd) override;
+  Outcome receive(uint32_t qp, uint32_t psn) override { return receive(qp, psn, PacketMeta{}); }
+  Outcome receive(uint32_t qp, uint32_t psn, const PacketMeta& meta) override;
+
+ private:
+  Params p_;
+  std::vector<uint32_t> since_;  // per PDC: in-order packets since the last ACK
   std::vector<uint8_t> first_;   // per PDC: its first packet not yet seen
 };
 

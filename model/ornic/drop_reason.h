@@ -32,6 +32,7 @@ enum class Drop : uint8_t {
   kUntrackable,         // the ordering scheme cannot track this PSN (GBN gap, MELO middle access)
   kSyncEarly,  // MP-RDMA: a Sync message's packet before every earlier message is in (NACK)
   kNotForDut,  // sent by the device under test in the capture (not replayed as input)
+  kTrimmed,    // a switch cut its payload (switch.trim; DSCP nic.trim_dscp): NACKed
   kCount
 };
 
@@ -61,7 +62,8 @@ inline const char* drop_name(Drop d) {
                                       "unexpected_response",
                                       "untrackable",
                                       "sync_early",
-                                      "not_for_dut"};
+                                      "not_for_dut",
+                                      "trimmed"};
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<size_t>(Drop::kCount));
   return names[static_cast<size_t>(d)];
 }

@@ -25,6 +25,13 @@ void OrnicParams::describe(ParamTable& t) {
   t.add("nic.otd", &nic.otd, "PSN",
         "default OOO tolerance distance per QP (Eq. 3); psn - ePSN > OTD declares a loss", 1,
         1u << 22);
+  t.add("nic.trim_dscp", &nic.trim_dscp, "DSCP",
+        "a request data frame arriving with this DSCP was trimmed by a switch (its payload "
+        "cut, switch.trim): not placed, NACKed at once in the scheme's form (a bitmap NAK for "
+        "ornic, else a Scheme Feedback NACK); match switch.trim_dscp",
+        0, 63);
+  t.add("nic.trim_dscp_last_hop", &nic.trim_dscp_last_hop, "DSCP",
+        "as nic.trim_dscp, for a frame trimmed at its last hop (switch.trim_dscp_last_hop)", 0, 63);
   t.add("mac.rate_gbps", &mac.rate_gbps, "Gbit/s",
         "MAC line rate; a frame holds the MAC for (frame + FCS + preamble/IFG) bytes",
         kMacRateMinGbps, kMacRateMaxGbps);
@@ -134,13 +141,15 @@ void OrnicParams::describe(ParamTable& t) {
   t.add("tx.recovery", &sender.recovery,
         "loss-recovery core of the transmit seam (model/sender/): auto (the one nic.ordering "
         "pairs with), go-back-n, ornic (bitmap NAK), selective-repeat (IRN SACK), hole-list "
-        "(MELO NACK), eunomia (sender agent), mprdma (MP-RDMA recovery mode, cc.mprdma.*)",
+        "(MELO NACK), eunomia (sender agent), mprdma (MP-RDMA recovery mode, cc.mprdma.*), uet "
+        "(UET's SACK-driven selective retransmission, tx.uet.*)",
         sender::recovery_choices());
   t.add("tx.rate", &sender.rate,
         "rate/pacing core of the transmit seam (model/sender/): auto (the one nic.ordering pairs "
         "with: mprdma for mprdma, else none), none (line rate), dcqcn (DCQCN reaction point, "
         "cc.dcqcn.*), mprdma (MP-RDMA's window and ACK clocking, cc.mprdma.*), hpcc (HPCC's "
-        "window from the switches' INT, cc.hpcc.*)",
+        "window from the switches' INT, cc.hpcc.*), nscc (UET's NSCC window from delay and ECN, "
+        "cc.nscc.*)",
         sender::rate_choices());
   t.add("tx.resend_holdoff_ns", &sender.resend_holdoff_ns, "ns",
         "a PSN resent on feedback (NAK, bitmap NAK, hole NACK, SACK) is not resent again on "
@@ -162,6 +171,7 @@ void OrnicParams::describe(ParamTable& t) {
         "resends it (loss inferred from SACKs, beyond the paper); 0: off, losses wait for the "
         "timeout as published",
         0, 1u << 22);
+  sender.uet.describe(t);
   sender.rates.describe(t);
   t.add("cc.cnp_interval_us", &np.cnp_interval_us, "us",
         "notification point: a QP that receives a CE-marked packet sends its peer a CNP, at "

@@ -19,6 +19,8 @@ struct NicParams {  // nic.*
   uint32_t max_qps = 2048;
   uint32_t pmtu_bytes = 4096;
   uint32_t otd = 64;
+  uint32_t trim_dscp = 16;           // a request with this DSCP was trimmed (switch.trim_dscp)
+  uint32_t trim_dscp_last_hop = 18;  // or this one (switch.trim_dscp_last_hop)
 };
 
 // mac.rate_gbps's range: a fabric's host links feed it, so they are held to it too.
@@ -95,8 +97,9 @@ struct QpManagerParams {  // tx.qp_manager.*
 struct SenderPolicyParams {  // tx.* (the transmit seam, model/sender/)
   std::string recovery = "auto";
   std::string rate = "auto";
-  double resend_holdoff_ns = 0;  // tx.resend_holdoff_ns (0: control.rsp_manager.rtt_ns)
-  sender::IrnTimerParams irn;    // eunomia.sender.* (tx.recovery eunomia)
+  double resend_holdoff_ns = 0;   // tx.resend_holdoff_ns (0: control.rsp_manager.rtt_ns)
+  sender::IrnTimerParams irn;     // eunomia.sender.* (tx.recovery eunomia)
+  sender::UetRecoveryParams uet;  // tx.uet.* (tx.recovery uet)
   // Each tx.rate row's own parameters (cc.dcqcn.*, cc.mprdma.*, ...), added by its row.
   PluginParamSet rates = sender::rate_params();
   // cc.dcqcn.* (THEMIS's reaction point uses the NICs' constants); defaults if absent.

@@ -58,6 +58,11 @@ std::unique_ptr<OrderingUnit> make_uet_rud(const SchemeGeometry& g) {
   p.max_qps = g.max_qps;
   return std::make_unique<UetRud>(p);
 }
+std::unique_ptr<OrderingUnit> make_uet_rod(const SchemeGeometry& g) {
+  UetRod::Params p;
+  p.max_qps = g.max_qps;
+  return std::make_unique<UetRod>(p);
+}
 std::unique_ptr<OrderingUnit> make_static(const SchemeGeometry& g) {
   StaticBitmap::Params p;
   p.window_bits = window(g);
@@ -176,6 +181,11 @@ SchemeTraits left_traits() {
   t.block_window = true;
   return t;
 }
+SchemeTraits uet_traits() {
+  SchemeTraits t = traits("uet");  // tx.rate auto: none, as for irn (NSCC: tx.rate nscc)
+  t.uet_ack = true;
+  return t;
+}
 SchemeTraits eunomia_traits() {
   SchemeTraits t = traits("eunomia");
   t.receiver_agent = t.ooo_send = t.ack_every_in_order = true;
@@ -198,8 +208,8 @@ const std::vector<Scheme>& schemes() {
       {"left+", left_traits(), &make_list<LeftPlus>, &layout_list<state_left>, &state_left,
        &unit_block},
       {"mprdma", mprdma_traits(), &make_mprdma, &layout_mprdma, &state_epsn, &unit_block},
-      {"uet-rud", traits("selective-repeat"), &make_uet_rud, &layout_static, &state_epsn,
-       &unit_block},
+      {"uet-rud", uet_traits(), &make_uet_rud, &layout_static, &state_epsn, &unit_block},
+      {"uet-rod", uet_traits(), &make_uet_rod, &layout_gbn, &state_gbn, &unit_block},
       {"eunomia", eunomia_traits(), &make_eunomia, &layout_none, &state_eunomia,
        &unit_master_block},
   };

@@ -66,7 +66,10 @@ struct SchemeTraits {
   // The receiver's loss/out-of-order feedback travels as ORNIC's OOO NAK with a bitmap
   // block (0x1F); otherwise as a Scheme Feedback frame (0x1E) or a standard NAK.
   bool bitmap_nak = false;
-  bool sack_as_mp_ack = false;      // a SACK goes out as an MP-RDMA ACK (AACK, SACK, VP)
+  bool sack_as_mp_ack = false;  // a SACK goes out as an MP-RDMA ACK (AACK, SACK, VP)
+  // Every ACK is the unit's, sent as UET's ACK (kUetAck: SACK bitmap, OOO count, entropy
+  // value, ECE); no other ACK, and no CNP: the ACK echoes ECN.
+  bool uet_ack = false;
   bool reorder_buffer = false;      // MELO: out-of-order payload parks in host memory first
   bool receiver_agent = false;      // Eunomia: the Bitmap Manager holds the receiver agent
   bool ooo_send = false;            // a SEND carrying Head metadata is received out of order

@@ -8,6 +8,7 @@
 #include "model/core/error.h"
 #include "model/eunomia/sender_agent_core.h"
 #include "model/sender/standard_recovery.h"
+#include "model/sender/uet_recovery.h"
 
 namespace oonic::sender {
 
@@ -26,6 +27,10 @@ std::unique_ptr<LossRecovery> eunomia(const StatGroup& st, const PolicyEnv& e) {
   static const IrnTimerParams kDefaults;
   return std::make_unique<eunomia::SenderAgentCore>(st, e.max_qps, e.window_psns,
                                                     e.irn ? *e.irn : kDefaults);
+}
+std::unique_ptr<LossRecovery> uet_recovery(const StatGroup& st, const PolicyEnv& e) {
+  static const UetRecoveryParams kDefaults;
+  return std::make_unique<UetRecovery>(e.uet ? *e.uet : kDefaults, e.max_qps, e.window_psns, st);
 }
 std::unique_ptr<RateControl> dcqcn_rate(const StatGroup& stats, const PolicyEnv& env) {
   return std::make_unique<Dcqcn>(rate_params_of<DcqcnParams>(env, "dcqcn"), env.clock_mhz,
@@ -82,6 +87,11 @@ const std::vector<RecoveryKind>& recovery_kinds() {
        "MP-RDMA: recovery mode from a NACK (resends clocked by the window), early retransmit, "
        "ReTx/Sync/iPSN/MSN on every data packet",
        &mprdma_recovery},
+      {"uet", "uet_recovery",
+       "UET (htsim's SLEEK): loss recovery once the receiver's out-of-order count reaches "
+       "tx.uet.loss_retx_factor windows, resending what its ACKs' SACK bitmaps do not hold; a "
+       "NACK (trimmed) resends at once; the timeout resends one PSN (tx.uet.*)",
+       &uet_recovery},
   };
   return k;
 }
@@ -140,6 +150,7 @@ SenderPolicy make_sender_policy(const std::string& recovery, const std::string& 
   p.recovery = r.make(tx.group(r.block), env);
   p.rate = k.make(tx.group("rate"), env);
   p.rate->pair(*p.recovery);
+  p.recovery->pair(*p.rate);
   return p;
 }
 

@@ -14,6 +14,7 @@
 #include "model/core/stats.h"
 #include "model/sender/loss_recovery.h"
 #include "model/sender/rate_control.h"
+#include "model/sender/uet_recovery.h"
 #include "model/sram/sram.h"
 
 namespace oonic::sender {
@@ -26,9 +27,10 @@ struct PolicyEnv {
   // The rate rows' own parameters (rate_params()): cc.dcqcn.*, cc.mprdma.*, ...; a core
   // whose params are absent (null, or not added) takes its defaults.
   const PluginParamSet* rate_params = nullptr;
-  Sram* cc_context = nullptr;           // the rate core's per-QP state (none: not counted)
-  uint32_t pmtu_bytes = 1024;           // nic.pmtu_bytes (MP-RDMA's BDP in packets)
-  const IrnTimerParams* irn = nullptr;  // eunomia.sender.* (defaults when null)
+  Sram* cc_context = nullptr;              // the rate core's per-QP state (none: not counted)
+  uint32_t pmtu_bytes = 1024;              // nic.pmtu_bytes (MP-RDMA's BDP in packets)
+  const IrnTimerParams* irn = nullptr;     // eunomia.sender.* (defaults when null)
+  const UetRecoveryParams* uet = nullptr;  // tx.uet.* (defaults when null)
 };
 
 struct RecoveryKind {

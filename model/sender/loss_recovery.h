@@ -14,6 +14,8 @@
 
 namespace oonic::sender {
 
+class RateControl;
+
 // IRN's two-level retransmission timeout (IRN §3.1), as Eunomia's sender relies on it
 // (MECHANISMS.md §2), and Eunomia's optional loss inference from SACKs.
 struct IrnTimerParams {              // eunomia.sender.*
@@ -38,6 +40,8 @@ class SendState {
   // psn lies in the span of an active WRITE or SEND WQE (not a READ's, whose recovery is
   // the requester's own re-request, nor a retired WQE's).
   virtual bool in_write_or_send(uint32_t qi, uint32_t psn) const = 0;
+  // A PSN is queued for selective retransmission (resend()), not yet sent again.
+  virtual bool has_queued_resend(uint32_t qi) const { return false; }
   // Queue psn for selective retransmission; false when outside [una, high) or queued.
   virtual bool resend(uint32_t qi, uint32_t psn) = 0;
   // Go back N: send again from psn (the send pointer moves back, queued resends drop).
@@ -57,6 +61,9 @@ class LossRecovery {
  public:
   virtual ~LossRecovery() = default;
   virtual const char* name() const = 0;
+  // The policy's rate core (make_sender_policy pairs them once): UET's recovery sizes its
+  // loss threshold and resend span by its window.
+  virtual void pair(const RateControl& rate) {}
 
   // The QP's first unacknowledged PSN moved from `from` to `to`.
   virtual void advanced(uint32_t qi, uint32_t from, uint32_t to) {}
@@ -73,6 +80,9 @@ class LossRecovery {
   virtual void on_feedback(SendState& s, uint32_t qi, const wire::SchemeFeedback& fb) {
     if (fb.type == wire::SchemeFeedback::kNack) s.resend(qi, fb.psn[0]);
   }
+  // Whether the NIC's resend holdoff (tx.resend_holdoff_ns) applies to the resends this
+  // frame asks for. UET: a NACK says the packet is gone (trimmed), so never.
+  virtual bool holdoff(const wire::SchemeFeedback& fb) const { return true; }
   // The requester timeout fired while PSNs in [una, high) were outstanding.
   virtual void on_timeout(SendState& s, uint32_t qi) { s.go_back(qi, s.una(qi)); }
   // The core's own timeout when the timer is armed with `outstanding` PSNs in flight, in
@@ -94,6 +104,9 @@ class LossRecovery {
   // An out-of-order READ response the requester's own ordering unit SACKed: re-request
   // the hole it reports? (Eunomia: no, a SACK is information only.)
   virtual bool rerequest_on_read_sack() const { return true; }
+  // PSNs past the first unacknowledged one that the receiver said it holds (UET: its
+  // SACK bitmaps): a window core counts them out of its flight, as htsim's NSCC does.
+  virtual uint32_t sacked_past_una(uint32_t qi) const { return 0; }
 };
 
 }  // namespace oonic::sender

@@ -105,11 +105,16 @@ void Nscc::report(uint32_t qi, const Qp& q, Cycle t) {
 }
 
 Cycle Nscc::send_at(uint32_t qi, Cycle now, const SendState& s, bool) {
-  const int32_t flight = wire::psn_diff(s.send_psn(qi), s.una(qi));
-  if (flight <= 0) return now;
-  const Qp& q = qp(qi);
+  // In flight: sent and neither acknowledged nor SACKed (UET's recovery keeps the SACKs).
+  int32_t flight = wire::psn_diff(s.send_psn(qi), s.una(qi));
+  if (flight > 0 && recovery_) flight -= static_cast<int32_t>(recovery_->sacked_past_una(qi));
+  Qp& q = qp(qi);
   if (!q.started) return now;
-  if (recovery_ && recovery_->has_resend(s, qi)) return now;
+  // htsim's AR: the packet after which the window admits no other asks for an ACK at once
+  // (so a coalescing receiver answers a window of one packet without waiting).
+  q.ar = static_cast<double>(std::max(flight, 0) + 2) * mss_ > q.cwnd;
+  if (flight <= 0) return now;
+  if (s.has_queued_resend(qi) || (recovery_ && recovery_->has_resend(s, qi))) return now;
   return static_cast<double>(flight + 1) * mss_ > q.cwnd ? kNever : now;
 }
 
@@ -186,7 +191,7 @@ bool Nscc::on_ack(uint32_t qi, Cycle t, uint32_t acked_psns) {
 
 bool Nscc::on_feedback(uint32_t qi, Cycle t, const wire::SchemeFeedback& fb, const SendState&) {
   using F = wire::SchemeFeedback;
-  if (fb.type != F::kMpAck && fb.type != F::kNack) return false;
+  if (fb.type != F::kMpAck && fb.type != F::kNack && fb.type != F::kUetAck) return false;
   if (qi >= qps_.size() || !qps_[qi].started) return false;
   Qp& q = qps_[qi];
   q.per_packet = true;
@@ -194,17 +199,23 @@ bool Nscc::on_feedback(uint32_t qi, Cycle t, const wire::SchemeFeedback& fb, con
     touch_state(mem_, t, true);
     if (q.ev) q.ev->on_nack(fb.vp, false);
     const double now = ps(t), before = q.cwnd;
-    q.ignored += mss_;
+    const uint32_t n = wire::nack_entries(fb);  // UET's merged NACKs name up to 3 PSNs
+    q.ignored += static_cast<int64_t>(mss_) * n;
     update_delay(q, q.base_rtt + network_rtt_, true);
     q.trigger_qa = true;
     if (!quick_adapt(q, true, true, 0, now)) {
-      q.cwnd -= mss_;
+      q.cwnd -= static_cast<double>(mss_) * n;
       set_bounds(q);
     }
     if (q.cwnd != before) report(qi, q, t);
     return true;
   }
   const bool ece = fb.info & 1, retx_echo = fb.info & 2;
+  if (fb.type == F::kUetAck) {  // UET's ACK: the packets it covers, the delay of its PSN
+    if (q.ev && ece) q.ev->on_ecn(fb.vp);
+    acked(qi, q, t, uint64_t{wire::uet_coalesced(fb)} * mss_, q.sent[fb.psn[0] % window_], ece);
+    return true;
+  }
   if (q.ev && ece) q.ev->on_ecn(fb.vp);
   acked(qi, q, t, mss_, retx_echo ? -1.0 : q.sent[fb.psn[1] % window_], ece);
   return true;

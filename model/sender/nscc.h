@@ -41,6 +41,8 @@
 // frame's own, the bytes are one MSS a packet, and avoid penalises the entropy value of an
 // ECN-marked ACK (1) or a NACK (4; the receiver dropped the packet). A NACK also
 // triggers quick adapt and takes its bytes off the window (htsim's updateCwndOnNack_NSCC).
+// With UET's receiver (nic.ordering uet-rud) the ACK is UET's own (kUetAck): coalesced, so
+// its bytes are the packets it covers, its delay sample the RTT of the PSN that sent it.
 #pragma once
 
 #include <cstdint>
@@ -90,9 +92,16 @@ class Nscc final : public RateControl {
   void on_cnp(uint32_t qi, Cycle t) override;
   void on_timeout(uint32_t qi, Cycle t) override;
   bool ecn_capable() const override { return true; }
+  // AckReq on the packet that fills the window (Qp::ar).
+  void tag(uint32_t qi, wire::FrameSpec& f) override {
+    if (qi < qps_.size() && qps_[qi].ar) f.bth.ack_req = true;
+  }
   void pair(const LossRecovery& recovery) override { recovery_ = &recovery; }
 
   double cwnd_bytes(uint32_t qi) const { return qps_[qi].cwnd; }
+  double window_packets(uint32_t qi) const override {
+    return qi < qps_.size() && qps_[qi].started ? qps_[qi].cwnd / mss_ : 0;
+  }
   double maxwnd_bytes(uint32_t qi) const { return qps_[qi].maxwnd; }
   double avg_delay_ps(uint32_t qi) const { return qps_[qi].avg_delay; }
   // The derived constants (bytes, bytes per ps, ps).
@@ -105,6 +114,7 @@ class Nscc final : public RateControl {
  private:
   struct Qp {
     bool started = false;
+    bool ar = false;  // the next packet asks for an ACK (send_at: the window fills)
     double cwnd = 0, maxwnd = 0, base_rtt = 0, avg_delay = 0, inc = 0;
     double fi_count = 0;
     uint64_t achieved = 0, received = 0;

@@ -40,6 +40,8 @@ class RateControl {
   }
   // The policy's recovery core (make_sender_policy pairs them once).
   virtual void pair(const LossRecovery& recovery) {}
+  // A window core's congestion window of the QP in packets (0: the core keeps none).
+  virtual double window_packets(uint32_t qi) const { return 0; }
   // Earliest cycle the QP may put a packet of `bytes` on the wire, asked at `now`.
   virtual Cycle earliest(uint32_t qi, Cycle now, uint32_t bytes) { return now; }
   // The packet went at `start`.

@@ -388,7 +388,7 @@ ParseStatus parse(const uint8_t* frame, size_t len, PacketView& out, bool check_
     f.info = e[1];
     f.vp = rd16(e + 2);
     for (int i = 0; i < 3; ++i) f.psn[i] = rd24(e + 4 + 4 * i), f.len[i] = e[7 + 4 * i];
-    if (f.type < SchemeFeedback::kHoleNack || f.type > SchemeFeedback::kMpAck)
+    if (f.type < SchemeFeedback::kHoleNack || f.type > SchemeFeedback::kUetAck)
       return ParseStatus::kBadExtension;
     if (f.type == SchemeFeedback::kHoleNack) {
       if (f.info > 3) return ParseStatus::kBadExtension;
@@ -692,6 +692,35 @@ std::string format_ip(uint8_t version, const std::array<uint8_t, 16>& ip) {
   }
   std::snprintf(s, sizeof s, "%u.%u.%u.%u", ip[0], ip[1], ip[2], ip[3]);
   return s;
+}
+
+size_t trim_frame(uint8_t* frame, size_t len, uint8_t dscp) {
+  PacketView v;
+  if (parse(frame, len, v, /*check_icrc=*/false) != ParseStatus::kOk) return len;
+  if (!(v.flags & kIsRequest) || !v.payload_len || (v.flags & kHasInt)) return len;
+  const size_t l3 = kEthHeaderBytes + (v.has_vlan ? kVlanTagBytes : 0);
+  const size_t l4 = l3 + (v.ip_version == 6 ? kIpv6HeaderBytes : kIpv4HeaderBytes);
+  const size_t hdr = v.header_len, n = hdr + kIcrcBytes;
+  const size_t udp_len = n - l4;
+  const uint8_t tos = static_cast<uint8_t>(dscp << 2 | (v.tos & 3));
+  uint8_t* ip = frame + l3;
+  if (v.ip_version == 4) {
+    ip[1] = tos;
+    wr16(ip + 2, static_cast<uint16_t>(kIpv4HeaderBytes + udp_len));
+    wr16(ip + 10, 0);
+    wr16(ip + 10, ipv4_checksum(ip));
+  } else {
+    ip[0] = static_cast<uint8_t>(0x60 | tos >> 4);
+    ip[1] = static_cast<uint8_t>((tos << 4) | (ip[1] & 0x0F));
+    wr16(ip + 4, static_cast<uint16_t>(udp_len));
+  }
+  uint8_t* udp = frame + l4;
+  wr16(udp + 4, static_cast<uint16_t>(udp_len));
+  udp[kUdpHeaderBytes + 1] &= 0xCF;  // BTH pad count 0
+  const uint32_t icrc = compute_icrc(frame, n, l3);
+  for (int i = 0; i < 4; ++i) frame[hdr + i] = static_cast<uint8_t>(icrc >> (8 * i));
+  if (v.ip_version == 6) wr16(udp + 6, udp6_checksum(ip, udp_len));  // over the ICRC too
+  return n;
 }
 
 }  // namespace oonic::wire

@@ -239,11 +239,21 @@ struct BitmapBlock {
 // three entries of (PSN 24 | length 8).
 //   kHoleNack  MELO: NACK with up to 3 holes (info = count; entries: start, length)
 //   kSack      IRN / Eunomia SACK: entry 0 = the SACKed PSN
-//   kNack      PSN not tracked (Eunomia; beyond the window): entry 0 = the PSN
+//   kNack      PSN not tracked (Eunomia; beyond the window): entry 0 = the PSN; UET's
+//              (info bit 7, kUetNackFlag: trimmed or beyond the window) names 1 to 3
+//              PSNs, entries 0..2, their count in info bits 0..1
 //   kMpAck     MP-RDMA ACK: entry 0 = AACK, entry 1 = SACK; vp = echoed UDP source
 //              port; info bit 0 = ECE, bit 1 = ReTx echo
+//   kUetAck    UET's ACK (nic.ordering uet-rud), its fields on this frame: entry 0 = the
+//              PSN whose arrival sent it; entry 1 = the receiver's out-of-order count
+//              (PSNs placed past the cumulative PSN; 0xFFFFFF: not known, a duplicate
+//              below it ACKed without reading the bitmap); a 48-bit SACK bitmap in entry 2's
+//              PSN (bits 0..23) and the three length bytes (bits 24..47, len[0] lowest),
+//              bit i set when PSN entry0 - 1 - i was received (uet_sack_bits); vp =
+//              echoed UDP source port (the entropy value); info bit 0 = ECE, bits 2..7 =
+//              packets placed since the receiver's last ACK (coalesced, at most 63)
 struct SchemeFeedback {
-  enum Type : uint8_t { kHoleNack = 1, kSack = 2, kNack = 3, kMpAck = 4 };
+  enum Type : uint8_t { kHoleNack = 1, kSack = 2, kNack = 3, kMpAck = 4, kUetAck = 5 };
   uint8_t type = kSack;
   uint8_t info = 0;
   uint16_t vp = 0;
@@ -251,6 +261,26 @@ struct SchemeFeedback {
   std::array<uint8_t, 3> len{};
 };
 constexpr size_t kFeedbackExtBytes = 16;
+constexpr uint32_t kUetSackBits = 48;          // kUetAck: the SACK bitmap's width
+constexpr uint32_t kUetOooUnknown = 0xFFFFFF;  // kUetAck entry 1: the OOO count not read
+// kNack from UET's receivers: info bit 7 set, bits 0..1 the PSN entries it names (1..3:
+// the Req Manager merges NACKs that meet in a QP's register instead of losing one).
+constexpr uint8_t kUetNackFlag = 0x80;
+inline uint32_t nack_entries(const SchemeFeedback& f) {
+  return (f.info & kUetNackFlag) && (f.info & 3) ? (f.info & 3) : 1;
+}
+// kUetAck's SACK bitmap (bit i: PSN psn[0] - 1 - i received) and its coalesced count.
+inline uint64_t uet_sack_bits(const SchemeFeedback& f) {
+  return (f.psn[2] & 0xFFFFFFu) | uint64_t{f.len[0]} << 24 | uint64_t{f.len[1]} << 32 |
+         uint64_t{f.len[2]} << 40;
+}
+inline void set_uet_sack_bits(SchemeFeedback& f, uint64_t bits) {
+  f.psn[2] = static_cast<uint32_t>(bits & 0xFFFFFFu);
+  for (int i = 0; i < 3; ++i) f.len[i] = static_cast<uint8_t>(bits >> (24 + 8 * i));
+}
+inline uint32_t uet_coalesced(const SchemeFeedback& f) {
+  return f.info >> 2;
+}
 
 enum class ParseStatus : uint8_t {
   kOk = 0,
@@ -368,6 +398,18 @@ bool push_int_hop(uint8_t* frame, const PacketView& v, IntHop hop, uint8_t multi
 uint16_t udp6_checksum(const uint8_t* ip6, size_t udp_len);
 // The IPv4 header checksum of the 20-byte header at h (its checksum field zero).
 uint16_t ipv4_checksum(const uint8_t* h);
+
+// A switch's trimming of a RoCEv2 request data frame (switch.trim; UET's trimming on the
+// frames oonic's NICs send): the payload and pad cut, the BTH pad count 0, the DSCP set to
+// dscp (ECN kept), the IP and UDP lengths, the IPv4 checksum (or the IPv6 UDP checksum)
+// and the ICRC rewritten. Returns the new length; len unchanged (nothing cut) when the
+// frame is not a request carrying payload, or carries an INT trailer.
+size_t trim_frame(uint8_t* frame, size_t len, uint8_t dscp);
+// A request data frame a switch trimmed: its DSCP is one of the two trimmed classes.
+inline bool is_trimmed(const PacketView& v, uint8_t dscp, uint8_t dscp_last_hop) {
+  const uint8_t d = v.tos >> 2;
+  return (v.flags & kIsRequest) && (d == dscp || d == dscp_last_hop);
+}
 
 // Wire time helpers: bytes a frame occupies on an Ethernet link (adds FCS +
 // preamble + IFG; frames shorter than 60 B are padded to 60 B first).

@@ -42,7 +42,8 @@ const char* kFooter =
     "Each scheme's own results directory holds its stats.json and the rest.\n"
     "\"NAK\" is the standard NAK (PSN sequence error: go back N; remote access, RNR,\n"
     "invalid request); \"bitmap NAK\" ORNIC's OOO NAK with its bitmap block; \"SACK\" the\n"
-    "Scheme Feedback frames of type SACK (IRN, Eunomia) and MP-RDMA ACK; \"NACK\" those\n"
+    "Scheme Feedback frames of type SACK (IRN, Eunomia), MP-RDMA ACK and UET ACK (uet-rud,\n"
+    "uet-rod: every ACK they send); \"NACK\" those\n"
     "of type NACK (Eunomia, MP-RDMA: not tracked, dropped) and MELO's hole NACK.\n"
     "DIR/compare.csv holds the first table, DIR/compare_sram.csv the second.";
 
@@ -168,7 +169,8 @@ void count_frames(const nlohmann::json& st, const std::string& p, Row& r) {
   r.naks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.naks"));
   r.bitmap_naks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.bitmap_naks"));
   r.sacks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.scheme_feedback_sacks") +
-                                   num(st, p + "tx.hdr_generator.scheme_feedback_mp_acks"));
+                                   num(st, p + "tx.hdr_generator.scheme_feedback_mp_acks") +
+                                   num(st, p + "tx.hdr_generator.scheme_feedback_uet_acks"));
   r.nacks += static_cast<uint64_t>(num(st, p + "tx.hdr_generator.scheme_feedback_nacks") +
                                    num(st, p + "tx.hdr_generator.scheme_feedback_hole_nacks"));
 }

@@ -16,7 +16,7 @@ import unittest
 import oonic_e2e as e2e
 
 SCHEMES = ["ornic", "gbn", "irn", "static", "melo", "melo+", "left", "left+", "mprdma", "uet-rud",
-           "eunomia"]
+           "uet-rod", "eunomia"]
 
 
 def rows(path):

@@ -67,6 +67,59 @@ TEST(Nscc, WindowHoldsPacketsBeyondCwnd) {
   EXPECT_EQ(n.send_at(0, 5, s, false), oonic::kNever);
 }
 
+// A recovery core that holds `n` SACKed PSNs past una (UET's scoreboard).
+class Sacks final : public sender::LossRecovery {
+ public:
+  const char* name() const override { return "sacks"; }
+  uint32_t sacked_past_una(uint32_t) const override { return n; }
+  uint32_t n = 0;
+};
+
+// With UET's recovery paired, SACKed PSNs leave the flight: 230 sent past una with 5
+// SACKed is 225 in flight, and one more would pass cwnd (225 x 1000): kNever; with 6
+// SACKed, 224 in flight: one more fits. AckReq (htsim's
+// AR) goes on the packet after which the window admits no other: with 223 in flight,
+// 223 + 2 > 225 is false (no AR); with 224, true.
+TEST(Nscc, SackedPsnsLeaveTheFlightAndTheWindowsLastPacketAsksForAnAck) {
+  Rig r;
+  sender::Nscc n = r.make();
+  Sacks sk;
+  n.pair(sk);
+  State s;
+  n.picked(0, 0, 0, false, 7);
+  s.send_ = 230;
+  sk.n = 5;
+  EXPECT_EQ(n.send_at(0, 5, s, false), oonic::kNever);
+  sk.n = 6;
+  EXPECT_EQ(n.send_at(0, 5, s, false), 5u);
+  oonic::wire::FrameSpec f;
+  n.tag(0, f);
+  EXPECT_TRUE(f.bth.ack_req);  // 224 in flight: this packet fills the window
+  sk.n = 7;
+  n.send_at(0, 5, s, false);
+  oonic::wire::FrameSpec g;
+  n.tag(0, g);
+  EXPECT_FALSE(g.bth.ack_req);  // 223: another one fits after it
+}
+
+// UET's ACK (kUetAck) covering 3 packets: 3 x MSS acknowledged, the delay of its PSN
+// (sent at 0, ACKed at 13 us: 1 us over the 12 us base RTT), and ECE passes to the window
+// as a per-packet ACK's does: the window moves (one ACK counted).
+TEST(Nscc, UetAckCountsThePacketsItCovers) {
+  Rig r;
+  sender::Nscc n = r.make();
+  State s;
+  for (uint32_t psn = 0; psn < 4; ++psn) n.picked(0, 0, psn, false, 7);
+  oonic::wire::SchemeFeedback fb;
+  fb.type = oonic::wire::SchemeFeedback::kUetAck;
+  fb.psn[0] = 2;
+  fb.info = 3 << 2;
+  EXPECT_TRUE(n.on_feedback(0, 13000, fb, s));
+  EXPECT_EQ(r.stats.scalar_value("tx.nscc_acks"), 1);
+  n.on_ack(0, 13000, 3);  // the UET ACKs carry the update: not counted twice
+  EXPECT_EQ(r.stats.scalar_value("tx.nscc_acks"), 1);
+}
+
 // Four packets at t = 0.
 // ACK 1 at 13 us: delay 1 us (< target, not < 1 us: no fast increase): proportional,
 //   inc = alpha x 1000 x 11e6 = 3,666,666.7; 13 us since the last adjustment (> network_rtt):

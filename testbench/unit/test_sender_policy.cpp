@@ -18,6 +18,7 @@
 #include "model/schemes/receive_schemes.h"
 #include "model/schemes/sender_policies.h"
 #include "model/sender/standard_recovery.h"
+#include "model/sender/uet_recovery.h"
 
 namespace {
 
@@ -278,6 +279,96 @@ TEST(SenderAgentCore, TimeoutOverAReadSpanGoesBackN) {
   a.on_timeout(s, 0);
   EXPECT_TRUE(s.resent.empty());
   EXPECT_EQ(s.go_backs, (std::vector<uint32_t>{10}));
+}
+
+// A rate core that keeps a window of `w` packets (NSCC's, for UET's recovery).
+class FixedWindow final : public sender::RateControl {
+ public:
+  explicit FixedWindow(double w) : w_(w) {}
+  const char* name() const override { return "fixed"; }
+  double window_packets(uint32_t) const override { return w_; }
+
+ private:
+  double w_;
+};
+
+// UET's ACK naming `psn`, the receiver's OOO count, and the PSNs below psn it holds.
+wire::SchemeFeedback uet_ack(uint32_t psn, uint32_t ooo, const std::set<uint32_t>& have,
+                             uint32_t epsn) {
+  wire::SchemeFeedback f = fb(wire::SchemeFeedback::kUetAck, psn, ooo);
+  uint64_t bits = 0;
+  for (uint32_t i = 0; i < wire::kUetSackBits; ++i) {
+    const uint32_t p = psn - 1 - i;
+    if (p < epsn || have.count(p)) bits |= uint64_t{1} << i;
+  }
+  wire::set_uet_sack_bits(f, bits);
+  return f;
+}
+
+// SLEEK with a window of 8 packets: threshold = max(min(1.5 x 8, 320), 5) = 12. PSNs
+// 100..129 sent; 100 and 105 lost, 101..115 otherwise in. An ACK with OOO count 11 does
+// nothing; one with 14 enters recovery (recovery_psn 130) and resends the un-SACKed PSNs
+// of [100, min(130, 100 + 8, 115)) = 100..107: 100 and 105. The SACKs count out of
+// flight (14 held past una). The ACK of 100 moves una to 105: 101..104 leave the count
+// (10), and the next span (108..112) is all SACKed: nothing more. Passing 130 ends it.
+TEST(UetRecovery, OutOfOrderCountEntersRecoveryAndResendsWhatSacksDoNotHold) {
+  Stats st;
+  sender::UetRecovery r(sender::UetRecoveryParams{}, 4, 320, StatGroup(st, "t"));
+  FixedWindow w(8);
+  r.pair(w);
+  EXPECT_EQ(r.threshold(0), 12u);
+  ScriptedState s;
+  s.set(100, 130);
+  std::set<uint32_t> have;
+  for (uint32_t p = 101; p <= 115; ++p)
+    if (p != 105) have.insert(p);
+  r.on_feedback(s, 0, uet_ack(112, 11, have, 100));
+  EXPECT_TRUE(s.resent.empty());
+  EXPECT_FALSE(r.in_recovery(0));
+  r.on_feedback(s, 0, uet_ack(115, 14, have, 100));
+  EXPECT_TRUE(r.in_recovery(0));
+  EXPECT_EQ(s.resent, (std::vector<uint32_t>{100, 105}));
+  EXPECT_EQ(r.sacked_past_una(0), 14u);
+  EXPECT_TRUE(r.sacked(0, 104));
+  EXPECT_FALSE(r.sacked(0, 105));
+  r.advanced(0, 100, 105);
+  s.set(105, 130);
+  r.on_progress(s, 0);
+  EXPECT_EQ(s.resent, (std::vector<uint32_t>{100, 105}));
+  EXPECT_EQ(r.sacked_past_una(0), 10u);
+  r.advanced(0, 105, 130);
+  EXPECT_FALSE(r.in_recovery(0));
+  EXPECT_EQ(r.sacked_past_una(0), 0u);
+  EXPECT_EQ(st.scalar_value("t.loss_recoveries"), 1);
+  EXPECT_EQ(st.scalar_value("t.recovery_resends"), 2);
+}
+
+// A NACK (a trimmed packet) resends its PSN at once; the timeout resends una and every
+// PSN below the highest one an ACK named that no SACK holds (0..4 here: 5..10 arrived),
+// never a window; a resend asks for an ACK (AckReq).
+TEST(UetRecovery, NackResendsAtOnceTimeoutResendsTheHolesAndResendsAskForAnAck) {
+  Stats st;
+  sender::UetRecovery r(sender::UetRecoveryParams{}, 4, 320, StatGroup(st, "t"));
+  FixedWindow w(8);
+  r.pair(w);
+  ScriptedState s;
+  s.set(0, 20);
+  r.on_feedback(s, 0, uet_ack(10, 6, {5, 6, 7, 8, 9}, 0));
+  EXPECT_TRUE(s.resent.empty());  // 6 < 12
+  r.on_feedback(s, 0, fb(wire::SchemeFeedback::kNack, 15));
+  EXPECT_EQ(s.resent, (std::vector<uint32_t>{15}));
+  r.on_timeout(s, 0);
+  EXPECT_EQ(s.resent, (std::vector<uint32_t>{15, 0, 1, 2, 3, 4}));
+  EXPECT_TRUE(s.go_backs.empty());
+  wire::FrameSpec f;
+  sender::PacketTag t;
+  r.tag(f, t);
+  EXPECT_FALSE(f.bth.ack_req);
+  t.retx = true;
+  r.tag(f, t);
+  EXPECT_TRUE(f.bth.ack_req);
+  EXPECT_EQ(st.scalar_value("t.nack_resends"), 1);
+  EXPECT_EQ(st.scalar_value("t.timeout_resends"), 5);
 }
 
 TEST(SenderPolicy, EveryReceiveSchemeNamesARecoveryInTheTable) {

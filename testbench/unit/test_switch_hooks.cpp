@@ -263,12 +263,13 @@ TEST(SwitchHooks, PortFaultsDownUpAndPsnRules) {
   EXPECT_FALSE(hook->fault(rate));
 }
 
-// UET trimming (switch.trim): the buffer (static limit 2500 B) refuses a third 1000-B
-// frame; when it is a UET data frame its headers go out of the same egress port ahead of
-// the queues, payload cut, DSCP trimmed (16, ECN kept), counted as sw.trimmed. A refused
-// RoCE frame, an accepted UET frame and a frame already trimmed are left alone. Off
-// (the default), the row makes no hook.
-TEST(SwitchHooks, TrimSendsARefusedUetFramesHeaders) {
+// Trimming (switch.trim): the buffer (static limit 2500 B) refuses a third 1000-B frame;
+// when it is a UET data frame its headers go out of the same egress port ahead of the
+// queues, payload cut, DSCP trimmed (16, ECN kept), counted as sw.trimmed. A frame
+// already trimmed goes ahead as it is; a RoCEv2 request's headers go with a fresh ICRC.
+// A refused RoCE ACK and an accepted UET frame are left alone. Off (the default), the
+// row makes no hook.
+TEST(SwitchHooks, TrimSendsARefusedDataFramesHeaders) {
   Stats stats;
   SwitchParams p;
   p.hooks.find<RedParams>("red_ecn")->ecn = false;
@@ -296,7 +297,9 @@ TEST(SwitchHooks, TrimSendsARefusedUetFramesHeaders) {
   u.payload = payload.data();
   u.payload_len = 900;
   const std::vector<uint8_t> uet = w::uet::build_frame(u);
-  const uint32_t su = pipe.put(uet), sr = pipe.put(roce_frame(1));
+  w::FrameSpec ack;
+  ack.bth.opcode = w::kAcknowledge;
+  const uint32_t su = pipe.put(uet), sr = pipe.put(roce_frame(1)), sa = pipe.put(w::build(ack));
   SwitchCore& core = pipe.buffer();
   PipeFrame f;
   f.out_port = 1;
@@ -307,15 +310,15 @@ TEST(SwitchHooks, TrimSendsARefusedUetFramesHeaders) {
   ASSERT_TRUE(core.enqueue(0, 1, {1, 1000, 1, false, 0}).accepted);
   const SwitchCore::Admit refused = core.enqueue(0, 1, {2, 1000, 1, false, 0});
   ASSERT_FALSE(refused.accepted);
-  f.slot = sr;
-  hook->buffered(f, refused, 100);  // RoCE: the drop stands
+  f.slot = sa;
+  hook->buffered(f, refused, 100);  // a RoCE ACK (a response, no payload): the drop stands
   EXPECT_TRUE(pipe.sent.empty());
   f.slot = su;
   hook->buffered(f, refused, 100);
   ASSERT_EQ(pipe.sent.size(), 1u);
   EXPECT_EQ(pipe.sent[0].port, 1u);
   w::uet::UetView v;
-  const std::vector<uint8_t>& h = pipe.sent[0].bytes;
+  const std::vector<uint8_t> h = pipe.sent[0].bytes;  // a copy: sent grows below
   ASSERT_EQ(w::uet::parse_frame(h.data(), h.size(), v), w::uet::UetStatus::kOk);
   EXPECT_EQ(h.size(), uet.size() - 900);
   EXPECT_TRUE(v.trimmed);
@@ -323,10 +326,23 @@ TEST(SwitchHooks, TrimSendsARefusedUetFramesHeaders) {
   EXPECT_EQ(v.outer.tos, 16 << 2 | 2);
   EXPECT_EQ(v.pds.psn, 42u);
   EXPECT_EQ(stats.counter_value("sw.trimmed"), 1u);
-  const uint32_t st = pipe.put(h);  // a trimmed frame refused again: nothing to cut
+  const uint32_t st = pipe.put(h);  // a trimmed frame refused again goes ahead as it is
   f.slot = st;
   hook->buffered(f, refused, 200);
-  EXPECT_EQ(pipe.sent.size(), 1u);
+  ASSERT_EQ(pipe.sent.size(), 2u);
+  EXPECT_EQ(pipe.sent[1].bytes, h);
+  // RoCEv2 request data (WRITE Middle, 256 B): its headers and a fresh ICRC, DSCP trimmed.
+  f.slot = sr;
+  hook->buffered(f, refused, 300);
+  ASSERT_EQ(pipe.sent.size(), 3u);
+  const std::vector<uint8_t> r = pipe.sent[2].bytes;
+  w::PacketView rv;
+  ASSERT_EQ(w::parse(r.data(), r.size(), rv, /*check_icrc=*/true), w::ParseStatus::kOk);
+  EXPECT_EQ(r.size(), roce_frame(1).size() - 256);
+  EXPECT_EQ(rv.payload_len, 0u);
+  EXPECT_EQ(rv.bth.psn, 1u);
+  EXPECT_TRUE(w::is_trimmed(rv, 16, 18));
+  EXPECT_EQ(stats.counter_value("sw.trimmed"), 3u);
 }
 
 TEST(SwitchHooks, TrimDscpsMustDiffer) {

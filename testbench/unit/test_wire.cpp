@@ -397,6 +397,52 @@ TEST(WireRoundTrip, EveryOpcodeIpv6AndVlan) {
   }
 }
 
+// A switch's trimming of RoCEv2 request data (switch.trim): every request opcode that
+// carries payload, IPv4 and IPv6 + VLAN, comes out as its headers and an ICRC that checks,
+// with the trimmed DSCP, ECN kept and its header fields as before; a frame without payload
+// (READ request) or a response (READ response) is left as it is.
+TEST(WireTrim, RequestDataKeepsItsHeadersAndAValidIcrc) {
+  uint32_t seed = 7;
+  int trimmed = 0;
+  for (const auto& i : w::opcode_table()) {
+    for (int v6 = 0; v6 < 2; ++v6) {
+      SCOPED_TRACE(std::string(i.name) + (v6 ? " IPv6" : " IPv4"));
+      const auto pl = make_payload(1001, static_cast<uint8_t>(seed));
+      w::FrameSpec s = make_spec(i.opcode, pl, seed++);
+      if (v6) {
+        s.ip_version = 6, s.vlan = true, s.vlan_tci = 5;
+        s.dst_ip = {{0xFD, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}};
+      }
+      s.tos = 0x02;  // ECT(0)
+      std::vector<uint8_t> b = w::build(s);
+      w::PacketView before;
+      if (w::parse(b.data(), b.size(), before) != w::ParseStatus::kOk) {  // UD, CNP: not RC
+        EXPECT_EQ(w::trim_frame(b.data(), b.size(), 16), b.size());
+        continue;
+      }
+      const size_t n = w::trim_frame(b.data(), b.size(), 16);
+      const bool cut = (before.flags & w::kIsRequest) && before.payload_len > 0;
+      if (!cut) {
+        EXPECT_EQ(n, b.size());
+        continue;
+      }
+      EXPECT_EQ(n, before.header_len + 4u);
+      ++trimmed;
+      w::PacketView v;
+      ASSERT_EQ(w::parse(b.data(), n, v, /*check_icrc=*/true), w::ParseStatus::kOk);
+      EXPECT_EQ(v.payload_len, 0u);
+      EXPECT_EQ(v.tos, 16 << 2 | 2);
+      EXPECT_TRUE(w::is_trimmed(v, 16, 18));
+      EXPECT_FALSE(w::is_trimmed(before, 16, 18));
+      EXPECT_EQ(v.bth.psn, before.bth.psn);
+      EXPECT_EQ(v.bth.dest_qp, before.bth.dest_qp);
+      EXPECT_EQ(v.bth.opcode, before.bth.opcode);
+      EXPECT_EQ(v.reth.va, before.reth.va);
+    }
+  }
+  EXPECT_GE(trimmed, 20);  // WRITE, SEND and OOO WRITE forms, both IP versions
+}
+
 TEST(WireRoundTrip, BuildWritesExpectedIpAndUdpFields) {
   const auto pl = make_payload(37, 1);
   w::FrameSpec s = make_spec(w::kWriteFirst, pl, 3);
@@ -999,13 +1045,16 @@ TEST(WireBuild, PayloadInPlaceEqualsCopied) {
 TEST(WireSchemeFeedback, RoundTripAndMalformed) {
   using namespace oonic::wire;
   using F = SchemeFeedback;
-  std::vector<F> cases(4);
+  std::vector<F> cases(5);
   cases[0].type = F::kHoleNack, cases[0].info = 3;
   cases[0].psn = {0xFFFFFE, 10, 20}, cases[0].len = {3, 1, 255};
   cases[1].type = F::kSack, cases[1].psn[0] = 77;
   cases[2].type = F::kNack, cases[2].psn[0] = 0xABCDEF;
   cases[3].type = F::kMpAck, cases[3].info = 3, cases[3].vp = 0xBEEF;
   cases[3].psn = {5, 9, 0};
+  cases[4].type = F::kUetAck, cases[4].info = 3 << 2 | 1, cases[4].vp = 0x1234;
+  cases[4].psn[0] = 500, cases[4].psn[1] = 7;
+  set_uet_sack_bits(cases[4], 0xABCDEF123456ull);
   for (const F& f : cases) {
     FrameSpec s;
     s.bth.opcode = kSchemeFeedback;
@@ -1023,9 +1072,14 @@ TEST(WireSchemeFeedback, RoundTripAndMalformed) {
     EXPECT_EQ(v.feedback.vp, f.vp);
     EXPECT_EQ(v.feedback.psn, f.psn);
     EXPECT_EQ(v.feedback.len, f.len);
+    EXPECT_EQ(uet_sack_bits(v.feedback), uet_sack_bits(f));
     EXPECT_EQ(v.aeth.msn, 9u);
     EXPECT_TRUE(v.flags & kHasFeedback);
   }
+  EXPECT_EQ(uet_sack_bits(cases[4]), 0xABCDEF123456ull);  // 48 bits: entry 2, then len[0..2]
+  EXPECT_EQ(cases[4].psn[2], 0x123456u);
+  EXPECT_EQ(cases[4].len[0], 0xEF);
+  EXPECT_EQ(uet_coalesced(cases[4]), 3u);
   auto bad = [&](F f) {
     FrameSpec s;
     s.bth.opcode = kSchemeFeedback;

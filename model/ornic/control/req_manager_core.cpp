@@ -21,7 +21,14 @@ ReqManagerCore::ReqManagerCore(const CoreEnv& env, const QpContextTable& qps, Sr
                                   "CNPs asked for by the notification point")),
       dup_reads_ignored_(env.stats.counter(
           "duplicate_reads_ignored", "request",
-          "re-requested READs whose PSN a queued READ job is still to send (ignored)")) {
+          "re-requested READs whose PSN a queued READ job is still to send (ignored)")),
+      uet_acks_held_(env.stats.counter(
+          "uet_acks_held", "frame",
+          "UET ACKs not written over a UET NACK waiting in the QP's register (dropped: the "
+          "next ACK carries their state)")),
+      uet_nacks_merged_(env.stats.counter(
+          "uet_nacks_merged", "frame",
+          "UET NACKs that joined one waiting in the QP's register (one frame names up to 3)")) {
   env.stats.derived(
       "ack_aggregation", "ratio", "ACK registrations per ACK sent (ORNIC Figure 8 aggregation)",
       [this] {
@@ -100,6 +107,25 @@ void ReqManagerCore::register_read(Cycle t, uint32_t qp, uint64_t va, uint32_t l
   wake_port->wake(t);
 }
 
+bool ReqManagerCore::uet_nack_holds(wire::SchemeFeedback& pending,
+                                    const wire::SchemeFeedback& next) {
+  // One feedback register a QP (ORNIC's): a later frame replaces one not yet sent. UET's
+  // NACK (a trimmed packet) must not be lost so: a UET ACK waits (the next one carries
+  // what it said), and a UET NACK joins the pending one's entries (up to 3).
+  using F = wire::SchemeFeedback;
+  if (pending.type != F::kNack || !(pending.info & wire::kUetNackFlag)) return false;
+  if (next.type == F::kUetAck) {
+    uet_acks_held_.inc();
+    return true;
+  }
+  const uint32_t n = wire::nack_entries(pending);
+  if (next.type != F::kNack || !(next.info & wire::kUetNackFlag) || n >= 3) return false;
+  pending.psn[n] = next.psn[0];
+  pending.info = static_cast<uint8_t>(wire::kUetNackFlag | (n + 1));
+  uet_nacks_merged_.inc();
+  return true;
+}
+
 void ReqManagerCore::apply(const Pending& w) {
   Slot& s = slots_[w.qp];
   switch (w.kind) {
@@ -112,9 +138,14 @@ void ReqManagerCore::apply(const Pending& w) {
     case Kind::kCnp:
       if (!s.cnp_queued) s.cnp_queued = true, cnp_q_.push_back(w.qp);
       break;
+    case Kind::kFeedback:
+      if (s.nak_queued && s.nak_is_feedback && uet_nack_holds(s.nak_feedback, fbs_[w.block])) {
+        free_fbs_.push_back(w.block);
+        break;
+      }
+      [[fallthrough]];
     case Kind::kNak:
     case Kind::kBitmapNak:
-    case Kind::kFeedback:
       s.nak_psn = w.psn, s.nak_msn = w.msn, s.nak_syndrome = w.syndrome;
       s.nak_is_bitmap = w.kind == Kind::kBitmapNak;
       s.nak_is_feedback = w.kind == Kind::kFeedback;

@@ -102,6 +102,8 @@ class ReqManagerCore final : public ResponderWork, public ControlSource {
     std::vector<uint8_t> data;  // ring of prefetch slots
   };
   void apply(const Pending& w);
+  // A UET NACK waits in the register: next is dropped (a UET ACK) or merged into it.
+  bool uet_nack_holds(wire::SchemeFeedback& pending, const wire::SchemeFeedback& next);
   void prefetch(ReadJob& j, Cycle now);
 
   const OrnicParams& p_;
@@ -123,6 +125,8 @@ class ReqManagerCore final : public ResponderWork, public ControlSource {
   Counter& nak_regs_;
   Counter& cnp_regs_;
   Counter& dup_reads_ignored_;
+  Counter& uet_acks_held_;
+  Counter& uet_nacks_merged_;
   Probe p_queue_;
 };
 

@@ -204,7 +204,7 @@ void RspManagerCore::on_feedback(Cycle t, uint32_t qi, uint32_t epsn,
     if (!send_queues_port->configured(qi)) return;
     feedback_.inc();
     advance(x, qi, fb.type == wire::SchemeFeedback::kMpAck ? fb.psn[0] : epsn);
-    recover(x, qi, true, [&] { l_.recovery.on_feedback(state_, qi, fb); });
+    recover(x, qi, l_.recovery.holdoff(fb), [&] { l_.recovery.on_feedback(state_, qi, fb); });
     // A window core (MP-RDMA) clocks the QP's next packets with this frame.
     if (l_.rate.on_feedback(qi, x, fb, state_)) send_queues_port->kick_qp(x, qi);
     l_.completions.poll(x, qi);

@@ -47,6 +47,19 @@ void mp_ack(uint32_t aack, uint32_t sack, const wire::PacketView& v, wire::Schem
                                   ((v.flags & wire::kHasMpRdmaMeta) && v.mprdma.retx ? 2 : 0));
 }
 
+void uet_ack(uint32_t psn, uint32_t ooo, uint64_t sack_bits, uint32_t coalesced,
+             const wire::PacketView& v, wire::SchemeFeedback* fb) {
+  using F = wire::SchemeFeedback;
+  *fb = F{};
+  fb->type = F::kUetAck;
+  fb->psn[0] = psn & wire::kPsnMask;
+  fb->psn[1] = ooo > wire::kUetOooUnknown ? wire::kUetOooUnknown : ooo;
+  wire::set_uet_sack_bits(*fb, sack_bits);
+  fb->vp = v.udp_sport;
+  fb->info =
+      static_cast<uint8_t>(((v.tos & 3) == 3 ? 1 : 0) | (coalesced > 63 ? 63 : coalesced) << 2);
+}
+
 bool scheme_feedback(const ordering::Outcome& o, const wire::PacketView& v,
                      const ordering::SchemeTraits& traits, wire::SchemeFeedback* fb) {
   using F = wire::SchemeFeedback;
@@ -61,6 +74,10 @@ bool scheme_feedback(const ordering::Outcome& o, const wire::PacketView& v,
         fb->psn[i] = o.holes[i].start_psn, fb->len[i] = o.holes[i].length;
       return true;
     case ordering::Feedback::kSack:
+      if (traits.uet_ack) {  // UET: the unit's ACK, in order or not
+        uet_ack(o.sack_psn, o.ooo_count, o.sack_bits, o.coalesced, v, fb);
+        return true;
+      }
       if (traits.sack_as_mp_ack) {  // MP-RDMA ACKs every packet
         mp_ack(o.epsn, psn, v, fb);
         return true;
@@ -73,7 +90,8 @@ bool scheme_feedback(const ordering::Outcome& o, const wire::PacketView& v,
     case ordering::Feedback::kNack:
       fb->type = F::kNack;
       fb->psn[0] = (traits.sack_as_mp_ack ? o.sack_psn : psn) & wire::kPsnMask;
-      if (traits.sack_as_mp_ack) fb->vp = v.udp_sport;
+      if (traits.sack_as_mp_ack || traits.uet_ack) fb->vp = v.udp_sport;
+      if (traits.uet_ack) fb->info = wire::kUetNackFlag | 1;
       return true;
     default:
       return false;

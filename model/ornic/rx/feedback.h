@@ -21,10 +21,18 @@ bool selective_feedback(const ordering::Outcome& o, uint32_t psn, wire::BitmapBl
 // MP-RDMA (traits.sack_as_mp_ack): every packet the unit SACKs (in order, out of order,
 // duplicate) gets an MP-RDMA ACK (mp_ack); its NACK names the lost PSN the unit reports
 // (Outcome::sack_psn), not the dropped packet's, and echoes the VP.
+// UET (traits.uet_ack): every ACK the unit asks for (kSack) is UET's ACK (uet_ack); its
+// NACK echoes the entropy value too.
 bool scheme_feedback(const ordering::Outcome& o, const wire::PacketView& v,
                      const ordering::SchemeTraits& traits, wire::SchemeFeedback* fb);
 // MP-RDMA's per-packet ACK of data packet v: AACK, SACK, the VP (UDP source port) it
 // came on, ECE (it was CE-marked) and the ReTx echo (it carried ReTx).
 void mp_ack(uint32_t aack, uint32_t sack, const wire::PacketView& v, wire::SchemeFeedback* fb);
+// UET's ACK (traits.uet_ack) of data packet v with PSN psn: the receiver's out-of-order
+// count, its SACK bitmap below psn, the packets it covers, the entropy value (UDP source
+// port) v came on, and ECE (v was CE-marked). The OOO count saturates at 2^24 - 1 and
+// the coalesced count at 63.
+void uet_ack(uint32_t psn, uint32_t ooo, uint64_t sack_bits, uint32_t coalesced,
+             const wire::PacketView& v, wire::SchemeFeedback* fb);
 
 }  // namespace oonic::ornic

@@ -92,7 +92,11 @@ void ReqProcessorCore::process(Cycle ready, const wire::PacketView& v, PacketRec
     if (!c.int_echo) c.int_echo = std::make_shared<wire::IntStack>();
     *c.int_echo = v.int_stack.copy();
   }
-  if (is_ooo_write(op))
+  if ((v.flags & wire::kHasPayload) &&
+      wire::is_trimmed(v, static_cast<uint8_t>(p_.nic.trim_dscp),
+                       static_cast<uint8_t>(p_.nic.trim_dscp_last_hop)))
+    trimmed(t3, v, rec);
+  else if (is_ooo_write(op))
     ooo_write(t3, static_cast<uint32_t>(qi), c, v, rec, &t4);
   else if (traits_.ooo_send && op <= wire::kSendOnlyImm &&
            (v.flags & (wire::kHasEunomiaMeta | wire::kHasMpRdmaMeta)))
@@ -181,6 +185,27 @@ void ReqProcessorCore::rob_write(Cycle t) {
   }
 }
 
+void ReqProcessorCore::trimmed(Cycle t3, const wire::PacketView& v, PacketRecord& rec) {
+  // A switch cut the payload: nothing to place; the sender learns of the loss at once, in
+  // the scheme's own NACK (ORNIC's bitmap NAK with the PSN's bit 0, else a NACK naming it
+  // and the entropy value it came on, as UET's NACK does).
+  Actions& a = act_;
+  drop(t3, v, rec, Drop::kTrimmed);
+  const uint32_t psn = v.bth.psn & wire::kPsnMask;
+  if (traits_.bitmap_nak) {
+    a.bitmap_nak = true;
+    a.block = wire::BitmapBlock{};
+    a.block.base_psn = psn, a.block.nbits = 1;
+  } else {
+    a.feedback = true;
+    a.fb = wire::SchemeFeedback{};
+    a.fb.type = wire::SchemeFeedback::kNack;
+    a.fb.psn[0] = psn;
+    a.fb.vp = v.udp_sport;
+    if (traits_.uet_ack) a.fb.info = wire::kUetNackFlag | 1;
+  }
+}
+
 void ReqProcessorCore::reack(QpContext& c, const wire::PacketView& v) {
   // A duplicate below ePSN: ACKed again so the requester learns what arrived (MP-RDMA:
   // its per-packet ACK, SACKing the duplicate).
@@ -188,6 +213,12 @@ void ReqProcessorCore::reack(QpContext& c, const wire::PacketView& v) {
   if (traits_.sack_as_mp_ack) {
     a.feedback = true;
     mp_ack(c.epsn, v.bth.psn, v, &a.fb);
+  } else if (traits_.uet_ack) {
+    // UET: ACKed at once, without reading the bitmap: every PSN below ePSN is in (all
+    // ones), and the OOO count is not known here.
+    a.feedback = true;
+    uet_ack(v.bth.psn, wire::kUetOooUnknown, ~uint64_t{0} >> (64 - wire::kUetSackBits), 0, v,
+            &a.fb);
   } else {
     a.ack = true;
   }
@@ -391,6 +422,8 @@ void ReqProcessorCore::ordered(Cycle t3, uint32_t qi, QpContext& c, const wire::
   ordering::PacketMeta meta;  // Eunomia: Head / last from the data packet's metadata
   meta.last = last;
   meta.record = rec.index;
+  meta.ack_req = v.bth.ack_req;
+  meta.ecn = (v.tos & 3) == 3;
   if (v.flags & wire::kHasEunomiaMeta)
     meta.has_head = true, meta.head = v.eunomia.head, meta.last = v.eunomia.last;
   BitmapPort::Result r = l_.bitmap.access(t3, qi, psn, meta);
@@ -439,7 +472,7 @@ void ReqProcessorCore::ordered(Cycle t3, uint32_t qi, QpContext& c, const wire::
       }
       // Eunomia's receiver ACKs every in-order packet (its sender's last-packet hold
       // waits for the cumulative ACK), whatever the ACK policy.
-      if (traits_.sack_as_mp_ack)  // MP-RDMA: the per-packet ACK is the only one
+      if (traits_.sack_as_mp_ack || traits_.uet_ack)  // MP-RDMA, UET: the unit's ACK only
         a.ack = false, c.announce_cached = false;
       else if (ack_every_ || traits_.ack_every_in_order)
         a.ack = r.out.head_advanced || c.announce_cached;

@@ -110,6 +110,7 @@ class ReqProcessorCore {
   bool leave_ooo(Cycle t, uint32_t qi, QpContext& c, uint32_t psn);
   bool region_ok(const QpContext& c, uint32_t rkey, uint64_t va, uint64_t len) const;
   void ack(Cycle t, uint32_t qi, QpContext& c);
+  void trimmed(Cycle t3, const wire::PacketView& v, PacketRecord& rec);
   void reack(QpContext& c, const wire::PacketView& v);
   void drop(Cycle t, const wire::PacketView& v, PacketRecord& rec, Drop d);
   void place(Cycle t, uint64_t addr, const wire::PacketView& v, PacketRecord& rec);

@@ -38,7 +38,8 @@ RxPlane::RxPlane(sc_core::sc_module_name n, const BlockEnv& env, QpContextTable&
       responder_(req_manager),
       last_cnp_(env.p.nic.max_qps, kNever),
       cnp_on_ooo_(env.p.np.cnp_on_ooo),
-      ece_in_acks_(ordering::find_scheme(env.p.nic.ordering).traits.sack_as_mp_ack),
+      ece_in_acks_(ordering::find_scheme(env.p.nic.ordering).traits.sack_as_mp_ack ||
+                   ordering::find_scheme(env.p.nic.ordering).traits.uet_ack),
       cnp_interval_(
           static_cast<Cycle>(std::llround(env.p.np.cnp_interval_us * env.p.nic.clock_mhz))),
       ce_marked_(env.stats.counter(std::string(name()) + ".ce_marked", "frame",
@@ -63,7 +64,7 @@ uint64_t RxPlane::drops_total() const {
 // to its peer, at most one per cc.cnp_interval_us.
 void RxPlane::notify_congestion(Cycle t, bool ce) {
   if (ce) ce_marked_.inc();
-  if (ece_in_acks_) return;  // MP-RDMA: every ACK echoes ECE; no CNP
+  if (ece_in_acks_) return;  // MP-RDMA, UET: the ACKs echo ECE; no CNP
   const int64_t qi = qps_.find(view_.bth.dest_qp);
   if (qi < 0) return;
   Cycle& last = last_cnp_[static_cast<uint32_t>(qi)];

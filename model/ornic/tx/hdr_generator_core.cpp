@@ -32,6 +32,8 @@ HdrGeneratorCore::HdrGeneratorCore(const CoreEnv& env, MacPort& mac)
       "scheme_feedback_nacks", "frame", "Scheme Feedback frames of type NACK (not tracked)");
   feedback_type_[F::kMpAck] = &env.stats.counter("scheme_feedback_mp_acks", "frame",
                                                  "Scheme Feedback frames of type MP-RDMA ACK");
+  feedback_type_[F::kUetAck] = &env.stats.counter("scheme_feedback_uet_acks", "frame",
+                                                  "Scheme Feedback frames of type UET ACK");
   env.stats.derived("mac_busy_cycles", "cycle", "cycles the MAC was sending",
                     [this] { return static_cast<double>(mac_.busy_cycles()); });
   env.stats.derived("stall_cycles", "cycle", "cycles work waited for the Hdr Generator",
@@ -131,11 +133,13 @@ Cycle HdrGeneratorCore::send_feedback(Cycle t, const QpContext& qp, uint32_t eps
   s.feedback = fb;
   // MP-RDMA's ACK and NACK go back on the virtual path they echo (the UDP source port):
   // the ACKs spread over the paths as the data does, and a dead path takes only its own.
-  if (fb.vp && (fb.type == wire::SchemeFeedback::kMpAck || fb.type == wire::SchemeFeedback::kNack))
+  if (fb.vp && (fb.type == wire::SchemeFeedback::kMpAck || fb.type == wire::SchemeFeedback::kNack ||
+                fb.type == wire::SchemeFeedback::kUetAck))
     s.udp_sport = fb.vp;
   echo_int(s, qp);
   feedback_.inc();
-  if (fb.type < 5 && feedback_type_[fb.type]) feedback_type_[fb.type]->inc();
+  if (fb.type <= wire::SchemeFeedback::kUetAck && feedback_type_[fb.type])
+    feedback_type_[fb.type]->inc();
   return emit(t, p_.hdr_generator.ack_cycles, s, qp);
 }
 

@@ -45,7 +45,7 @@ class HdrGeneratorCore final : public HdrGeneratorPort {
   Counter& naks_;
   Counter& bitmap_naks_;
   Counter& feedback_;
-  Counter* feedback_type_[5] = {};  // by SchemeFeedback type (1..4)
+  Counter* feedback_type_[6] = {};  // by SchemeFeedback type (1..5)
   Counter& read_responses_;
   Counter& requests_;
   Counter& frames_;

@@ -13,8 +13,9 @@ namespace oonic::network {
 
 void TrimParams::describe(ParamTable& t) {
   t.add("switch.trim", &trim,
-        "UET packet trimming: a UET data frame the buffer refuses goes on as its headers "
-        "(payload cut, DSCP trimmed), ahead of the egress queues");
+        "packet trimming (UET's): a data frame the buffer refuses, UET's or a RoCEv2 request "
+        "the NICs send, goes on as its headers (payload cut, DSCP trimmed), ahead of the "
+        "egress queues; the receiving NIC NACKs it (nic.trim_dscp)");
   t.add("switch.trim_dscp", &dscp_trimmed, "DSCP", "DSCP a trimmed frame carries", 0, 63);
   t.add("switch.trim_dscp_last_hop", &dscp_last_hop, "DSCP",
         "DSCP of a frame trimmed by the switch whose egress port leads to its host", 0, 63);
@@ -34,8 +35,8 @@ class TrimHook : public SwitchHook {
   TrimHook(SwitchPipe& pipe, const SwitchBuild& b, const TrimParams& p)
       : pipe_(pipe),
         trimmed_(b.stats->counter(b.name + ".trimmed", "frame",
-                                  "UET data frames the buffer refused whose headers went on "
-                                  "trimmed (switch.trim)")) {
+                                  "data frames (UET, RoCEv2 requests) the buffer refused whose "
+                                  "headers went on trimmed (switch.trim)")) {
     dscp_.trimmed = static_cast<uint8_t>(p.dscp_trimmed);
     dscp_.trimmed_last_hop = static_cast<uint8_t>(p.dscp_last_hop);
     const uint32_t ports = pipe.buffer().ports();
@@ -49,13 +50,32 @@ class TrimHook : public SwitchHook {
   void buffered(PipeFrame& f, const SwitchCore::Admit& a, uint64_t now) override {
     if (a.accepted) return;
     const std::vector<uint8_t>& b = pipe_.bytes(f.slot);
+    const bool last_hop = to_host_[f.out_port] != 0;
     wire::uet::UetView v;
-    if (wire::uet::parse_frame(b.data(), b.size(), v, dscp_) != wire::uet::UetStatus::kOk ||
-        !v.payload_len || v.trimmed)
-      return;  // not UET data, or nothing to cut: the drop stands
+    size_t n = 0;
     hdr_.assign(b.begin(), b.end());
-    const size_t n =
-        wire::uet::trim_frame(hdr_.data(), hdr_.size(), to_host_[f.out_port] != 0, dscp_);
+    const wire::uet::UetStatus st = wire::uet::parse_frame(b.data(), b.size(), v, dscp_);
+    // A header trimmed upstream goes ahead here too (htsim's trimmed packets take the
+    // priority queue at every hop); a frame with nothing to cut stays dropped.
+    if (st == wire::uet::UetStatus::kOk) {
+      if (v.trimmed)
+        n = hdr_.size();
+      else if (!v.payload_len)
+        return;
+      else
+        n = wire::uet::trim_frame(hdr_.data(), hdr_.size(), last_hop, dscp_);
+    } else {  // RoCEv2 request data, as the NICs send it
+      wire::PacketView rv;
+      if (wire::parse(b.data(), b.size(), rv, /*check_icrc=*/false) != wire::ParseStatus::kOk)
+        return;
+      if (wire::is_trimmed(rv, dscp_.trimmed, dscp_.trimmed_last_hop)) {
+        n = hdr_.size();
+      } else {
+        n = wire::trim_frame(hdr_.data(), hdr_.size(),
+                             last_hop ? dscp_.trimmed_last_hop : dscp_.trimmed);
+        if (n == hdr_.size()) return;  // not request data: the drop stands
+      }
+    }
     pipe_.send_ahead(f.out_port, hdr_.data(), static_cast<uint32_t>(n), now);
     trimmed_.inc();
   }
@@ -73,7 +93,9 @@ class TrimHook : public SwitchHook {
 SwitchHookRow trim_row() {
   SwitchHookRow r;
   r.name = "trim";
-  r.doc = "UET packet trimming: a refused UET data frame goes on as its headers (switch.trim)";
+  r.doc =
+      "packet trimming: a refused data frame (UET, RoCEv2 request) goes on as its headers "
+      "(switch.trim)";
   r.make = [](SwitchPipe& pipe, const SwitchBuild& b) -> std::unique_ptr<SwitchHook> {
     const TrimParams* p = b.sp ? b.sp->hooks.find<TrimParams>("trim") : nullptr;
     if (!p || !p->trim) return nullptr;

@@ -55,6 +55,16 @@ SYSTEMS = {
                    ["nic.ordering=mprdma", "tx.rate=nscc", "cc.nscc.spray=avoid",
                     "flows.mode=ooo", "bitmap.mprdma_slots=256",
                     "control.rsp_manager.rtt_ns=1000000"]),
+    # UET's transport as far as RoCEv2 frames carry it: NSCC spraying round robin (or with
+    # path avoidance), UET's RUD receiver with its ACKs (SACK bitmap, OOO count, entropy
+    # value, ECN; coalesced every 4 packets), and UET's SACK-driven recovery (tx.recovery
+    # uet, the pairing uet-rud takes): loss is declared by the receiver's out-of-order
+    # count, 1.5 windows, not by a PSN distance.
+    "uet": ("UET: NSCC + spraying, RUD receiver, SACK recovery",
+            ["nic.ordering=uet-rud", "tx.rate=nscc", "cc.nscc.spray=rr", "flows.mode=ooo"]),
+    "uet-avoid": ("UET with path avoidance",
+                  ["nic.ordering=uet-rud", "tx.rate=nscc", "cc.nscc.spray=avoid",
+                   "flows.mode=ooo"]),
 }
 
 

@@ -1,0 +1,78 @@
+#!/usr/bin/python3
+"""UET's transport in the NIC (issue 31; docs/experiments/uet.md): nic.ordering uet-rud
+and uet-rod (UET's ACKs), tx.recovery uet (their pairing) and tx.rate nscc with spraying.
+
+* Every fabric topology (kpaths, leaf-spine, fat-tree, two-dc), an incast into switches of
+  100 KB: with switch.trim on, the switches trim refused data frames, the receiving NICs
+  take them as trimmed (rx.drops.trimmed) and NACK them, the senders resend on the NACKs,
+  and every flow completes with its bytes intact (scoreboard ok); with it off the same
+  drops are recovered by SACKs and timeouts, and nothing is trimmed.
+* Two NICs (the pair topology, no switch) with wire losses and reordering: both UET
+  receivers complete every WQE intact, answering with UET ACKs, and losses are resent.
+"""
+import os
+import unittest
+
+import oonic_e2e as e2e
+
+INCAST = ["--set", "flows.pattern=incast", "--set", "flows.arrival=once",
+          "--set", "flows.bytes=256K", "--set", "nic.pmtu_bytes=1024", "--set", "tx.rate=nscc",
+          "--set", "cc.nscc.spray=rr", "--set", "flows.mode=ooo",
+          "--set", "switch.buffer_bytes=100K"]
+
+
+def total(stats, suffix):
+    return sum(v["value"] for k, v in stats.items()
+               if k.endswith(suffix) and isinstance(v, dict) and "value" in v)
+
+
+class UetTransport(e2e.OonicTestCase):
+    def run_fabric(self, topo, ordering, trim):
+        out = os.path.join(self.mkdtemp(), "r")
+        args = ["run", "-", "--out", out, "--quiet", "--set", "topology.kind=" + topo,
+                "--set", "nic.ordering=" + ordering, "--set", "switch.trim=" + trim] + INCAST
+        r = e2e.run_oonic(args, out=out)
+        self.assertOk(r)
+        self.assertTrue(r.stats_json["scoreboard"]["ok"], (topo, ordering, trim))
+        fct = e2e.load_csv(r.path("fct.csv"))
+        self.assertTrue(fct and all(f["completed"] == "1" for f in fct))
+        return r.stats_json["stats"]
+
+    def test_every_topology_trimming_on(self):
+        for topo in ("kpaths", "leaf-spine", "fat-tree", "two-dc"):
+            for ordering in ("uet-rud", "uet-rod"):
+                with self.subTest(topo=topo, ordering=ordering):
+                    st = self.run_fabric(topo, ordering, "true")
+                    trimmed_nic = total(st, ".nic.rx.drops.trimmed")
+                    self.assertGreater(trimmed_nic, 0)
+                    self.assertGreaterEqual(total(st, ".trimmed") - trimmed_nic, trimmed_nic)
+                    self.assertGreater(total(st, ".tx.uet_recovery.nack_resends"), 0)
+                    self.assertGreater(total(st, ".tx.hdr_generator.scheme_feedback_uet_acks"), 0)
+                    self.assertEqual(total(st, ".tx.hdr_generator.cnps"), 0)  # ECN rides the ACK
+
+    def test_trimming_off_recovers_by_sacks_and_timeouts(self):
+        for topo in ("kpaths", "leaf-spine"):
+            with self.subTest(topo=topo):
+                st = self.run_fabric(topo, "uet-rud", "false")
+                self.assertEqual(total(st, ".nic.rx.drops.trimmed"), 0)
+                self.assertEqual(total(st, ".tx.uet_recovery.nack_resends"), 0)
+                resent = (total(st, ".tx.uet_recovery.recovery_resends") +
+                          total(st, ".tx.uet_recovery.timeout_resends"))
+                self.assertGreater(resent, 0)
+
+    def test_two_nics_with_loss_and_reordering(self):
+        for ordering in ("uet-rud", "uet-rod"):
+            with self.subTest(ordering=ordering):
+                out = os.path.join(self.mkdtemp(), "r")
+                r = e2e.run_oonic(["run", os.path.join(e2e.SOURCE_DIR, "examples", "b2b-loss.yaml"), "--out", out,
+                                   "--quiet", "--set", "nic.ordering=" + ordering,
+                                   "--set", "network.ooo_distance=16"], out=out)
+                self.assertOk(r)
+                self.assertTrue(r.stats_json["scoreboard"]["ok"])
+                st = r.stats_json["stats"]
+                self.assertGreater(st["b.nic.tx.hdr_generator.scheme_feedback_uet_acks"]["value"], 0)
+                self.assertGreater(total(st, "qp_manager.retransmitted"), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
