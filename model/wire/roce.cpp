@@ -694,14 +694,9 @@ std::string format_ip(uint8_t version, const std::array<uint8_t, 16>& ip) {
   return s;
 }
 
-size_t trim_frame(uint8_t* frame, size_t len, uint8_t dscp) {
-  PacketView v;
-  if (parse(frame, len, v, /*check_icrc=*/false) != ParseStatus::kOk) return len;
-  if (!(v.flags & kIsRequest) || !v.payload_len || (v.flags & kHasInt)) return len;
+size_t rewrite_ip_udp(uint8_t* frame, const PacketView& v, uint8_t dscp, size_t udp_len) {
   const size_t l3 = kEthHeaderBytes + (v.has_vlan ? kVlanTagBytes : 0);
   const size_t l4 = l3 + (v.ip_version == 6 ? kIpv6HeaderBytes : kIpv4HeaderBytes);
-  const size_t hdr = v.header_len, n = hdr + kIcrcBytes;
-  const size_t udp_len = n - l4;
   const uint8_t tos = static_cast<uint8_t>(dscp << 2 | (v.tos & 3));
   uint8_t* ip = frame + l3;
   if (v.ip_version == 4) {
@@ -714,8 +709,21 @@ size_t trim_frame(uint8_t* frame, size_t len, uint8_t dscp) {
     ip[1] = static_cast<uint8_t>((tos << 4) | (ip[1] & 0x0F));
     wr16(ip + 4, static_cast<uint16_t>(udp_len));
   }
+  wr16(frame + l4 + 4, static_cast<uint16_t>(udp_len));
+  return l4;
+}
+
+size_t trim_frame(uint8_t* frame, size_t len, uint8_t dscp) {
+  PacketView v;
+  if (parse(frame, len, v, /*check_icrc=*/false) != ParseStatus::kOk) return len;
+  if (!(v.flags & kIsRequest) || !v.payload_len || (v.flags & kHasInt)) return len;
+  const size_t hdr = v.header_len, n = hdr + kIcrcBytes;
+  const size_t l3 = kEthHeaderBytes + (v.has_vlan ? kVlanTagBytes : 0);
+  const size_t l4 = l3 + (v.ip_version == 6 ? kIpv6HeaderBytes : kIpv4HeaderBytes);
+  const size_t udp_len = n - l4;
+  rewrite_ip_udp(frame, v, dscp, udp_len);
+  uint8_t* ip = frame + l3;
   uint8_t* udp = frame + l4;
-  wr16(udp + 4, static_cast<uint16_t>(udp_len));
   udp[kUdpHeaderBytes + 1] &= 0xCF;  // BTH pad count 0
   const uint32_t icrc = compute_icrc(frame, n, l3);
   for (int i = 0; i < 4; ++i) frame[hdr + i] = static_cast<uint8_t>(icrc >> (8 * i));

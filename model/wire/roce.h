@@ -405,6 +405,10 @@ uint16_t ipv4_checksum(const uint8_t* h);
 // and the ICRC rewritten. Returns the new length; len unchanged (nothing cut) when the
 // frame is not a request carrying payload, or carries an INT trailer.
 size_t trim_frame(uint8_t* frame, size_t len, uint8_t dscp);
+// A trimmed frame's IP and UDP fields (both codecs' trim_frame): DSCP dscp with v's ECN
+// bits, the IP length (and IPv4 checksum) and the UDP length for a UDP datagram of
+// udp_len bytes. The IPv6 UDP checksum is left to the caller. Returns the UDP offset.
+size_t rewrite_ip_udp(uint8_t* frame, const PacketView& v, uint8_t dscp, size_t udp_len);
 // A request data frame a switch trimmed: its DSCP is one of the two trimmed classes.
 inline bool is_trimmed(const PacketView& v, uint8_t dscp, uint8_t dscp_last_hop) {
   const uint8_t d = v.tos >> 2;

@@ -134,22 +134,9 @@ size_t trim_frame(uint8_t* frame, size_t len, bool last_hop, const UetDscp& dscp
   const size_t l3 = l3_offset(v.outer);
   const size_t l4 = l3 + ip_bytes(v.outer.ip_version);
   const size_t cut = static_cast<size_t>(v.payload - frame);  // the headers stay
-  const uint8_t tos = static_cast<uint8_t>((last_hop ? dscp.trimmed_last_hop : dscp.trimmed) << 2 |
-                                           (v.outer.tos & 3));
   const size_t udp_len = cut - l4;
-  uint8_t* ip = frame + l3;
-  if (v.outer.ip_version == 4) {
-    ip[1] = tos;
-    wr16(ip + 2, static_cast<uint16_t>(kIpv4HeaderBytes + udp_len));
-    wr16(ip + 10, 0);
-    wr16(ip + 10, ipv4_checksum(ip));
-  } else {
-    ip[0] = static_cast<uint8_t>(0x60 | tos >> 4);
-    ip[1] = static_cast<uint8_t>((tos << 4) | (ip[1] & 0x0F));
-    wr16(ip + 4, static_cast<uint16_t>(udp_len));
-  }
-  wr16(frame + l4 + 4, static_cast<uint16_t>(udp_len));
-  if (v.outer.ip_version == 6) wr16(frame + l4 + 6, udp6_checksum(ip, udp_len));
+  rewrite_ip_udp(frame, v.outer, last_hop ? dscp.trimmed_last_hop : dscp.trimmed, udp_len);
+  if (v.outer.ip_version == 6) wr16(frame + l4 + 6, udp6_checksum(frame + l3, udp_len));
   return cut;
 }
 

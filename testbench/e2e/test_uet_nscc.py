@@ -31,6 +31,17 @@ KPATHS = ["--set", "topology.kind=kpaths", "--set", "topology.paths=4",
 
 
 class UetNscc(e2e.OonicTestCase):
+    def run_experiment(self, name):
+        """scripts/experiments/NAME --quick into a fresh directory: (process, out)."""
+        env = dict(os.environ, OONIC_BIN=e2e.oonic_bin())
+        out = self.mkdtemp()
+        p = subprocess.run(["/usr/bin/python3",
+                            os.path.join(SRC, "scripts", "experiments", name),
+                            "--quick", "--out", out],
+                           capture_output=True, text=True, timeout=600, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p, out
+
     def run_kpaths(self, *extra):
         out = os.path.join(self.mkdtemp(), "r")
         r = e2e.run_oonic(["run", "-", "--out", out, "--quiet"] + KPATHS + list(extra), out=out)
@@ -61,13 +72,7 @@ class UetNscc(e2e.OonicTestCase):
         self.assertEqual(sum(int(q["ooo_packets"]) for q in qps), 0)
 
     def test_uet_testbed_quick(self):
-        env = dict(os.environ, OONIC_BIN=e2e.oonic_bin())
-        out = self.mkdtemp()
-        p = subprocess.run(["/usr/bin/python3",
-                            os.path.join(SRC, "scripts", "experiments", "uet-testbed"),
-                            "--quick", "--out", out],
-                           capture_output=True, text=True, timeout=600, env=env)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        p, out = self.run_experiment("uet-testbed")
         self.assertIn("## permutation", p.stdout)
         self.assertIn("## lossy", p.stdout)
         overall = {}
@@ -89,13 +94,7 @@ class UetNscc(e2e.OonicTestCase):
         self.assertGreater(g[("uet", "0.01")], g[("nscc-spray", "0.01")])
 
     def test_uet_websearch_quick(self):
-        env = dict(os.environ, OONIC_BIN=e2e.oonic_bin())
-        out = self.mkdtemp()
-        p = subprocess.run(["/usr/bin/python3",
-                            os.path.join(SRC, "scripts", "experiments", "uet-websearch"),
-                            "--quick", "--out", out],
-                           capture_output=True, text=True, timeout=600, env=env)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        p, out = self.run_experiment("uet-websearch")
         rows = e2e.load_csv(os.path.join(out, "slowdown.csv"))
         mean = {(r["system"], r["bucket"]): float(r["mean"]) for r in rows}
         self.assertEqual({s for s, _ in mean},
@@ -110,13 +109,7 @@ class UetNscc(e2e.OonicTestCase):
         # htsim's published permutation at 128 hosts: at 1:1 the last flow ends within 1.6x
         # of the first (htsim: 1.31-1.33), at 4:1 the leaves' uplinks are the bottleneck
         # (htsim: 6.0-6.2x); every run intact.
-        env = dict(os.environ, OONIC_BIN=e2e.oonic_bin())
-        out = self.mkdtemp()
-        p = subprocess.run(["/usr/bin/python3",
-                            os.path.join(SRC, "scripts", "experiments", "uet-htsim"),
-                            "--quick", "--out", out],
-                           capture_output=True, text=True, timeout=600, env=env)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        p, out = self.run_experiment("uet-htsim")
         rows = e2e.load_csv(os.path.join(out, "fct.csv"))
         self.assertEqual(len(rows), 4)
         for r in rows:
