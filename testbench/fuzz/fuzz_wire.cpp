@@ -2,7 +2,8 @@
 // trace or the network goes through. Properties beyond "no crash": a frame that
 // parses with its ICRC checked also parses without; its header and payload lie inside
 // the frame; rebuilding a parsed request from its fields gives a frame that parses to
-// the same opcode, PSN, QP, payload and INT stack.
+// the same opcode, PSN, QP, payload, INT stack and feedback fields; trimming it (as a
+// switch does) gives a frame that parses with its ICRC, or leaves it untouched.
 #include <cstring>
 #include <vector>
 
@@ -49,5 +50,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       w.int_stack.max_hops != u.int_stack.max_hops ||
       (u.payload_len && std::memcmp(w.payload, u.payload, u.payload_len) != 0))
     std::abort();
+  if ((u.flags & kHasFeedback) &&
+      (w.feedback.type != u.feedback.type || w.feedback.info != u.feedback.info ||
+       w.feedback.vp != u.feedback.vp || w.feedback.psn != u.feedback.psn ||
+       w.feedback.len != u.feedback.len))
+    std::abort();
+  // A switch's trimming of it (switch.trim): request data becomes headers that parse with
+  // their ICRC, the same opcode and PSN, no payload, the trimmed DSCP; else left alone.
+  std::vector<uint8_t> t = f;
+  const size_t n = trim_frame(t.data(), t.size(), 16);
+  if (n != t.size()) {
+    PacketView x;
+    if (parse(t.data(), n, x, true) != ParseStatus::kOk || x.payload_len ||
+        x.bth.opcode != w.bth.opcode || x.bth.psn != w.bth.psn || !is_trimmed(x, 16, 18))
+      std::abort();
+  } else if (std::memcmp(t.data(), f.data(), f.size()) != 0) {
+    std::abort();
+  }
   return 0;
 }
