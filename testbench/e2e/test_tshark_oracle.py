@@ -10,6 +10,8 @@
 * fabric-incast-pfc.yaml: the PFC frames a switch sent to each sender, as the sender
   received them (h<i>_rx.pcap), dissect as MAC Control class-based pauses, class 1
   enabled, with pfc.csv's quanta, well formed; the data frames beside them as RoCE.
+* fabric-incast-uet.yaml: the requests a switch trimmed and the UET ACKs and NACKs
+  dissect as RoCE, well formed, their ICRCs as scapy computes them.
 """
 
 import os
@@ -203,6 +205,47 @@ class PfcFramesDissect(e2e.OonicTestCase):
             other = e2e.tshark_fields(r.path(host + "_rx.pcap"), ["infiniband.bth.opcode"],
                                       ["-Y", "not macc"])
             self.assertTrue(other and all(x[0] != "" for x in other), host)
+
+
+class UetFramesDissect(e2e.OonicTestCase):
+    """examples/fabric-incast-uet.yaml with link pcaps: the receiver's trimmed requests
+    (DSCP 16, payload cut by a switch) and the senders' UET ACKs and NACKs (Scheme
+    Feedback 0x1E, types 5 and 3) dissect as RoCE, well formed, and their ICRCs are
+    what scapy computes."""
+
+    def test_trimmed_requests_and_uet_acks(self):
+        out = os.path.join(self.mkdtemp(), "r")
+        r = e2e.run_oonic(["run", os.path.join(e2e.SOURCE_DIR, "examples", "fabric-incast-uet.yaml"),
+                           "--out", out, "--quiet", "--set", "run.link_pcap=true"], out=out)
+        self.assertOk(r)
+        fields = ["infiniband.bth.opcode", "infiniband.bth.psn", "ip.dsfield.dscp", "_ws.malformed",
+                  "_ws.expert.severity"]
+        trimmed = e2e.tshark_fields(r.path("h0_rx.pcap"), fields, ["-Y", "ip.dsfield.dscp == 16"])
+        self.assertGreater(len(trimmed), 0)
+        for row in trimmed:
+            self.assertNotEqual(row[0], "", row)
+            self.assertEqual(row[3], "", row)
+            for sev in filter(None, row[4].split(",")):
+                self.assertLess(int(sev, 0), PI_ERROR, row)
+        frames = e2e.read_pcap_frames(r.path("h0_rx.pcap"))
+        cut = [f for f in frames if len(f) > 15 and f[15] >> 2 == 16]
+        self.assertEqual(len(cut), len(trimmed))
+        for f in cut:
+            self.assertEqual(e2e.decode_roce(f)["icrc"].hex(), e2e.expected_icrc(f).hex())
+        types = {}
+        for f in e2e.read_pcap_frames(r.path("h1_rx.pcap")):
+            d = e2e.decode_roce(f)
+            if d is None or d["opcode"] != 0x1E:
+                continue
+            self.assertEqual(d["icrc"].hex(), e2e.expected_icrc(f).hex())
+            t = d["udp"][20]  # the Scheme Feedback type, right after the BTH
+            types[t] = types.get(t, 0) + 1
+        self.assertGreater(types.get(5, 0), 0, types)  # UET ACKs
+        self.assertEqual(set(types) - {3, 5}, set(), types)  # and NACKs only
+        rows = e2e.tshark_fields(r.path("h1_rx.pcap"), fields, ["-Y", "infiniband.bth.opcode == 30"])
+        self.assertEqual(len(rows), sum(types.values()))
+        for row in rows:
+            self.assertEqual(row[3], "", row)
 
 
 if __name__ == "__main__":
