@@ -443,6 +443,7 @@ class RecordingHdr final : public HdrGeneratorPort {
     uint32_t psn;
     uint8_t syndrome;
     bool cached;
+    wire::SchemeFeedback fb{};
   };
   Cycle send_ack(Cycle t, const QpContext&, uint32_t psn, uint32_t, uint8_t syndrome,
                  bool cached) override {
@@ -455,8 +456,8 @@ class RecordingHdr final : public HdrGeneratorPort {
     return t;
   }
   Cycle send_feedback(Cycle t, const QpContext&, uint32_t epsn, uint32_t,
-                      const wire::SchemeFeedback&) override {
-    sent.push_back({"FEEDBACK", t, epsn, 0, false});
+                      const wire::SchemeFeedback& fb) override {
+    sent.push_back({"FEEDBACK", t, epsn, 0, false, fb});
     return t;
   }
   Cycle send_read_response(Cycle t, const QpContext&, uint8_t op, uint32_t psn, uint32_t,
@@ -519,6 +520,40 @@ TEST(ReqManagerCore, NakGoesBeforeAckAndAcksOfAQpCollapse) {
   EXPECT_EQ(r.hdr.sent[0].t, 22u);
   EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.ack_registrations"), 4u);
   EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.acks_scheduled"), 2u);
+}
+
+// One feedback register a QP: a later frame replaces one not yet sent, except that a UET
+// NACK (kUetNackFlag) is never lost so. Registered in one cycle on QP 0: a UET NACK of PSN
+// 7, a UET ACK (held: dropped, counted), a UET NACK of PSN 9 (merged: entries 7, 9). One
+// frame goes: the NACK naming both. On QP 1 a plain NACK (Eunomia's) is replaced by the
+// SACK after it, as before.
+TEST(ReqManagerCore, UetNacksAreNotOverwrittenAndMerge) {
+  using F = wire::SchemeFeedback;
+  ReqManagerRig r;
+  F nack7, ack, nack9, plain, sack;
+  nack7.type = nack9.type = F::kNack;
+  nack7.info = nack9.info = wire::kUetNackFlag | 1;
+  nack7.psn[0] = 7, nack9.psn[0] = 9;
+  ack.type = F::kUetAck, ack.psn[0] = 12;
+  plain.type = F::kNack, plain.psn[0] = 30;
+  sack.type = F::kSack, sack.psn[0] = 33;
+  r.rm.register_feedback(10, 0, 5, 1, nack7);
+  r.rm.register_feedback(10, 0, 5, 1, ack);
+  r.rm.register_feedback(10, 0, 5, 1, nack9);
+  r.rm.register_feedback(10, 1, 28, 1, plain);
+  r.rm.register_feedback(10, 1, 28, 1, sack);
+  r.rm.apply_due(10);
+  int n = 0;
+  while (r.rm.has_control()) r.rm.send_control(20 + n++);
+  ASSERT_EQ(r.hdr.sent.size(), 2u);
+  EXPECT_EQ(r.hdr.sent[0].fb.type, F::kNack);
+  EXPECT_EQ(wire::nack_entries(r.hdr.sent[0].fb), 2u);
+  EXPECT_EQ(r.hdr.sent[0].fb.psn[0], 7u);
+  EXPECT_EQ(r.hdr.sent[0].fb.psn[1], 9u);
+  EXPECT_EQ(r.hdr.sent[1].fb.type, F::kSack);
+  EXPECT_EQ(r.hdr.sent[1].fb.psn[0], 33u);
+  EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.uet_acks_held"), 1u);
+  EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.uet_nacks_merged"), 1u);
 }
 
 TEST(ReqManagerCore, ReadResponsesOfTwoJobsInterleaveWithTheirOpcodes) {

@@ -333,3 +333,46 @@ TEST(UetRud, AcksMatchAReferenceOverRandomOrders) {
     EXPECT_TRUE(u.check_invariants(&why)) << why;
   }
 }
+
+// uet-rod: the go-back-N receiver with UET's ACKs, every call 0 cycles. 0 is the PDC's
+// first (ACK, covers 1); 1, 2 coalesce; 4 out of order is dropped and NAKed (go back N),
+// 5 dropped silently (one NAK per ePSN); 3 is the 3rd since; 4 again is the 4th: ACK
+// covering 4; a duplicate is ACKed at once covering none; 5 with AckReq is ACKed at once.
+TEST(UetRod, GoBackNWithCoalescedUetAcks) {
+  namespace o = oonic::ordering;
+  o::UetRod::Params p;
+  p.max_qps = 1;
+  o::UetRod u(p);
+  u.open(0, 0, 0);
+  auto rx = [&](uint32_t psn, bool ar = false) {
+    o::PacketMeta m;
+    m.ack_req = ar;
+    return u.receive(0, psn, m);
+  };
+  const uint64_t all = (uint64_t{1} << 48) - 1;
+  o::Outcome a = rx(0);
+  EXPECT_EQ(a.feedback, o::Feedback::kSack);
+  EXPECT_EQ(a.coalesced, 1u);
+  EXPECT_EQ(a.sack_bits, all);
+  EXPECT_EQ(a.cycles, 0u);
+  EXPECT_EQ(rx(1).feedback, o::Feedback::kNone);
+  EXPECT_EQ(rx(2).feedback, o::Feedback::kNone);
+  const o::Outcome gap = rx(4);
+  EXPECT_EQ(gap.verdict, o::Verdict::kUntrackable);
+  EXPECT_EQ(gap.feedback, o::Feedback::kNak);
+  EXPECT_EQ(gap.epsn, 3u);
+  EXPECT_EQ(rx(5).feedback, o::Feedback::kNone);
+  EXPECT_EQ(rx(3).feedback, o::Feedback::kNone);
+  a = rx(4);
+  EXPECT_EQ(a.feedback, o::Feedback::kSack);
+  EXPECT_EQ(a.coalesced, 4u);
+  EXPECT_EQ(a.ooo_count, 0u);
+  a = rx(2);
+  EXPECT_EQ(a.verdict, o::Verdict::kDuplicate);
+  EXPECT_EQ(a.feedback, o::Feedback::kSack);
+  EXPECT_EQ(a.coalesced, 0u);
+  a = rx(5, true);
+  EXPECT_EQ(a.feedback, o::Feedback::kSack);
+  EXPECT_EQ(a.coalesced, 1u);
+  EXPECT_EQ(u.epsn(0), 6u);
+}
