@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/core/error.h"
+#include "model/schemes/receive_schemes.h"
 
 namespace oonic::ornic {
 
@@ -32,7 +33,8 @@ OrnicNic::OrnicNic(sc_core::sc_module_name name, const OrnicParams& p, Stats& st
           p_.recovery(), p_.rate(), StatGroup(stats, std::string(this->name()) + ".tx"),
           sender::PolicyEnv{p_.nic.max_qps, p_.window_psns(), p_.nic.clock_mhz, p_.mac.rate_gbps,
                             &p_.sender.rates, cc_ctx_sram_.get(), p_.nic.pmtu_bytes, &p_.sender.irn,
-                            &p_.sender.uet})),
+                            &p_.sender.uet,
+                            ordering::find_scheme(p_.nic.ordering).traits.ordered_delivery})),
       register_manager_("register_manager", env_),
       dma_("dma", env_),
       mac_("mac", env_),

@@ -186,6 +186,11 @@ SchemeTraits uet_traits() {
   t.uet_ack = true;
   return t;
 }
+SchemeTraits uet_rod_traits() {
+  SchemeTraits t = uet_traits();
+  t.ordered_delivery = true;
+  return t;
+}
 SchemeTraits eunomia_traits() {
   SchemeTraits t = traits("eunomia");
   t.receiver_agent = t.ooo_send = t.ack_every_in_order = true;
@@ -209,7 +214,7 @@ const std::vector<Scheme>& schemes() {
        &unit_block},
       {"mprdma", mprdma_traits(), &make_mprdma, &layout_mprdma, &state_epsn, &unit_block},
       {"uet-rud", uet_traits(), &make_uet_rud, &layout_static, &state_epsn, &unit_block},
-      {"uet-rod", uet_traits(), &make_uet_rod, &layout_gbn, &state_gbn, &unit_block},
+      {"uet-rod", uet_rod_traits(), &make_uet_rod, &layout_gbn, &state_gbn, &unit_block},
       {"eunomia", eunomia_traits(), &make_eunomia, &layout_none, &state_eunomia,
        &unit_master_block},
   };

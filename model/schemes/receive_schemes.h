@@ -70,6 +70,9 @@ struct SchemeTraits {
   // Every ACK is the unit's, sent as UET's ACK (kUetAck: SACK bitmap, OOO count, entropy
   // value, ECE); no other ACK, and no CNP: the ACK echoes ECN.
   bool uet_ack = false;
+  // The receiver takes only the next PSN (UET's ROD): UET's sender then keeps the resend
+  // holdoff on NACKs, since going back N resends a trimmed packet anyway.
+  bool ordered_delivery = false;
   bool reorder_buffer = false;      // MELO: out-of-order payload parks in host memory first
   bool receiver_agent = false;      // Eunomia: the Bitmap Manager holds the receiver agent
   bool ooo_send = false;            // a SEND carrying Head metadata is received out of order

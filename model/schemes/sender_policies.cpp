@@ -30,7 +30,8 @@ std::unique_ptr<LossRecovery> eunomia(const StatGroup& st, const PolicyEnv& e) {
 }
 std::unique_ptr<LossRecovery> uet_recovery(const StatGroup& st, const PolicyEnv& e) {
   static const UetRecoveryParams kDefaults;
-  return std::make_unique<UetRecovery>(e.uet ? *e.uet : kDefaults, e.max_qps, e.window_psns, st);
+  return std::make_unique<UetRecovery>(e.uet ? *e.uet : kDefaults, e.max_qps, e.window_psns, st,
+                                       e.ordered_delivery);
 }
 std::unique_ptr<RateControl> dcqcn_rate(const StatGroup& stats, const PolicyEnv& env) {
   return std::make_unique<Dcqcn>(rate_params_of<DcqcnParams>(env, "dcqcn"), env.clock_mhz,

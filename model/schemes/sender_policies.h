@@ -31,6 +31,7 @@ struct PolicyEnv {
   uint32_t pmtu_bytes = 1024;              // nic.pmtu_bytes (MP-RDMA's BDP in packets)
   const IrnTimerParams* irn = nullptr;     // eunomia.sender.* (defaults when null)
   const UetRecoveryParams* uet = nullptr;  // tx.uet.* (defaults when null)
+  bool ordered_delivery = false;           // the PDCs deliver in order (nic.ordering uet-rod)
 };
 
 struct RecoveryKind {

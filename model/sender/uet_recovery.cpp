@@ -18,8 +18,9 @@ void UetRecoveryParams::describe(ParamTable& t) {
 }
 
 UetRecovery::UetRecovery(const UetRecoveryParams& p, uint32_t max_qps, uint32_t window_psns,
-                         const StatGroup& stats)
+                         const StatGroup& stats, bool ordered)
     : p_(p),
+      ordered_(ordered),
       window_psns_(std::max(1u, window_psns)),
       ring_bits_(64),
       qps_(max_qps),

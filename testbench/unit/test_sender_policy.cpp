@@ -369,6 +369,12 @@ TEST(UetRecovery, NackResendsAtOnceTimeoutResendsTheHolesAndResendsAskForAnAck) 
   EXPECT_TRUE(f.bth.ack_req);
   EXPECT_EQ(st.scalar_value("t.nack_resends"), 1);
   EXPECT_EQ(st.scalar_value("t.timeout_resends"), 5);
+  // A NACK's resend skips the NIC's holdoff under RUD, not under ROD (ordered).
+  const wire::SchemeFeedback nack = fb(wire::SchemeFeedback::kNack, 15);
+  EXPECT_FALSE(r.holdoff(nack));
+  EXPECT_TRUE(r.holdoff(fb(wire::SchemeFeedback::kUetAck, 15)));
+  sender::UetRecovery rod(sender::UetRecoveryParams{}, 4, 320, StatGroup(st, "rod"), true);
+  EXPECT_TRUE(rod.holdoff(nack));
 }
 
 TEST(SenderPolicy, EveryReceiveSchemeNamesARecoveryInTheTable) {
