@@ -4,7 +4,7 @@ namespace oonic::ordering {
 
 void UetRud::open(uint32_t qp, uint32_t start_psn, uint32_t otd) {
   CyclicBitmapUnit::open(qp, start_psn, otd);
-  if (qp < since_.size()) since_[qp] = 0, first_[qp] = 1, ooo_[qp] = 0;
+  if (acks_.has(qp)) acks_.open(qp), ooo_[qp] = 0;
 }
 
 void UetRud::set_feedback(Outcome& out, uint32_t psn) const {
@@ -13,12 +13,11 @@ void UetRud::set_feedback(Outcome& out, uint32_t psn) const {
   (void)psn;
 }
 
-void UetRud::ack(uint32_t qp, uint32_t psn, Outcome& out, bool placed) {
+void UetRud::ack(uint32_t qp, uint32_t psn, Outcome& out, uint32_t covered) {
   out.feedback = Feedback::kSack;
   out.sack_psn = psn & wire::kPsnMask;
   out.ooo_count = ooo_[qp];
-  out.coalesced = placed ? since_[qp] : 0;
-  if (placed) since_[qp] = 0, first_[qp] = 0;
+  out.coalesced = covered;
   // The SACK bitmap: PSN psn - 1 - i for i < 48. Below ePSN every bit is 1 without a
   // read; past it, each bitmap word the span reaches beyond the packet's own (read by the
   // locate) is read once.
@@ -47,7 +46,7 @@ void UetRud::ack(uint32_t qp, uint32_t psn, Outcome& out, bool placed) {
 
 Outcome UetRud::receive(uint32_t qp, uint32_t psn, const PacketMeta& meta) {
   Outcome out = CyclicBitmapUnit::receive(qp, psn);
-  if (qp >= since_.size()) return out;
+  if (!acks_.has(qp)) return out;
   const bool had_ooo = ooo_[qp] > 0;
   switch (out.verdict) {
     case Verdict::kInOrder:
@@ -58,16 +57,15 @@ Outcome UetRud::receive(uint32_t qp, uint32_t psn, const PacketMeta& meta) {
       ++ooo_[qp];
       break;
     case Verdict::kDuplicate:  // ACKed at once: the sender learns it arrived
-      ack(qp, psn, out, false);
+      ack(qp, psn, out, 0);
       return out;
     default:
       out.ooo_count = ooo_[qp];
       return out;
   }
-  ++since_[qp];
   const bool drained = had_ooo && ooo_[qp] == 0;  // the hole filled: ePSN passed every PSN
-  if (first_[qp] || since_[qp] >= p_.ack_every || meta.ack_req || meta.ecn || drained)
-    ack(qp, psn, out, true);
+  if (const uint32_t n = acks_.placed(qp, meta.ack_req || meta.ecn || drained))
+    ack(qp, psn, out, n);
   else
     out.ooo_count = ooo_[qp];
   return out;
@@ -75,12 +73,12 @@ Outcome UetRud::receive(uint32_t qp, uint32_t psn, const PacketMeta& meta) {
 
 void UetRod::open(uint32_t qp, uint32_t start_psn, uint32_t otd) {
   Gbn::open(qp, start_psn, otd);
-  if (qp < since_.size()) since_[qp] = 0, first_[qp] = 1;
+  if (acks_.has(qp)) acks_.open(qp);
 }
 
 Outcome UetRod::receive(uint32_t qp, uint32_t psn, const PacketMeta& meta) {
   Outcome out = Gbn::receive(qp, psn);
-  if (qp >= since_.size()) return out;
+  if (!acks_.has(qp)) return out;
   // UET's ACK: everything below ePSN is in, nothing past it is held (bitmap all ones).
   auto ack = [&](uint32_t coalesced) {
     out.feedback = Feedback::kSack;
@@ -91,13 +89,10 @@ Outcome UetRod::receive(uint32_t qp, uint32_t psn, const PacketMeta& meta) {
   };
   switch (out.verdict) {
     case Verdict::kInOrder:
-      ++since_[qp];
-      if (first_[qp] || since_[qp] >= p_.ack_every || meta.ack_req || meta.ecn) {
-        ack(since_[qp]);
-        since_[qp] = 0, first_[qp] = 0;
-      } else {
+      if (const uint32_t n = acks_.placed(qp, meta.ack_req || meta.ecn))
+        ack(n);
+      else
         out.feedback = Feedback::kNone;
-      }
       break;
     case Verdict::kDuplicate:
       ack(0);

@@ -38,6 +38,30 @@
 
 namespace oonic::ordering {
 
+// UET's ACK coalescing, per PDC (both receivers): an ACK for the PDC's first packet,
+// every `every`-th placed one, and at once when the caller says so (AckReq, a CE mark,
+// ...). placed() counts a placed packet and returns the packets the ACK due now covers
+// (0: none due); the count restarts after an ACK.
+class AckCoalescer {
+ public:
+  AckCoalescer(uint32_t max_qps, uint32_t every)
+      : every_(every), since_(max_qps, 0), first_(max_qps, 1) {}
+  bool has(uint32_t qp) const { return qp < since_.size(); }
+  void open(uint32_t qp) { since_[qp] = 0, first_[qp] = 1; }
+  uint32_t placed(uint32_t qp, bool now) {
+    ++since_[qp];
+    if (!first_[qp] && since_[qp] < every_ && !now) return 0;
+    const uint32_t n = since_[qp];
+    since_[qp] = 0, first_[qp] = 0;
+    return n;
+  }
+
+ private:
+  uint32_t every_;
+  std::vector<uint32_t> since_;  // placed packets since the last ACK
+  std::vector<uint8_t> first_;   // the PDC's first packet not yet seen
+};
+
 class UetRud : public detail::CyclicBitmapUnit {
  public:
   struct Params {
@@ -50,8 +74,7 @@ class UetRud : public detail::CyclicBitmapUnit {
   explicit UetRud(const Params& p)
       : CyclicBitmapUnit(p.window_bits, p.word_bits, p.block_bits, p.max_qps, "UetRud"),
         p_(p),
-        since_(p.max_qps, 0),
-        first_(p.max_qps, 1),
+        acks_(p.max_qps, p.ack_every),
         ooo_(p.max_qps, 0) {}
   const char* name() const override { return "uet-rud"; }
   void open(uint32_t qp, uint32_t start_psn, uint32_t otd) override;
@@ -63,12 +86,11 @@ class UetRud : public detail::CyclicBitmapUnit {
   void set_feedback(Outcome& out, uint32_t psn) const override;
 
  private:
-  // Fills out's UET ACK; placed: a placed packet's (it closes the coalescing count).
-  void ack(uint32_t qp, uint32_t psn, Outcome& out, bool placed);
+  // Fills out's UET ACK covering `covered` placed packets.
+  void ack(uint32_t qp, uint32_t psn, Outcome& out, uint32_t covered);
   Params p_;
-  std::vector<uint32_t> since_;  // per PDC: placed packets since the last ACK
-  std::vector<uint8_t> first_;   // per PDC: its first packet not yet seen
-  std::vector<uint32_t> ooo_;    // per PDC: PSNs placed past ePSN (the OOO count)
+  AckCoalescer acks_;
+  std::vector<uint32_t> ooo_;  // per PDC: PSNs placed past ePSN (the OOO count)
 };
 
 class UetRod final : public Gbn {
@@ -77,17 +99,14 @@ class UetRod final : public Gbn {
     uint32_t max_qps = 2048;  // PDC slots
     uint32_t ack_every = 4;   // in-order packets per coalesced ACK
   };
-  explicit UetRod(const Params& p)
-      : Gbn(Gbn::Params{p.max_qps}), p_(p), since_(p.max_qps, 0), first_(p.max_qps, 1) {}
+  explicit UetRod(const Params& p) : Gbn(Gbn::Params{p.max_qps}), acks_(p.max_qps, p.ack_every) {}
   const char* name() const override { return "uet-rod"; }
   void open(uint32_t qp, uint32_t start_psn, uint32_t otd) override;
   Outcome receive(uint32_t qp, uint32_t psn) override { return receive(qp, psn, PacketMeta{}); }
   Outcome receive(uint32_t qp, uint32_t psn, const PacketMeta& meta) override;
 
  private:
-  Params p_;
-  std::vector<uint32_t> since_;  // per PDC: in-order packets since the last ACK
-  std::vector<uint8_t> first_;   // per PDC: its first packet not yet seen
+  AckCoalescer acks_;
 };
 
 }  // namespace oonic::ordering

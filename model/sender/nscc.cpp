@@ -42,8 +42,8 @@ void NsccParams::describe(ParamTable& t) {
   t.add("cc.nscc.spray", &spray,
         "nscc: each packet's UDP source port an entropy value (UET's spraying): off, oblivious "
         "(random), rr (round robin) or avoid (round robin skipping values an ECN-marked ACK "
-        "or a NACK penalised; needs per-packet ACKs: nic.ordering mprdma) over cc.nscc.paths "
-        "values",
+        "or a NACK penalised; needs ACKs that name the entropy value: nic.ordering mprdma, "
+        "uet-rud or uet-rod) over cc.nscc.paths values",
         {"off", "oblivious", "rr", "avoid"});
   t.add("cc.nscc.paths", &paths, "value", "nscc: entropy values a QP sprays over (a power of two)",
         1, 65536);

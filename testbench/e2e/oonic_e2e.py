@@ -160,6 +160,21 @@ class OonicTestCase(unittest.TestCase):
         for n in needles:
             self.assertIn(n, run.stderr, run.describe())
 
+    def assertSprayedIntact(self, run, flows, spines=("spine0", "spine1", "spine2", "spine3"),
+                            min_frames=500):
+        """A fabric run's flows all complete intact, tor0 sent each spine at least
+        min_frames frames (one QP's packets spread over every path), and some packets
+        arrived out of order at their QP."""
+        self.assertTrue(run.stats_json["scoreboard"]["ok"])
+        fct = load_csv(run.path("fct.csv"))
+        self.assertEqual(len(fct), flows)
+        self.assertTrue(all(f["completed"] == "1" for f in fct))
+        links = {(l["from"], l["to"]): int(l["frames"]) for l in load_csv(run.path("links.csv"))}
+        for sp in spines:
+            self.assertGreater(links[("tor0", sp)], min_frames, sp)
+        qps = load_csv(run.path("qps.csv"))
+        self.assertGreater(sum(int(q["ooo_packets"]) for q in qps), 0)
+
     def replay_ok(self, trace, *extra, out=None, cwd=None):
         out = out or os.path.join(self.mkdtemp(), "results")
         r = replay(trace, out, *extra, cwd=cwd)

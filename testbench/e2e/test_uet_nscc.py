@@ -50,15 +50,7 @@ class UetNscc(e2e.OonicTestCase):
 
     def test_spraying_spreads_one_qp_over_every_path(self):
         r = self.run_kpaths("--set", "cc.nscc.spray=rr")
-        self.assertTrue(r.stats_json["scoreboard"]["ok"])
-        fct = e2e.load_csv(r.path("fct.csv"))
-        self.assertEqual(len(fct), 10)
-        self.assertTrue(all(f["completed"] == "1" for f in fct))
-        links = {(l["from"], l["to"]): int(l["frames"]) for l in e2e.load_csv(r.path("links.csv"))}
-        for sp in ("spine0", "spine1", "spine2", "spine3"):
-            self.assertGreater(links[("tor0", sp)], 500, sp)
-        qps = e2e.load_csv(r.path("qps.csv"))
-        self.assertGreater(sum(int(q["ooo_packets"]) for q in qps), 0)
+        self.assertSprayedIntact(r, 10)
         st = r.stats_json["stats"]
         self.assertGreater(sum(st["h%d.nic.tx.rate.nscc_acks" % i]["value"] for i in range(5)), 0)
         again = self.run_kpaths("--set", "cc.nscc.spray=rr")
