@@ -16,7 +16,8 @@ void OrnicParams::describe(ParamTable& t) {
       "nic.ordering", &nic.ordering,
       "receive-order scheme of the Bitmap Manager for OOO WQEs (model/schemes/receive_schemes.h): "
       "ornic (block node array, OTD, NAK with bitmap), gbn, irn, static, melo, melo+, left, "
-      "left+, mprdma, uet-rud (UET's RUD receiver), eunomia (eunomia.*); each gets the QP window "
+      "left+, mprdma, uet-rud, uet-rod (UET's RUD and ROD receivers), eunomia (eunomia.*); each "
+      "gets the QP window "
       "nodes_per_qp x block_bits",
       ordering::scheme_names());
   t.add("nic.max_qps", &nic.max_qps, "QP", "QP context slots (ORNIC reference: 2048)", 1, 65536);
@@ -32,6 +33,12 @@ void OrnicParams::describe(ParamTable& t) {
         0, 63);
   t.add("nic.trim_dscp_last_hop", &nic.trim_dscp_last_hop, "DSCP",
         "as nic.trim_dscp, for a frame trimmed at its last hop (switch.trim_dscp_last_hop)", 0, 63);
+  t.add("nic.wire", &nic.wire,
+        "the frames the NIC sends: roce (RoCEv2, UDP 4791), uet (UET's PDS and SES headers over "
+        "UDP 4793, docs/DESIGN.md \"UET's wire\"; nic.ordering uet-rud or uet-rod, WRITE and "
+        "SEND only), auto (uet with nic.ordering uet-rud or uet-rod, else roce). The NIC reads "
+        "both",
+        {"auto", "roce", "uet"});
   t.add("mac.rate_gbps", &mac.rate_gbps, "Gbit/s",
         "MAC line rate; a frame holds the MAC for (frame + FCS + preamble/IFG) bytes",
         kMacRateMinGbps, kMacRateMaxGbps);
@@ -241,9 +248,26 @@ void OrnicParams::validate() const {
     throw Error(msg::kConfig, "sram.qp.context.depth (" + std::to_string(sram.qp_context.depth) +
                                   ") must be at least nic.max_qps (" + std::to_string(nic.max_qps) +
                                   ")");
+  if (uet_wire() && !ordering::find_scheme(nic.ordering).traits.uet_ack)
+    throw Error(msg::kConfig,
+                "nic.wire uet needs nic.ordering uet-rud or uet-rod (UET's ACK "
+                "and NACK are the only feedback UET's wire carries), not " +
+                    nic.ordering);
+  if (uet_wire() && (recovery() == "mprdma" || recovery() == "eunomia"))
+    throw Error(msg::kConfig, "nic.wire uet carries no " + recovery() +
+                                  " metadata on data packets: tx.recovery " + recovery() +
+                                  " needs nic.wire roce");
+  if (uet_wire() && rate() == "hpcc")
+    throw Error(msg::kConfig,
+                "nic.wire uet carries no INT stack: tx.rate hpcc needs nic.wire roce");
   uint32_t p = nic.pmtu_bytes;
   if (p != 256 && p != 512 && p != 1024 && p != 2048 && p != 4096)
     throw Error(msg::kConfig, "nic.pmtu_bytes must be 256, 512, 1024, 2048 or 4096");
+}
+
+bool OrnicParams::uet_wire() const {
+  return nic.wire == "uet" ||
+         (nic.wire == "auto" && ordering::find_scheme(nic.ordering).traits.uet_ack);
 }
 
 std::string OrnicParams::rate() const {

@@ -21,6 +21,7 @@ struct NicParams {  // nic.*
   uint32_t otd = 64;
   uint32_t trim_dscp = 16;           // a request with this DSCP was trimmed (switch.trim_dscp)
   uint32_t trim_dscp_last_hop = 18;  // or this one (switch.trim_dscp_last_hop)
+  std::string wire = "auto";         // roce, uet, auto (uet for the UET schemes)
 };
 
 // mac.rate_gbps's range: a fabric's host links feed it, so they are held to it too.
@@ -165,7 +166,9 @@ struct OrnicParams {
   void validate() const;
   // tx.recovery with `auto` resolved to the recovery nic.ordering pairs with.
   std::string recovery() const;  // tx.recovery, auto resolved by nic.ordering
-  std::string rate() const;      // tx.rate, auto resolved by nic.ordering
+  // nic.wire with auto resolved: whether the NIC's frames are UET's (model/wire/uet_nic.h).
+  bool uet_wire() const;
+  std::string rate() const;  // tx.rate, auto resolved by nic.ordering
   // The requester's PSN window: tx.qp_manager.max_inflight_psns, or with 0 the span the
   // receive scheme is sure to track from ePSN (N x M, less M - 1 for block-aligned
   // windows: ORNIC, MELO, LEFT), so the sender never sends what the receiver must drop.

@@ -259,6 +259,10 @@ struct SchemeFeedback {
   uint16_t vp = 0;
   std::array<uint32_t, 3> psn{};
   std::array<uint8_t, 3> len{};
+  // A merged UET NACK's entries 1 and 2: the entropy values they came on (the Req
+  // Manager's register keeps them; UET's wire sends each entry on its own, the 16-byte
+  // extension has no room and carries vp alone).
+  std::array<uint16_t, 2> more_vp{};
 };
 constexpr size_t kFeedbackExtBytes = 16;
 constexpr uint32_t kUetSackBits = 48;          // kUetAck: the SACK bitmap's width
@@ -266,6 +270,9 @@ constexpr uint32_t kUetOooUnknown = 0xFFFFFF;  // kUetAck entry 1: the OOO count
 // kNack from UET's receivers: info bit 7 set, bits 0..1 the PSN entries it names (1..3:
 // the Req Manager merges NACKs that meet in a QP's register instead of losing one).
 constexpr uint8_t kUetNackFlag = 0x80;
+// A UET NACK for a PSN beyond the receiver's window (UET's PSN_OUT_OF_WINDOW), not a
+// trimmed one (TRIMMED): info bit 6.
+constexpr uint8_t kUetNackOutOfWindow = 0x40;
 inline uint32_t nack_entries(const SchemeFeedback& f) {
   return (f.info & kUetNackFlag) && (f.info & 3) ? (f.info & 3) : 1;
 }
@@ -366,6 +373,13 @@ struct FrameSpec {
   const IntStack* int_stack = nullptr;
   const uint8_t* payload = nullptr;
   uint32_t payload_len = 0;
+  // What only UET's wire carries of a request (nic.wire uet, uet_nic.h; this codec
+  // ignores them): the RETX flag, the packet's byte offset in its message, the message id.
+  struct UetFields {
+    bool retx = false;
+    uint32_t msg_offset = 0;
+    uint16_t msg_id = 0;
+  } uet;
 };
 
 // Bytes build() will write for this spec.

@@ -54,31 +54,43 @@ size_t frame_size(const UetFrameSpec& s) {
          kUdpHeaderBytes + pds_bytes(s.pds.type) + ses_size(s.pds) + s.payload_len;
 }
 
-std::vector<uint8_t> build_frame(const UetFrameSpec& s) {
+size_t header_size(const UetFrameSpec& s) {
+  return frame_size(s) - s.payload_len;
+}
+
+size_t build_frame(const UetFrameSpec& s, uint8_t* out, size_t cap) {
   const size_t pds = pds_bytes(s.pds.type);
-  if (!pds) return {};
-  std::vector<uint8_t> f(frame_size(s));
+  const size_t len = frame_size(s);
+  if (!pds || cap < len) return 0;
   const size_t l3 = kEthHeaderBytes + (s.outer.vlan ? kVlanTagBytes : 0);
-  const size_t udp_len = f.size() - l3 - ip_bytes(s.outer.ip_version);
-  size_t at = write_eth_ip_udp(s.outer, kUetUdpPort, udp_len, f.data());
-  if (!write_pds(s.pds, f.data() + at, pds)) return {};
+  const size_t udp_len = len - l3 - ip_bytes(s.outer.ip_version);
+  size_t at = write_eth_ip_udp(s.outer, kUetUdpPort, udp_len, out);
+  if (!write_pds(s.pds, out + at, pds)) return 0;
   at += pds;
   if (const size_t n = ses_size(s.pds)) {
     const auto h = static_cast<NextHdr>(s.pds.next_hdr);
-    uint8_t* o = f.data() + at;
+    uint8_t* o = out + at;
     const size_t w = h == NextHdr::kRequestStd      ? write_ses_std(s.ses, o, n)
                      : h == NextHdr::kRequestSmall  ? write_ses_small(s.ses, o, n)
                      : h == NextHdr::kRequestMedium ? write_ses_medium(s.ses, o, n)
                                                     : write_ses_response(s.response, h, o, n);
-    if (!w) return {};
+    if (!w) return 0;
     at += n;
   }
   if (s.payload_len) {
-    if (s.payload) std::memcpy(f.data() + at, s.payload, s.payload_len);
+    // The payload may already sit in place (the NIC's transmit slots): not copied.
+    if (s.payload && s.payload != out + at) std::memmove(out + at, s.payload, s.payload_len);
+    if (!s.payload) std::memset(out + at, 0, s.payload_len);
     at += s.payload_len;
   }
   if (s.outer.ip_version == 6)  // IPv6 forbids a zero UDP checksum (RFC 8200 8.1)
-    wr16(f.data() + l3 + kIpv6HeaderBytes + 6, udp6_checksum(f.data() + l3, udp_len));
+    wr16(out + l3 + kIpv6HeaderBytes + 6, udp6_checksum(out + l3, udp_len));
+  return at;
+}
+
+std::vector<uint8_t> build_frame(const UetFrameSpec& s) {
+  std::vector<uint8_t> f(frame_size(s));
+  if (!build_frame(s, f.data(), f.size())) return {};
   return f;
 }
 

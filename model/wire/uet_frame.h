@@ -62,8 +62,13 @@ const char* to_string(UetStatus s);
 size_t ses_size(const Pds& p);
 bool carries_ses(const Pds& p);
 size_t frame_size(const UetFrameSpec& s);
+// Bytes before the payload.
+size_t header_size(const UetFrameSpec& s);
 // The frame, or empty when a field does not fit (PdsStatus::kBadField).
 std::vector<uint8_t> build_frame(const UetFrameSpec& s);
+// The same into out (cap bytes): its length, or 0 when a field does not fit or cap is
+// short. The payload may already sit in place (s.payload == out + header_size(s)).
+size_t build_frame(const UetFrameSpec& s, uint8_t* out, size_t cap);
 UetStatus parse_frame(const uint8_t* frame, size_t len, UetView& out,
                       const UetDscp& dscp = UetDscp{});
 // Trims a parsed data frame in place, as a switch would: the payload cut, the DSCP set

@@ -27,6 +27,7 @@
 #include "model/schemes/sender_policies.h"
 #include "model/sender/hpcc.h"
 #include "model/wire/roce.h"
+#include "model/wire/uet_nic.h"
 #include "platforms/common/results.h"
 #include "platforms/host/flow_check.h"
 #include "platforms/host/host_driver.h"
@@ -291,9 +292,20 @@ std::vector<uint32_t> path_links(const Fabric& fb, uint32_t src_node, uint32_t d
   return links;
 }
 
-// Headers of a data frame and of an ACK, without the payload.
-constexpr size_t kDataHeader = wire::kEthHeaderBytes + wire::kIpv4HeaderBytes +
-                               wire::kUdpHeaderBytes + wire::kBthBytes + wire::kIcrcBytes;
+// Header bytes of a data frame (without its payload) and of an ACK, by wire: RoCEv2 (BTH
+// and ICRC; the first packet of a WRITE adds its RETH) or UET (PDS request and SES
+// standard header on every packet; an ACK_CC).
+struct WireHeaders {
+  size_t data, first_extra, ack;
+};
+WireHeaders wire_headers(bool uet) {
+  constexpr size_t kL2L4 = wire::kEthHeaderBytes + wire::kIpv4HeaderBytes + wire::kUdpHeaderBytes;
+  if (uet)
+    return {kL2L4 + wire::uet::kReqBytes + wire::uet::kSesStdBytes, 0,
+            kL2L4 + wire::uet::kAckCcBytes};
+  const size_t data = kL2L4 + wire::kBthBytes + wire::kIcrcBytes;
+  return {data, wire::kRethBytes, data + wire::kAethBytes};
+}
 
 // The base RTT of a path for data frames of `full` payload bytes: 2 x sum(propagation) +
 // sum over the links of one such frame's and one ACK's serialization; and the path's
@@ -301,15 +313,14 @@ constexpr size_t kDataHeader = wire::kEthHeaderBytes + wire::kIpv4HeaderBytes +
 struct PathRtt {
   double ps = 0, min_gbps = 1e18;
 };
-PathRtt path_rtt(const Fabric& fb, const std::vector<uint32_t>& links, uint64_t full) {
+PathRtt path_rtt(const Fabric& fb, const std::vector<uint32_t>& links, uint64_t full,
+                 const WireHeaders& h) {
   double prop_ps = 0, ser_ps = 0;
   PathRtt r;
   for (uint32_t l : links) {
     const auto& L = fb.topo.links[l];
     prop_ps += L.delay_ns * 1000;
-    ser_ps +=
-        (wire::wire_bytes(kDataHeader + full) + wire::wire_bytes(kDataHeader + wire::kAethBytes)) *
-        8 / L.gbps * 1000;
+    ser_ps += (wire::wire_bytes(h.data + full) + wire::wire_bytes(h.ack)) * 8 / L.gbps * 1000;
     r.min_gbps = std::min(r.min_gbps, L.gbps);
   }
   r.ps = 2 * prop_ps + ser_ps;
@@ -320,14 +331,14 @@ PathRtt path_rtt(const Fabric& fb, const std::vector<uint32_t>& links, uint64_t 
 // standalone_fct: base RTT + every data frame's wire bytes at the bottleneck.
 //   base RTT = 2 x sum(propagation) + sum over the links of one full data
 //              frame's and one ACK's serialization
-uint64_t ideal_fct_ps(const Fabric& fb, const FlowRun& fr, uint32_t pmtu) {
+uint64_t ideal_fct_ps(const Fabric& fb, const FlowRun& fr, uint32_t pmtu, const WireHeaders& h) {
   const auto links = path_links(fb, fb.host_nodes[fr.f.src], fb.host_nodes[fr.f.dst]);
   const uint64_t packets = std::max<uint64_t>(1, (fr.f.bytes + pmtu - 1) / pmtu);
   const uint64_t full = std::min<uint64_t>(fr.f.bytes, pmtu);
-  const double wire_total = static_cast<double>(packets) * wire::wire_bytes(kDataHeader) +
+  const double wire_total = static_cast<double>(packets) * wire::wire_bytes(h.data) +
                             static_cast<double>(fr.f.bytes) +
-                            (fr.op == ornic::WqeOp::kSend ? 0 : wire::kRethBytes);
-  const PathRtt p = path_rtt(fb, links, full);
+                            (fr.op == ornic::WqeOp::kSend ? 0 : h.first_extra);
+  const PathRtt p = path_rtt(fb, links, full, h);
   return static_cast<uint64_t>(p.ps + wire_total * 8 / p.min_gbps * 1000);
 }
 
@@ -656,7 +667,8 @@ void resolve_rate_core(FabricRun& r) {
   uint32_t hops = 1;
   for (const network::Flow& f : r.in.flows) {
     const auto links = path_links(fb, fb.host_nodes[f.src], fb.host_nodes[f.dst]);
-    rtt_ps = std::max(rtt_ps, path_rtt(fb, links, all.nic.nic.pmtu_bytes).ps);
+    rtt_ps = std::max(
+        rtt_ps, path_rtt(fb, links, all.nic.nic.pmtu_bytes, wire_headers(all.nic.uet_wire())).ps);
     hops = std::max<uint32_t>(hops, static_cast<uint32_t>(links.size()) - 1);
   }
   if (rtt_open && rtt_ps > 0)
@@ -853,7 +865,7 @@ void add_flows(FabricRun& r) {
     w.remote_addr = read ? src : dst;
     w.rkey = rkey;
     fr.record = hq.driver->add_wqe(qi, w, dst, fr.f.start_ps);
-    fr.ideal_ps = ideal_fct_ps(*fb, fr, all.nic.nic.pmtu_bytes);
+    fr.ideal_ps = ideal_fct_ps(*fb, fr, all.nic.nic.pmtu_bytes, wire_headers(all.nic.uet_wire()));
   }
 }
 
@@ -1032,7 +1044,7 @@ void capture_links(FabricRun& r) {
 void observe_losses(FabricRun& r) {
   auto count = [&r](const uint8_t* f, size_t len) {
     wire::PacketView v;
-    wire::parse(f, len, v, false);
+    wire::parse_any(f, len, v, false);
     if (v.ip_version != 4) return;
     const auto h = r.host_at_ip.find(static_cast<uint32_t>(network::ip_key(v, true)));
     if (h == r.host_at_ip.end()) return;
@@ -1267,6 +1279,7 @@ constexpr uint64_t kSizeEdges[] = {0, 10000, 100000, 1000000, 10000000};
 // fct.csv (every flow) and fct.txt (ns-3 HPCC's: a line per completed flow, in CQE
 // order, the flow file's dport, times in ns).
 void write_fct(const FabricRun& r, Figures& fig) {
+  const bool uet = r.all.nic.uet_wire();  // a READ keeps RoCEv2's form (uet_nic.h)
   const Fabric& fb = *r.fb;
   const Topology& t = fb.topo;
   std::ofstream f(r.dir + "/fct.csv");
@@ -1294,10 +1307,10 @@ void write_fct(const FabricRun& r, Figures& fig) {
     }
     f << fr.id << "," << t.nodes[fb.host_nodes[fr.f.src]].name << ","
       << t.nodes[fb.host_nodes[fr.f.dst]].name << "," << ipa << "," << ipb << "," << fr.sport << ","
-      << wire::kRoceUdpPort << "," << ornic::to_string(fr.op) << "," << fr.f.bytes << ","
-      << fmt(fr.f.start_ps / 1000.0, 3) << "," << fmt(rec.posted ? rec.post_ps / 1000.0 : 0, 3)
-      << "," << fmt(fct, 3) << "," << fmt(ideal, 3) << "," << fmt(rec.cqes ? fct / ideal : 0, 4)
-      << "," << (rec.cqes ? 1 : 0);
+      << (uet && fr.op != ornic::WqeOp::kRead ? wire::uet::kUetUdpPort : wire::kRoceUdpPort) << ","
+      << ornic::to_string(fr.op) << "," << fr.f.bytes << "," << fmt(fr.f.start_ps / 1000.0, 3)
+      << "," << fmt(rec.posted ? rec.post_ps / 1000.0 : 0, 3) << "," << fmt(fct, 3) << ","
+      << fmt(ideal, 3) << "," << fmt(rec.cqes ? fct / ideal : 0, 4) << "," << (rec.cqes ? 1 : 0);
     // What recovery cost the flow: the requester QP's resends, timeouts and recoveries;
     // at the QP its data arrives on, spurious resends (duplicates) and NIC drops.
     const ornic::RecoveryCounts& rq = recovery_of(r, fr.requester, fr.req_qpn);

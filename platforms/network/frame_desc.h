@@ -7,6 +7,7 @@
 
 #include "model/wire/pfc.h"
 #include "model/wire/roce.h"
+#include "model/wire/uet_nic.h"
 #include "platforms/network/frame_keys.h"
 #include "tlm/net_packet.h"
 
@@ -17,7 +18,7 @@ inline FrameDesc describe(const uint8_t* f, size_t len) {
   d.valid = true;
   d.pfc = len >= 14 && (f[12] << 8 | f[13]) == wire::kMacControlEtherType;
   wire::PacketView v;
-  const wire::ParseStatus st = wire::parse(f, len, v, false);
+  const wire::ParseStatus st = wire::parse_any(f, len, v, false);
   d.ip_version = v.ip_version;
   if (!v.ip_version) return d;
   d.roce = st == wire::ParseStatus::kOk || st == wire::ParseStatus::kBadIcrc ||

@@ -4,6 +4,7 @@
 
 #include "model/core/error.h"
 #include "model/wire/roce.h"
+#include "model/wire/uet_nic.h"
 
 namespace oonic::network {
 
@@ -76,7 +77,7 @@ LinkCore::Decision LinkCore::on_frame(uint64_t start_ps, const uint8_t* frame, s
   d.start_ps = start_ps;
 
   wire::PacketView v;
-  if (wire::parse(frame, len, v, /*check_icrc=*/false) == wire::ParseStatus::kOk) {
+  if (wire::parse_any(frame, len, v, /*check_icrc=*/false) == wire::ParseStatus::kOk) {
     d.roce = true;
     d.psn = v.bth.psn;
     d.ack = v.bth.opcode == wire::kAcknowledge || v.bth.opcode == wire::kOooNak;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/wire/roce.h"
+#include "model/wire/uet_nic.h"
 
 namespace oonic::network {
 
@@ -22,7 +23,7 @@ struct PsnRule {
 inline bool psn_rule_hit(const uint8_t* f, size_t len, const std::vector<PsnRule>& rules) {
   if (rules.empty()) return false;
   wire::PacketView v;
-  const wire::ParseStatus st = wire::parse(f, len, v, false);
+  const wire::ParseStatus st = wire::parse_any(f, len, v, false);
   if (st != wire::ParseStatus::kOk && st != wire::ParseStatus::kBadIcrc) return false;
   for (const PsnRule& x : rules) {
     if (x.ip_id && v.ip_version != 4) continue;  // IPv6 has no identification

@@ -8,6 +8,7 @@
 #include "model/core/clock.h"
 #include "model/core/error.h"
 #include "model/wire/roce.h"
+#include "model/wire/uet_nic.h"
 #include "platforms/network/frame_desc.h"
 #include "platforms/network/frame_ecn.h"
 #include "platforms/network/frame_keys.h"
@@ -284,7 +285,7 @@ void Switch::admit(uint32_t port, uint32_t slot, uint64_t now) {
   f.out_port = *out;
   wire::PacketView v;
   if (parse_view_) {  // a hook reads the parsed headers (THEMIS)
-    wire::parse(slots_[slot].data(), len, v, false);
+    wire::parse_any(slots_[slot].data(), len, v, false);
     f.view = &v;
   }
   f.roce = d.roce;

@@ -324,5 +324,113 @@ class UetPdsAgainstScapy(unittest.TestCase):
         self.assertEqual(codec([ccx.hex() + "00" * 20])[0]["status"], "unsupported PDS type")
 
 
+def uet_frame(raw):
+    """(ip, udp, pds type, PDS+SES+payload bytes) of a frame to UDP 4793, read with the
+    layers above; None for any other frame."""
+    pkt = Ether(raw)
+    if UDP not in pkt or pkt[UDP].dport != UET_PORT:
+        return None
+    ip = pkt[IP] if IP in pkt else pkt[IPv6]
+    body = bytes(pkt[UDP].payload)[:pkt[UDP].len - 8]
+    return ip, pkt[UDP], body[0] >> 3, body
+
+
+class UetWireFromTheNic(e2e.OonicTestCase):
+    """The NIC's own frames on UET's wire (nic.wire auto: uet for uet-rud), read with the
+    scapy layers above, not oonic's codec: examples/fabric-incast-uet.yaml with link pcaps.
+    Every frame of sender h1 and receiver h0 is UDP 4793; h1's requests are RUD_REQs with
+    a standard SES WRITE header whose buffer offset, message offset, length and SOM/EOM
+    place each packet by itself, RETX only on a PSN sent before; the frames switches
+    trimmed reach h0 as bare PDS+SES headers; each is NACKed (TRIMMED) on the entropy
+    value it came on, but for those h0's NACK register lost (uet_nacks_lost); every ACK_CC's cumulative PSN, ACK PSN and SACK bitmap (above
+    the cumulative PSN) name only PSNs h0 received whole."""
+
+    def test_requests_acks_and_nacks_read_as_uet(self):
+        out = os.path.join(self.mkdtemp(), "r")
+        r = e2e.run_oonic(["run", os.path.join(e2e.SOURCE_DIR, "examples", "fabric-incast-uet.yaml"),
+                           "--out", out, "--quiet", "--set", "run.link_pcap=true"], out=out)
+        self.assertOk(r)
+        h1_ip = "11.0.1.1"
+        # h1's requests, as it sent them.
+        first, seen, sports = None, set(), set()
+        pmtu, total = 1024, 1 << 20
+        for raw in e2e.read_pcap_frames(r.path("h1_tx.pcap")):
+            u = uet_frame(raw)
+            self.assertIsNotNone(u, raw[:64].hex())
+            ip, udp, t, body = u
+            self.assertEqual(t, 2)  # RUD_REQ
+            req = PdsRequest(body[:12])
+            self.assertEqual(req.next_hdr, 3)
+            som = body[13] & 1
+            ses = (SesStdSom if som else SesStdLater)(body[12:56])
+            payload = body[56:]
+            self.assertEqual(ses.opcode, 1)  # WRITE
+            if first is None:
+                first = (req.psn, ses.buffer_offset, ses.memory_key)
+            idx = (req.psn - first[0]) & 0xFFFFFF
+            self.assertLess(idx, total // pmtu)
+            self.assertEqual(ses.buffer_offset, first[1] + idx * pmtu)
+            self.assertEqual((ses.memory_key, ses.request_length), (first[2], total))
+            self.assertEqual(som, int(idx == 0))
+            self.assertEqual(ses.eom, int(idx == total // pmtu - 1))
+            self.assertEqual(len(payload), pmtu)
+            if not som:
+                self.assertEqual((ses.payload_length, ses.message_offset), (pmtu, idx * pmtu))
+            self.assertEqual(bool(req.flags & 0x10), req.psn in seen, req.psn)  # RETX
+            seen.add(req.psn)
+            sports.add(udp.sport)
+        self.assertEqual(len(seen), total // pmtu)
+        # What reached h0 from h1: whole, or trimmed to the headers.
+        whole, trimmed = set(), {}
+        for raw in e2e.read_pcap_frames(r.path("h0_rx.pcap")):
+            u = uet_frame(raw)
+            self.assertIsNotNone(u, raw[:64].hex())
+            ip, udp, t, body = u
+            if ip.src != h1_ip:
+                continue
+            psn = PdsRequest(body[:12]).psn
+            if ip.tos >> 2 in (16, 18):
+                self.assertEqual(udp.len, 8 + 12 + 44)
+                trimmed.setdefault(psn, []).append(udp.sport)
+            else:
+                self.assertEqual(udp.len, 8 + 12 + 44 + pmtu)
+                whole.add(psn)
+        self.assertGreater(len(trimmed), 0)
+        self.assertEqual(whole, seen)
+        # h0's answers, as h1 received them.
+        nacks, acks = [], 0
+        for raw in e2e.read_pcap_frames(r.path("h1_rx.pcap")):
+            u = uet_frame(raw)
+            self.assertIsNotNone(u, raw[:64].hex())
+            ip, udp, t, body = u
+            self.assertIn(t, (8, 10), raw[:64].hex())
+            if t == 10:
+                n = PdsNack(body[:16])
+                self.assertEqual(n.nack_code, 1)  # TRIMMED
+                self.assertIn(udp.sport, trimmed.get(n.nack_psn, []), n.nack_psn)
+                nacks.append(n.nack_psn)
+                continue
+            a = PdsAckCcNscc(body[:32])
+            self.assertEqual(a.cc_type, 0)  # NSCC
+            self.assertIn(udp.sport, sports)
+            ack_psn = (a.cack_psn + a.ack_psn_offset) & 0xFFFFFF
+            self.assertIn(ack_psn, whole)
+            self.assertIn(a.cack_psn, whole | {(first[0] - 1) & 0xFFFFFF})
+            base = (a.cack_psn + a.sack_psn_offset) & 0xFFFFFF
+            for j in range(64):
+                above = (base + j - a.cack_psn) & 0xFFFFFF  # PSNs up to CACK are in anyway
+                if a.sack_bitmap >> j & 1 and 0 < above < 1 << 23:
+                    self.assertIn((base + j) & 0xFFFFFF, whole, (a.cack_psn, j))
+            acks += 1
+        self.assertGreater(acks, 0)
+        # Each trimmed frame NACKed once, but for those h0's NACK register (3 a QP) lost.
+        left = {p: len(s) for p, s in trimmed.items()}
+        for p in nacks:
+            self.assertGreater(left.get(p, 0), 0, p)
+            left[p] -= 1
+        lost = r.stat("h0.nic.control.req_manager.uet_nacks_lost")
+        self.assertLessEqual(sum(left.values()), lost)
+
+
 if __name__ == "__main__":
     unittest.main()

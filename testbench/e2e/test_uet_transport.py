@@ -73,6 +73,34 @@ class UetTransport(e2e.OonicTestCase):
                 self.assertGreater(st["b.nic.tx.hdr_generator.scheme_feedback_uet_acks"]["value"], 0)
                 self.assertGreater(total(st, "qp_manager.retransmitted"), 0)
 
+    def test_what_uets_wire_cannot_carry_is_refused(self):
+        """nic.wire uet with a scheme whose frames have no UET form: exit 2, the key named."""
+        b2b = os.path.join(e2e.SOURCE_DIR, "examples", "b2b-loss.yaml")
+        for sets, needle in ((["nic.ordering=irn"], "nic.ordering"),
+                             (["nic.ordering=uet-rud", "tx.rate=hpcc"], "tx.rate hpcc"),
+                             (["nic.ordering=uet-rud", "tx.recovery=mprdma"], "tx.recovery mprdma")):
+            with self.subTest(sets=sets):
+                args = ["run", b2b, "--out", os.path.join(self.mkdtemp(), "r"), "--set", "nic.wire=uet"]
+                for x in sets:
+                    args += ["--set", x]
+                self.assertError(e2e.run_oonic(args), "nic.wire uet", needle)
+
+    def test_two_nics_on_each_wire_place_the_same_bytes(self):
+        """b2b-loss (WRITE, READ, SEND; losses) with uet-rud on UET's wire and on RoCEv2's:
+        both scoreboards clean; only UET's wire sends UDP 4793 (its READs stay RoCEv2)."""
+        ports = {}
+        for wire in ("uet", "roce"):
+            out = os.path.join(self.mkdtemp(), "r")
+            r = e2e.run_oonic(["run", os.path.join(e2e.SOURCE_DIR, "examples", "b2b-loss.yaml"),
+                               "--out", out, "--quiet", "--set", "nic.ordering=uet-rud",
+                               "--set", "nic.wire=" + wire, "--set", "run.pcap=true"], out=out)
+            self.assertOk(r)
+            self.assertTrue(r.stats_json["scoreboard"]["ok"], wire)
+            frames = e2e.read_pcap_frames(r.path("a_to_b.pcap")) + e2e.read_pcap_frames(r.path("b_to_a.pcap"))
+            ports[wire] = {f[36] << 8 | f[37] for f in frames if len(f) > 38 and f[23] == 17}
+        self.assertEqual(ports["uet"], {4791, 4793})
+        self.assertEqual(ports["roce"], {4791})
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -556,6 +556,33 @@ TEST(ReqManagerCore, UetNacksAreNotOverwrittenAndMerge) {
   EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.uet_nacks_merged"), 1u);
 }
 
+// The register names up to 3 PSNs, each with the entropy value it came on; a fourth UET
+// NACK is lost (counted) rather than the three waiting.
+TEST(ReqManagerCore, UetNackRegisterHoldsThreeAndLosesTheFourth) {
+  using F = wire::SchemeFeedback;
+  ReqManagerRig r;
+  for (uint32_t k = 0; k < 4; ++k) {
+    F n;
+    n.type = F::kNack;
+    n.info = wire::kUetNackFlag | 1;
+    n.psn[0] = 40 + k;
+    n.vp = static_cast<uint16_t>(0xC000 + k);
+    r.rm.register_feedback(10, 0, 5, 1, n);
+  }
+  r.rm.apply_due(10);
+  while (r.rm.has_control()) r.rm.send_control(20);
+  ASSERT_EQ(r.hdr.sent.size(), 1u);
+  const F& f = r.hdr.sent[0].fb;
+  EXPECT_EQ(wire::nack_entries(f), 3u);
+  EXPECT_EQ(f.psn[0], 40u);
+  EXPECT_EQ(f.psn[2], 42u);
+  EXPECT_EQ(f.vp, 0xC000);
+  EXPECT_EQ(f.more_vp[0], 0xC001);
+  EXPECT_EQ(f.more_vp[1], 0xC002);
+  EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.uet_nacks_merged"), 2u);
+  EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.uet_nacks_lost"), 1u);
+}
+
 TEST(ReqManagerCore, ReadResponsesOfTwoJobsInterleaveWithTheirOpcodes) {
   ReqManagerRig r;
   // QP 0: READ of 600 B (3 responses of 256 / 256 / 88); QP 1: one 100-byte response.

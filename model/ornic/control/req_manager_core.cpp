@@ -28,7 +28,11 @@ ReqManagerCore::ReqManagerCore(const CoreEnv& env, const QpContextTable& qps, Sr
           "next ACK carries their state)")),
       uet_nacks_merged_(env.stats.counter(
           "uet_nacks_merged", "frame",
-          "UET NACKs that joined one waiting in the QP's register (one frame names up to 3)")) {
+          "UET NACKs that joined one waiting in the QP's register (one frame names up to 3)")),
+      uet_nacks_lost_(env.stats.counter(
+          "uet_nacks_lost", "frame",
+          "UET NACKs lost because the QP's register already held 3 (the sender's SACK "
+          "recovery or timeout resends their PSNs)")) {
   env.stats.derived(
       "ack_aggregation", "ratio", "ACK registrations per ACK sent (ORNIC Figure 8 aggregation)",
       [this] {
@@ -111,7 +115,8 @@ bool ReqManagerCore::uet_nack_holds(wire::SchemeFeedback& pending,
                                     const wire::SchemeFeedback& next) {
   // One feedback register a QP (ORNIC's): a later frame replaces one not yet sent. UET's
   // NACK (a trimmed packet) must not be lost so: a UET ACK waits (the next one carries
-  // what it said), and a UET NACK joins the pending one's entries (up to 3).
+  // what it said), and a UET NACK joins the pending one's entries (up to 3; a fourth is
+  // lost).
   using F = wire::SchemeFeedback;
   if (pending.type != F::kNack || !(pending.info & wire::kUetNackFlag)) return false;
   if (next.type == F::kUetAck) {
@@ -119,9 +124,14 @@ bool ReqManagerCore::uet_nack_holds(wire::SchemeFeedback& pending,
     return true;
   }
   const uint32_t n = wire::nack_entries(pending);
-  if (next.type != F::kNack || !(next.info & wire::kUetNackFlag) || n >= 3) return false;
+  if (next.type != F::kNack || !(next.info & wire::kUetNackFlag)) return false;
+  if (n >= 3) {  // full: the newcomer is lost rather than the three waiting
+    uet_nacks_lost_.inc();
+    return true;
+  }
   pending.psn[n] = next.psn[0];
-  pending.info = static_cast<uint8_t>(wire::kUetNackFlag | (n + 1));
+  pending.more_vp[n - 1] = next.vp;
+  pending.info = static_cast<uint8_t>((pending.info & ~3u) | (n + 1));  // the first's kind
   uet_nacks_merged_.inc();
   return true;
 }

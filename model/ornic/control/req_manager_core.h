@@ -127,6 +127,7 @@ class ReqManagerCore final : public ResponderWork, public ControlSource {
   Counter& dup_reads_ignored_;
   Counter& uet_acks_held_;
   Counter& uet_nacks_merged_;
+  Counter& uet_nacks_lost_;
   Probe p_queue_;
 };
 

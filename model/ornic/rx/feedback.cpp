@@ -91,7 +91,8 @@ bool scheme_feedback(const ordering::Outcome& o, const wire::PacketView& v,
       fb->type = F::kNack;
       fb->psn[0] = (traits.sack_as_mp_ack ? o.sack_psn : psn) & wire::kPsnMask;
       if (traits.sack_as_mp_ack || traits.uet_ack) fb->vp = v.udp_sport;
-      if (traits.uet_ack) fb->info = wire::kUetNackFlag | 1;
+      // UET: beyond the window (a trimmed packet's NACK is the Req Processor's).
+      if (traits.uet_ack) fb->info = wire::kUetNackFlag | wire::kUetNackOutOfWindow | 1;
       return true;
     default:
       return false;

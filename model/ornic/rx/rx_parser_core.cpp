@@ -30,6 +30,7 @@ Drop drop_for(wire::ParseStatus s) {
 
 RxParserCore::RxParserCore(const CoreEnv& env, RxBuffers buffers)
     : p_(env.p),
+      uet_wire_{env.p.nic.pmtu_bytes, false},
       buf_(buffers),
       frames_(env.stats.counter("frames", "frame", "frames the MAC delivered to the parser")),
       bytes_(env.stats.counter("bytes", "byte", "frame bytes delivered to the parser")),
@@ -50,7 +51,7 @@ RxParserCore::Result RxParserCore::receive(Cycle arrival, const uint8_t* frame, 
   Result r;
   frames_.inc();
   bytes_.inc(len);
-  wire::ParseStatus st = wire::parse(frame, len, v, p_.parser.check_icrc);
+  wire::ParseStatus st = wire::parse_any(frame, len, v, p_.parser.check_icrc, uet_wire_);
   uint64_t b = beats(len, p_.nic.datapath_bytes);
   Cycle g = parser_.acquire(arrival, b);
   r.ready = g + b + p_.parser.latency;

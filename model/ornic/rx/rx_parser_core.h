@@ -15,6 +15,7 @@
 #include "model/ornic/drop_reason.h"
 #include "model/ornic/rx/pkt_buffer.h"
 #include "model/wire/roce.h"
+#include "model/wire/uet_nic.h"
 
 namespace oonic::ornic {
 
@@ -38,6 +39,7 @@ class RxParserCore {
 
  private:
   const OrnicParams& p_;
+  const wire::uet::NicWire uet_wire_;  // reads UET's frames too (nic.wire uet)
   RxBuffers buf_;
   Resource parser_;
   Counter& frames_;

@@ -1,6 +1,10 @@
 #include "model/ornic/tx/hdr_generator_core.h"
 
 #include <algorithm>
+#include <string>
+
+#include "model/core/error.h"
+#include "model/schemes/receive_schemes.h"
 
 namespace oonic::ornic {
 
@@ -8,6 +12,9 @@ HdrGeneratorCore::HdrGeneratorCore(const CoreEnv& env, MacPort& mac)
     : p_(env.p),
       mac_(mac),
       ip_id_per_qp_(env.p.hdr_generator.ip_id == "per_qp"),
+      uet_(env.p.uet_wire()),
+      uet_wire_{env.p.nic.pmtu_bytes,
+                ordering::find_scheme(env.p.nic.ordering).traits.ordered_delivery},
       acks_(env.stats.counter("acks", "frame", "ACK frames sent")),
       cnps_(env.stats.counter("cnps", "frame",
                               "CNP frames sent (DCQCN notification point: CE-marked packets)")),
@@ -47,16 +54,51 @@ Cycle HdrGeneratorCore::emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec
                              const QpContext& qp, bool in_place) {
   spec.bth.dest_qp = qp.peer_qpn;
   if (ip_id_per_qp_) spec.ip_id = qp.tx_ip_id++;
+  if (uet_ && wire::uet::carries(spec)) return emit_uet(t, gen_cycles, spec, qp, in_place);
   size_t need = wire::frame_size(spec);
   uint8_t* out;
   if (in_place && spec.payload) {
     out = const_cast<uint8_t*>(spec.payload) - wire::header_size(spec);
   } else {
-    // 16 KB at the first frame built here (an idle host builds none).
-    if (buf_.size() < need) buf_.resize(std::max<size_t>(need, 16384));
-    out = buf_.data();
+    out = scratch(need);
   }
-  size_t len = wire::build(spec, out, need);
+  return put(t, gen_cycles, spec, out, wire::build(spec, out, need));
+}
+
+Cycle HdrGeneratorCore::emit_uet(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec,
+                                 const QpContext& qp, bool in_place) {
+  // A UET NACK naming several PSNs (merged in the Req Manager's register) leaves as one
+  // NACK frame each; the first frame's start is the answer.
+  const uint32_t n = wire::uet::frames_of(spec);
+  Cycle first = 0;
+  for (uint32_t e = 0; e < n; ++e) {
+    if (e && ip_id_per_qp_) spec.ip_id = qp.tx_ip_id++;
+    wire::uet::UetFrameSpec u;
+    std::string why;
+    if (!wire::uet::to_uet(spec, qp.qpn, uet_wire_, u, &why, e))
+      throw Error(msg::kConfig, "nic.wire uet: " + why + " (QP " + std::to_string(qp.qpn) + ")");
+    const size_t need = wire::uet::frame_size(u);
+    uint8_t* out = in_place && u.payload
+                       ? const_cast<uint8_t*>(u.payload) - wire::uet::header_size(u)
+                       : scratch(need);
+    const size_t len = wire::uet::build_frame(u, out, need);
+    if (!len)
+      throw Error(msg::kConfig, "nic.wire uet: a field of QP " + std::to_string(qp.qpn) +
+                                    "'s frame does not fit UET's headers");
+    const Cycle c = put(t, gen_cycles, spec, out, len);
+    if (!e) first = c;
+  }
+  return first;
+}
+
+uint8_t* HdrGeneratorCore::scratch(size_t need) {
+  // 16 KB at the first frame built here (an idle host builds none).
+  if (buf_.size() < need) buf_.resize(std::max<size_t>(need, 16384));
+  return buf_.data();
+}
+
+Cycle HdrGeneratorCore::put(Cycle t, uint32_t gen_cycles, const wire::FrameSpec& spec,
+                            const uint8_t* out, size_t len) {
   Cycle g = gen_.acquire(t, gen_cycles);
   Cycle ready = g + gen_cycles;
   Cycle start = mac_.reserve(ready, len);

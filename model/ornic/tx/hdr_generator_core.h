@@ -12,6 +12,7 @@
 #include "model/ornic/block_env.h"
 #include "model/ornic/block_interfaces.h"
 #include "model/ornic/qp_context.h"
+#include "model/wire/uet_nic.h"
 
 namespace oonic::ornic {
 
@@ -35,9 +36,18 @@ class HdrGeneratorCore final : public HdrGeneratorPort {
  private:
   Cycle emit(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec, const QpContext& qp,
              bool in_place = false);
+  // The frame on UET's wire (nic.wire uet).
+  Cycle emit_uet(Cycle t, uint32_t gen_cycles, wire::FrameSpec& spec, const QpContext& qp,
+                 bool in_place);
+  uint8_t* scratch(size_t need);
+  // Takes the generator for gen_cycles from t, then the MAC: the frame's start.
+  Cycle put(Cycle t, uint32_t gen_cycles, const wire::FrameSpec& spec, const uint8_t* out,
+            size_t len);
   const OrnicParams& p_;
   MacPort& mac_;
   const bool ip_id_per_qp_;  // tx.hdr_generator.ip_id per_qp (read once)
+  const bool uet_;           // nic.wire resolved to uet
+  const wire::uet::NicWire uet_wire_;
   Resource gen_;
   std::vector<uint8_t> buf_;
   Counter& acks_;

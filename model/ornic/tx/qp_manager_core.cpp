@@ -16,6 +16,7 @@ constexpr uint32_t kSlotBytes =
 QpManagerCore::QpManagerCore(const CoreEnv& env, QpContextTable& qps, const RegisterFile& regs,
                              Agenda& agenda, Sram& wqe_cache, Links links)
     : p_(env.p),
+      uet_wire_(env.p.uet_wire()),
       qps_(qps),
       regs_(regs),
       agenda_(agenda),
@@ -93,6 +94,9 @@ void QpManagerCore::fetch(Cycle t, uint32_t qi) {
     TxWqe w;
     w.seq = s.fetched + k;
     w.bad = !w.w.decode(fetch_buf_.data() + size_t{k} * kWqeBytes);
+    // UET's wire: every WRITE packet carries its placement (an OOO WRITE, FSpot
+    // throughout; uet_nic.h).
+    if (uet_wire_ && !w.bad && w.w.op == WqeOp::kWrite) w.w.ooo = true;
     w.cached_at = last = cache_.write(done + uint64_t{k + 1} * p_.qp_manager.fetch_cycles, bits);
     cache_.occupy(w.cached_at, bits);
     if (w.bad) bad_wqes_.inc();
@@ -513,7 +517,7 @@ bool QpManagerCore::send_head(Cycle now) {
     f.payload_len = k.len;
     if (w.w.ooo && w.w.op == WqeOp::kWrite) {
       // FSpot until an ACK said Start_Addr is cached, then Spot; Last ends the WQE.
-      bool addr = !w.start_addr_cached;
+      bool addr = !w.start_addr_cached || uet_wire_;
       f.bth.opcode = last ? (addr ? wire::kOooWriteLastFSpot : wire::kOooWriteLast)
                           : (addr ? wire::kOooWriteFSpot : wire::kOooWriteSpot);
       if (addr) {
@@ -538,6 +542,8 @@ bool QpManagerCore::send_head(Cycle now) {
                                    : wire::kSendMiddle;
     }
     f.bth.ack_req = last;
+    f.uet.retx = k.retx, f.uet.msg_offset = k.offset;
+    f.uet.msg_id = static_cast<uint16_t>(w.msn);
     l_.rate.tag(k.qi, f);  // the rate core's headers (HPCC: an empty INT stack)
     // The sender policy's headers on a data packet of an OOO WQE (Eunomia: Head and
     // last on every packet of an OOO WRITE or SEND, which keeps the standard opcodes).

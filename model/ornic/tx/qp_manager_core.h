@@ -176,6 +176,7 @@ class QpManagerCore final : public TxSource, public RequesterState, public Compl
   const TxWqe* read_wqe(uint32_t qi, uint32_t read_psn) const;
 
   const OrnicParams& p_;
+  const bool uet_wire_;  // nic.wire resolved to uet: every WRITE OOO, FSpot throughout
   QpContextTable& qps_;
   const RegisterFile& regs_;
   Agenda& agenda_;
