@@ -172,11 +172,14 @@ ParseStatus to_view(const uint8_t* frame, const UetView& u, const NicWire& w, Pa
     } else {
       return ParseStatus::kUnknownOpcode;
     }
+  } else if (u.payload_len) {
+    return ParseStatus::kBadExtension;  // an ACK or NACK carries nothing after its headers
   } else if (p.type == PdsType::kAck) {
     op = kAcknowledge;
     v.bth.psn = p.psn & kPsnMask;
     v.aeth.syndrome = kAethAckNoCredit;
   } else if (p.type == PdsType::kNack && p.vendor_code) {
+    if ((p.vendor_code & 0xE0) == 0) return ParseStatus::kUnknownOpcode;  // not a NAK syndrome
     op = kAcknowledge;
     v.bth.psn = p.psn & kPsnMask;
     v.aeth.syndrome = p.vendor_code;
