@@ -42,6 +42,8 @@ class SendState {
   virtual bool in_write_or_send(uint32_t qi, uint32_t psn) const = 0;
   // A PSN is queued for selective retransmission (resend()), not yet sent again.
   virtual bool has_queued_resend(uint32_t qi) const { return false; }
+  // How many (a window core counts them out of its flight: lost, not in flight).
+  virtual uint32_t queued_resends(uint32_t qi) const { return has_queued_resend(qi) ? 1 : 0; }
   // Queue psn for selective retransmission; false when outside [una, high) or queued.
   virtual bool resend(uint32_t qi, uint32_t psn) = 0;
   // Go back N: send again from psn (the send pointer moves back, queued resends drop).
@@ -107,6 +109,9 @@ class LossRecovery {
   // PSNs past the first unacknowledged one that the receiver said it holds (UET: its
   // SACK bitmaps): a window core counts them out of its flight, as htsim's NSCC does.
   virtual uint32_t sacked_past_una(uint32_t qi) const { return 0; }
+  // The QP is in a loss-recovery episode (UET's SLEEK): htsim lets its resends pass the
+  // window then, and only then.
+  virtual bool in_loss_recovery(uint32_t qi) const { return false; }
 };
 
 }  // namespace oonic::sender

@@ -15,6 +15,7 @@ constexpr double kFastIncreasePs = 1e6;             // fast increase below 1 us 
 uet::EvMode ev_mode(const std::string& spray) {              // once, at construction
   if (spray == "oblivious") return uet::EvMode::kOblivious;  // once
   if (spray == "avoid") return uet::EvMode::kAvoid;          // once
+  if (spray == "mixed") return uet::EvMode::kMixed;          // once
   return uet::EvMode::kRoundRobin;
 }
 }  // namespace
@@ -37,14 +38,19 @@ void NsccParams::describe(ParamTable& t) {
   t.add("cc.nscc.gamma", &gamma, "ratio", "nscc: the multiplicative decrease's gain", 0, 1);
   t.add("cc.nscc.delay_alpha", &delay_alpha, "ratio", "nscc: avg_delay's EWMA weight", 0, 1);
   t.add("cc.nscc.maxwnd_bdp", &maxwnd_bdp, "BDP", "nscc: the largest window, in BDPs", 0.01, 100);
+  t.add("cc.nscc.init_cwnd_pkts", &init_cwnd_pkts, "MSS",
+        "nscc: a QP's first window (htsim's -cwnd; its published permutations ran 75); 0: "
+        "maxwnd",
+        0, 1u << 20);
   t.add("cc.nscc.adjust_bytes_mss", &adjust_bytes_mss, "MSS",
         "nscc: acknowledged bytes between window adjustments (adjust_bytes_threshold)", 1, 1e6);
   t.add("cc.nscc.spray", &spray,
         "nscc: each packet's UDP source port an entropy value (UET's spraying): off, oblivious "
-        "(random), rr (round robin) or avoid (round robin skipping values an ECN-marked ACK "
-        "or a NACK penalised; needs ACKs that name the entropy value: nic.ordering mprdma, "
-        "uet-rud or uet-rod) over cc.nscc.paths values",
-        {"off", "oblivious", "rr", "avoid"});
+        "(random), rr (round robin), avoid (round robin skipping values an ECN-marked ACK "
+        "or a NACK penalised) or mixed (htsim's default: a value an unmarked ACK came back on "
+        "is used again, else avoid's choice); avoid and mixed need ACKs that name the entropy "
+        "value (nic.ordering mprdma, uet-rud or uet-rod); over cc.nscc.paths values",
+        {"off", "oblivious", "rr", "avoid", "mixed"});
   t.add("cc.nscc.paths", &paths, "value", "nscc: entropy values a QP sprays over (a power of two)",
         1, 65536);
 }
@@ -105,16 +111,27 @@ void Nscc::report(uint32_t qi, const Qp& q, Cycle t) {
 }
 
 Cycle Nscc::send_at(uint32_t qi, Cycle now, const SendState& s, bool) {
-  // In flight: sent and neither acknowledged nor SACKed (UET's recovery keeps the SACKs).
+  // In flight: sent and neither acknowledged nor SACKed (UET's recovery keeps the SACKs),
+  // nor, outside a recovery episode, queued to be sent again (htsim takes a NACKed packet
+  // out of its flight until it goes again).
   int32_t flight = wire::psn_diff(s.send_psn(qi), s.una(qi));
   if (flight > 0 && recovery_) flight -= static_cast<int32_t>(recovery_->sacked_past_una(qi));
   Qp& q = qp(qi);
+  if (q.rto) {
+    if (!q.rto_una_set) q.rto_una = s.una(qi), q.rto_una_set = true;
+    if (s.una(qi) != q.rto_una) q.rto = false;
+  }
+  const bool episode = q.rto || (recovery_ && recovery_->in_loss_recovery(qi));
+  if (flight > 0 && !episode) flight -= static_cast<int32_t>(s.queued_resends(qi));
   if (!q.started) return now;
   // htsim's AR: the packet after which the window admits no other asks for an ACK at once
   // (so a coalescing receiver answers a window of one packet without waiting).
   q.ar = static_cast<double>(std::max(flight, 0) + 2) * mss_ > q.cwnd;
   if (flight <= 0) return now;
-  if (s.has_queued_resend(qi) || (recovery_ && recovery_->has_resend(s, qi))) return now;
+  // Resends pass the window only in a loss-recovery episode (htsim's can_send_NSCC) or
+  // after a timeout until una moves, and the recovery core's own queue (MP-RDMA's) always.
+  if ((recovery_ && recovery_->has_resend(s, qi)) || (s.has_queued_resend(qi) && episode))
+    return now;
   return static_cast<double>(flight + 1) * mss_ > q.cwnd ? kNever : now;
 }
 
@@ -125,7 +142,7 @@ uint16_t Nscc::picked(uint32_t qi, Cycle now, uint32_t psn, bool retx, uint16_t 
     q.started = true;
     q.base_rtt = network_rtt_;
     q.maxwnd = p_.maxwnd_bdp * line_ * network_rtt_ / 8000.0;  // Gbit/s x ps / 8000 = bytes
-    q.cwnd = q.maxwnd;
+    q.cwnd = p_.init_cwnd_pkts ? static_cast<double>(p_.init_cwnd_pkts) * mss_ : q.maxwnd;
     set_bounds(q);
     q.first_psn = q.next_psn = psn;
     q.last_adjust = ps(now);
@@ -212,11 +229,11 @@ bool Nscc::on_feedback(uint32_t qi, Cycle t, const wire::SchemeFeedback& fb, con
   }
   const bool ece = fb.info & 1, retx_echo = fb.info & 2;
   if (fb.type == F::kUetAck) {  // UET's ACK: the packets it covers, the delay of its PSN
-    if (q.ev && ece) q.ev->on_ecn(fb.vp);
+    if (q.ev) ece ? q.ev->on_ecn(fb.vp) : q.ev->on_good(fb.vp);
     acked(qi, q, t, uint64_t{wire::uet_coalesced(fb)} * mss_, q.sent[fb.psn[0] % window_], ece);
     return true;
   }
-  if (q.ev && ece) q.ev->on_ecn(fb.vp);
+  if (q.ev) ece ? q.ev->on_ecn(fb.vp) : q.ev->on_good(fb.vp);
   acked(qi, q, t, mss_, retx_echo ? -1.0 : q.sent[fb.psn[1] % window_], ece);
   return true;
 }
@@ -287,6 +304,7 @@ void Nscc::on_timeout(uint32_t qi, Cycle t) {
   Qp& q = qp(qi);
   touch_state(mem_, t, true);
   q.trigger_qa = true;  // the next ACK's quick adapt may cut to what was delivered
+  q.rto = true, q.rto_una_set = false;
 }
 
 }  // namespace oonic::sender

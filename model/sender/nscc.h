@@ -69,8 +69,9 @@ struct NsccParams {               // cc.nscc.*
   double gamma = 0.8;             // multiplicative decrease
   double delay_alpha = 0.0125;    // avg_delay's EWMA weight
   double maxwnd_bdp = 1.5;        // maxwnd in BDPs
+  uint32_t init_cwnd_pkts = 0;    // the first window in MSS (htsim's -cwnd); 0: maxwnd
   uint32_t adjust_bytes_mss = 8;  // adjust_bytes_threshold in MSS
-  std::string spray = "off";      // off | oblivious | rr | avoid: an entropy value per packet
+  std::string spray = "off";      // off | oblivious | rr | avoid | mixed: an EV per packet
   uint32_t paths = 64;            // entropy values a QP sprays over (a power of two)
   void describe(ParamTable& t);
   void validate() const;  // throws Error(kConfig) naming the key
@@ -115,6 +116,10 @@ class Nscc final : public RateControl {
   struct Qp {
     bool started = false;
     bool ar = false;  // the next packet asks for an ACK (send_at: the window fills)
+    // A timeout fired and una has not moved since: its resends pass the window (htsim's
+    // RTO takes every expired packet out of the flight; here they are not all queued).
+    bool rto = false, rto_una_set = false;
+    uint32_t rto_una = 0;
     double cwnd = 0, maxwnd = 0, base_rtt = 0, avg_delay = 0, inc = 0;
     double fi_count = 0;
     uint64_t achieved = 0, received = 0;

@@ -64,6 +64,7 @@ class UetRecovery final : public LossRecovery {
   void on_progress(SendState& s, uint32_t qi) override;
   void on_feedback(SendState& s, uint32_t qi, const wire::SchemeFeedback& fb) override;
   void on_timeout(SendState& s, uint32_t qi) override;
+  bool in_loss_recovery(uint32_t qi) const override { return in_recovery(qi); }
   // A NACK's resend is never held off under RUD: the packet is gone (trimmed), not in
   // flight. Under ROD it is: the go-back-N the receiver's NAK starts resends it too, and
   // resending every NACKed PSN at once as well kept re-trimming them

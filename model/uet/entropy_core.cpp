@@ -22,6 +22,12 @@ uint16_t EntropyCore::next() {
   const uint32_t n = mask_ + 1;
   if (mode_ == EvMode::kOblivious) return ev_of(static_cast<uint32_t>(rng_() & mask_));
   if (mode_ == EvMode::kRoundRobin) return ev_of(next_++ & mask_);
+  if (mode_ == EvMode::kMixed && !recycled_.empty()) {
+    const uint16_t ev = recycled_.front();
+    recycled_.pop_front();
+    ++reused_;
+    return ev;
+  }
   bool first = true;
   for (uint32_t tries = 0; tries < n; ++tries) {
     const uint32_t i = next_++ & mask_;

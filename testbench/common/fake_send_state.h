@@ -18,7 +18,9 @@ class FakeSendState final : public sender::SendState {
   bool in_write_or_send(uint32_t, uint32_t) const override { return true; }
   bool resend(uint32_t, uint32_t) override { return false; }
   void go_back(uint32_t, uint32_t) override {}
-  uint32_t una_ = 0, high_ = 0, send_ = 0;
+  bool has_queued_resend(uint32_t) const override { return queued_ > 0; }
+  uint32_t queued_resends(uint32_t) const override { return queued_; }
+  uint32_t una_ = 0, high_ = 0, send_ = 0, queued_ = 0;  // queued_: PSNs queued to resend
 };
 
 }  // namespace oonic::testing

@@ -67,13 +67,53 @@ TEST(Nscc, WindowHoldsPacketsBeyondCwnd) {
   EXPECT_EQ(n.send_at(0, 5, s, false), oonic::kNever);
 }
 
-// A recovery core that holds `n` SACKed PSNs past una (UET's scoreboard).
+// A recovery core that holds `n` SACKed PSNs past una (UET's scoreboard), in a
+// loss-recovery episode or not.
 class Sacks final : public sender::LossRecovery {
  public:
   const char* name() const override { return "sacks"; }
   uint32_t sacked_past_una(uint32_t) const override { return n; }
+  bool in_loss_recovery(uint32_t) const override { return episode; }
   uint32_t n = 0;
+  bool episode = false;
 };
+
+// Resends take the window as htsim's can_send_NSCC has them: outside a loss-recovery
+// episode a PSN queued to go again (a NACK's) is out of the flight until it goes and
+// waits for the window like new data; in an episode (SLEEK's) resends pass the window. 226 sent past una with 1 queued: 225 in flight, one more would
+// make 226 > 225: kNever (before this rule a queued resend always passed); 2 queued: 224,
+// it fits. In an episode the resend goes whatever the window.
+TEST(Nscc, QueuedResendsLeaveTheFlightAndPassTheWindowOnlyInRecovery) {
+  Rig r;
+  sender::Nscc n = r.make();
+  Sacks sk;
+  n.pair(sk);
+  State s;
+  n.picked(0, 0, 0, false, 7);
+  s.send_ = 226;
+  s.queued_ = 1;
+  EXPECT_EQ(n.send_at(0, 5, s, false), oonic::kNever);
+  s.queued_ = 2;
+  EXPECT_EQ(n.send_at(0, 5, s, false), 5u);
+  s.send_ = 300;
+  s.queued_ = 1;
+  EXPECT_EQ(n.send_at(0, 5, s, false), oonic::kNever);
+  sk.episode = true;
+  EXPECT_EQ(n.send_at(0, 5, s, false), 5u);
+  s.queued_ = 0;
+  EXPECT_EQ(n.send_at(0, 5, s, false), oonic::kNever);  // new data still waits
+}
+
+// cc.nscc.init_cwnd_pkts: the first window is that many MSS (htsim's -cwnd), maxwnd
+// unchanged.
+TEST(Nscc, FirstWindowFromInitCwnd) {
+  Rig r;
+  r.p.init_cwnd_pkts = 75;
+  sender::Nscc n = r.make();
+  n.picked(0, 0, 0, false, 7);
+  EXPECT_DOUBLE_EQ(n.cwnd_bytes(0), 75000);
+  EXPECT_DOUBLE_EQ(n.maxwnd_bytes(0), 225000);
+}
 
 // With UET's recovery paired, SACKed PSNs leave the flight: 230 sent past una with 5
 // SACKed is 225 in flight, and one more would pass cwnd (225 x 1000): kNever; with 6

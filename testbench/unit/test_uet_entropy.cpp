@@ -53,6 +53,32 @@ TEST(UetEntropy, AvoidSkipsPenalizedPathsAndDrainsThem) {
   EXPECT_EQ(c.penalty(e1), 15);  // capped
 }
 
+// Mixed (htsim's MIXED): EVs unmarked ACKs came back on are used again, oldest first;
+// a marked ACK recycles nothing and penalizes as in avoid; with none to recycle the
+// choice is avoid's round robin. Over 4 EVs: 0, 1 from the round robin; good ACKs on 1
+// then 0 and a marked one on 2: next 1, then 0 (recycled), then the round robin at
+// index 2, skipped (ECN penalty 1 -> 0), so 3.
+TEST(UetEntropy, MixedReusesEvsThatCameBackUnmarked) {
+  EntropyCore c = make(EvMode::kMixed, 4);
+  const uint16_t e0 = c.next(), e1 = c.next();
+  EXPECT_EQ(e0 & 3, 0);
+  EXPECT_EQ(e1 & 3, 1);
+  const uint16_t e2 = (e0 & ~3) | 2;
+  c.on_good(e1);
+  c.on_good(e0);
+  c.on_ecn(e2);
+  EXPECT_EQ(c.next(), e1);
+  EXPECT_EQ(c.next(), e0);
+  EXPECT_EQ(c.reused(), 2u);
+  EXPECT_EQ(c.next() & 3, 3);
+  EXPECT_EQ(c.skipped(), 1u);
+  EntropyCore a = make(EvMode::kAvoid, 4);  // avoid ignores good ACKs
+  const uint16_t f0 = a.next();
+  a.on_good(f0);
+  EXPECT_EQ(a.next() & 3, 1);
+  EXPECT_EQ(a.reused(), 0u);
+}
+
 // Every EV penalized: the next is taken anyway (no stall), and the first skipped drains.
 TEST(UetEntropy, AllPenalizedStillSends) {
   EntropyCore c = make(EvMode::kAvoid, 2);

@@ -344,6 +344,16 @@ bool QpManagerCore::holds_last(uint32_t qi) {
   return l_.recovery.holds(qi, last, s.send_psn, s.una);
 }
 
+uint32_t QpManagerCore::queued_resends(uint32_t qi) const {
+  // The queued PSNs still outstanding (an ACK may have passed one since it was queued).
+  const SqState& s = sq_[qi];
+  uint32_t n = 0;
+  for (const Retx& r : s.retx)
+    if (!r.reread && wire::psn_diff(r.psn, s.una) >= 0 && wire::psn_diff(r.psn, s.send_psn) < 0)
+      ++n;
+  return n;
+}
+
 bool QpManagerCore::has_new(uint32_t qi) const {
   const SqState& s = sq_[qi];
   return !s.retx.empty() || wire::psn_diff(s.send_psn, s.next_psn) < 0;

@@ -128,6 +128,7 @@ class QpManagerCore final : public TxSource, public RequesterState, public Compl
   uint32_t send_psn(uint32_t qi) const override { return sq_[qi].send_psn; }
   bool has_new(uint32_t qi) const override;
   bool has_queued_resend(uint32_t qi) const override { return !sq_[qi].retx.empty(); }
+  uint32_t queued_resends(uint32_t qi) const override;
   bool in_write_or_send(uint32_t qi, uint32_t psn) const override;
   bool resend(uint32_t qi, uint32_t psn) override;
   void go_back(uint32_t qi, uint32_t psn) override;
