@@ -80,9 +80,10 @@ class Sacks final : public sender::LossRecovery {
 
 // Resends take the window as htsim's can_send_NSCC has them: outside a loss-recovery
 // episode a PSN queued to go again (a NACK's) is out of the flight until it goes and
-// waits for the window like new data; in an episode (SLEEK's) resends pass the window. 226 sent past una with 1 queued: 225 in flight, one more would
-// make 226 > 225: kNever (before this rule a queued resend always passed); 2 queued: 224,
-// it fits. In an episode the resend goes whatever the window.
+// waits for the window like new data; in an episode (SLEEK's) resends pass the window.
+// 226 sent past una with 1 queued: 225 in flight, one more would make 226 > 225: kNever
+// (before this rule a queued resend always passed); 2 queued: 224, it fits. In an
+// episode the resend goes whatever the window; after a timeout too, until una moves.
 TEST(Nscc, QueuedResendsLeaveTheFlightAndPassTheWindowOnlyInRecovery) {
   Rig r;
   sender::Nscc n = r.make();
@@ -102,6 +103,12 @@ TEST(Nscc, QueuedResendsLeaveTheFlightAndPassTheWindowOnlyInRecovery) {
   EXPECT_EQ(n.send_at(0, 5, s, false), 5u);
   s.queued_ = 0;
   EXPECT_EQ(n.send_at(0, 5, s, false), oonic::kNever);  // new data still waits
+  sk.episode = false;
+  s.queued_ = 1;
+  n.on_timeout(0, 10);
+  EXPECT_EQ(n.send_at(0, 11, s, false), 11u);  // the timeout's resend goes
+  s.una_ = 1;                                  // una moved: the window again
+  EXPECT_EQ(n.send_at(0, 12, s, false), oonic::kNever);
 }
 
 // cc.nscc.init_cwnd_pkts: the first window is that many MSS (htsim's -cwnd), maxwnd
