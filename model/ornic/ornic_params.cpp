@@ -117,6 +117,11 @@ void OrnicParams::describe(ParamTable& t) {
         "READ-response payload fetches issued ahead of transmission", 1, 1024);
   t.add("control.req_manager.schedule_cycles", &req_manager.schedule_cycles, "cycle",
         "register-scheduler cycles to pop a QP and read its latest ACKed PSN", 0, 1000);
+  t.add("control.req_manager.uet_nack_depth", &req_manager.uet_nack_depth, "PSN",
+        "UET NACKs (trimmed PSNs) one QP's feedback register holds until they are sent; one "
+        "more is lost (uet_nacks_lost). 3 fit one Scheme Feedback frame (RoCEv2's wire); more "
+        "leave as further frames (on UET's wire every PSN is its own NACK frame anyway)",
+        1, 1024);
   t.add("tx.hdr_generator.ack_cycles", &hdr_generator.ack_cycles, "cycle",
         "Hdr Generator cycles to build an ACK/NAK frame", 1, 1000);
   t.add("tx.hdr_generator.data_cycles", &hdr_generator.data_cycles, "cycle",

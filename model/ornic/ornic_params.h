@@ -74,6 +74,7 @@ struct DmaParams {  // dma.*
 
 struct ReqManagerParams {  // control.req_manager.*
   uint32_t schedule_cycles = 1;
+  uint32_t uet_nack_depth = 3;  // UET NACK PSNs a QP's feedback register holds
 };
 
 struct NotificationPointParams {  // cc.* (the receiving side of DCQCN)

@@ -15,6 +15,9 @@ void UetRecoveryParams::describe(ParamTable& t) {
         0.01, 1000);
   t.add("tx.uet.min_retx_pkts", &min_retx_pkts, "packet",
         "tx.recovery uet: the loss threshold's floor (htsim's min_retx_config)", 1, 1u << 22);
+  t.add("tx.uet.sleek", &sleek,
+        "tx.recovery uet: SLEEK's loss-recovery episodes on (htsim's -sleek); false: a PSN "
+        "goes again only on a NACK or the timeout, as htsim's runs without -sleek");
 }
 
 UetRecovery::UetRecovery(const UetRecoveryParams& p, uint32_t max_qps, uint32_t window_psns,
@@ -117,7 +120,7 @@ void UetRecovery::run(SendState& s, uint32_t qi) {
   const uint32_t una = s.una(qi);
   if (q.recovery && wire::psn_diff(una, q.recovery_psn) >= 0) q.recovery = false;
   if (!q.recovery) {
-    if (q.ooo < threshold(qi)) return;
+    if (!p_.sleek || q.ooo < threshold(qi)) return;
     q.recovery = true, q.recovery_psn = s.high(qi), q.next_rtx = una;
     episodes_.inc();
   }

@@ -50,6 +50,7 @@ namespace oonic::sender {
 struct UetRecoveryParams {        // tx.uet.*
   double loss_retx_factor = 1.5;  // htsim loss_retx_factor: threshold in windows
   uint32_t min_retx_pkts = 5;     // htsim min_retx_config: the threshold's floor, packets
+  bool sleek = true;              // htsim -sleek: loss recovery episodes (off: NACKs and RTO)
   void describe(ParamTable& t);
 };
 

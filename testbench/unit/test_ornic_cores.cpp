@@ -583,6 +583,35 @@ TEST(ReqManagerCore, UetNackRegisterHoldsThreeAndLosesTheFourth) {
   EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.uet_nacks_lost"), 1u);
 }
 
+// control.req_manager.uet_nack_depth 5: six UET NACKs in one cycle leave as two frames,
+// PSNs 40..42 then 43..44 (each with its own entropy value), and the sixth is lost.
+TEST(ReqManagerCore, DeeperUetNackRegisterSendsFurtherFrames) {
+  using F = wire::SchemeFeedback;
+  ReqManagerRig r;
+  r.p.req_manager.uet_nack_depth = 5;
+  for (uint32_t k = 0; k < 6; ++k) {
+    F n;
+    n.type = F::kNack;
+    n.info = wire::kUetNackFlag | 1;
+    n.psn[0] = 40 + k;
+    n.vp = static_cast<uint16_t>(0xC000 + k);
+    r.rm.register_feedback(10, 0, 5, 1, n);
+  }
+  r.rm.apply_due(10);
+  while (r.rm.has_control()) r.rm.send_control(20);
+  ASSERT_EQ(r.hdr.sent.size(), 2u);
+  EXPECT_EQ(wire::nack_entries(r.hdr.sent[0].fb), 3u);
+  EXPECT_EQ(r.hdr.sent[0].fb.psn[2], 42u);
+  const F& b = r.hdr.sent[1].fb;
+  EXPECT_EQ(wire::nack_entries(b), 2u);
+  EXPECT_EQ(b.psn[0], 43u);
+  EXPECT_EQ(b.psn[1], 44u);
+  EXPECT_EQ(b.vp, 0xC003);
+  EXPECT_EQ(b.more_vp[0], 0xC004);
+  EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.uet_nacks_merged"), 4u);
+  EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.uet_nacks_lost"), 1u);
+}
+
 TEST(ReqManagerCore, ReadResponsesOfTwoJobsInterleaveWithTheirOpcodes) {
   ReqManagerRig r;
   // QP 0: READ of 600 B (3 responses of 256 / 256 / 88); QP 1: one 100-byte response.

@@ -343,6 +343,27 @@ TEST(UetRecovery, OutOfOrderCountEntersRecoveryAndResendsWhatSacksDoNotHold) {
   EXPECT_EQ(st.scalar_value("t.recovery_resends"), 2);
 }
 
+// tx.uet.sleek false (htsim without -sleek): the same out-of-order count starts no
+// episode and resends nothing; a NACK still resends its PSN.
+TEST(UetRecovery, WithoutSleekOnlyNacksAndTheTimeoutResend) {
+  Stats st;
+  sender::UetRecoveryParams p;
+  p.sleek = false;
+  sender::UetRecovery r(p, 4, 320, StatGroup(st, "t"));
+  FixedWindow w(8);
+  r.pair(w);
+  ScriptedState s;
+  s.set(100, 130);
+  std::set<uint32_t> have;
+  for (uint32_t q = 101; q <= 115; ++q)
+    if (q != 105) have.insert(q);
+  r.on_feedback(s, 0, uet_ack(115, 14, have, 100));
+  EXPECT_FALSE(r.in_recovery(0));
+  EXPECT_TRUE(s.resent.empty());
+  r.on_feedback(s, 0, fb(wire::SchemeFeedback::kNack, 105));
+  EXPECT_EQ(s.resent, (std::vector<uint32_t>{105}));
+}
+
 // A NACK (a trimmed packet) resends its PSN at once; the timeout resends una and every
 // PSN below the highest one an ACK named that no SACK holds (0..4 here: 5..10 arrived),
 // never a window; a resend asks for an ACK (AckReq).

@@ -111,27 +111,34 @@ void ReqManagerCore::register_read(Cycle t, uint32_t qp, uint64_t va, uint32_t l
   wake_port->wake(t);
 }
 
-bool ReqManagerCore::uet_nack_holds(wire::SchemeFeedback& pending,
-                                    const wire::SchemeFeedback& next) {
+bool ReqManagerCore::uet_nack_holds(Slot& s, const wire::SchemeFeedback& next) {
   // One feedback register a QP (ORNIC's): a later frame replaces one not yet sent. UET's
   // NACK (a trimmed packet) must not be lost so: a UET ACK waits (the next one carries
-  // what it said), and a UET NACK joins the pending one's entries (up to 3; a fourth is
-  // lost).
+  // what it said), and a UET NACK joins the pending ones, up to uet_nack_depth PSNs (3 a
+  // frame); one more is lost rather than those waiting.
   using F = wire::SchemeFeedback;
+  const F& pending = s.nak_feedback;
   if (pending.type != F::kNack || !(pending.info & wire::kUetNackFlag)) return false;
   if (next.type == F::kUetAck) {
     uet_acks_held_.inc();
     return true;
   }
-  const uint32_t n = wire::nack_entries(pending);
   if (next.type != F::kNack || !(next.info & wire::kUetNackFlag)) return false;
-  if (n >= 3) {  // full: the newcomer is lost rather than the three waiting
+  uint32_t held = wire::nack_entries(pending);
+  for (const F& f : s.nak_more) held += wire::nack_entries(f);
+  if (held >= p_.req_manager.uet_nack_depth) {
     uet_nacks_lost_.inc();
     return true;
   }
-  pending.psn[n] = next.psn[0];
-  pending.more_vp[n - 1] = next.vp;
-  pending.info = static_cast<uint8_t>((pending.info & ~3u) | (n + 1));  // the first's kind
+  F& last = s.nak_more.empty() ? s.nak_feedback : s.nak_more.back();
+  const uint32_t n = wire::nack_entries(last);
+  if (n >= 3) {
+    s.nak_more.push_back(next);  // a further frame
+  } else {
+    last.psn[n] = next.psn[0];
+    last.more_vp[n - 1] = next.vp;
+    last.info = static_cast<uint8_t>((last.info & ~3u) | (n + 1));  // the first's kind
+  }
   uet_nacks_merged_.inc();
   return true;
 }
@@ -149,7 +156,7 @@ void ReqManagerCore::apply(const Pending& w) {
       if (!s.cnp_queued) s.cnp_queued = true, cnp_q_.push_back(w.qp);
       break;
     case Kind::kFeedback:
-      if (s.nak_queued && s.nak_is_feedback && uet_nack_holds(s.nak_feedback, fbs_[w.block])) {
+      if (s.nak_queued && s.nak_is_feedback && uet_nack_holds(s, fbs_[w.block])) {
         free_fbs_.push_back(w.block);
         break;
       }
@@ -159,6 +166,7 @@ void ReqManagerCore::apply(const Pending& w) {
       s.nak_psn = w.psn, s.nak_msn = w.msn, s.nak_syndrome = w.syndrome;
       s.nak_is_bitmap = w.kind == Kind::kBitmapNak;
       s.nak_is_feedback = w.kind == Kind::kFeedback;
+      s.nak_more.clear();
       if (s.nak_is_feedback) {
         s.nak_feedback = fbs_[w.block];
         free_fbs_.push_back(w.block);
@@ -225,10 +233,13 @@ void ReqManagerCore::send_control(Cycle now) {
     Slot& s = slots_[qp];
     s.nak_queued = false;
     Cycle t = mem_.read(now + p_.req_manager.schedule_cycles, 64);
-    if (s.nak_is_feedback)
+    if (s.nak_is_feedback) {
       last_activity_ =
           hdr_generator_port->send_feedback(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_feedback);
-    else if (s.nak_is_bitmap)
+      for (const wire::SchemeFeedback& f : s.nak_more)
+        last_activity_ = hdr_generator_port->send_feedback(t, qps_.at(qp), s.nak_psn, s.nak_msn, f);
+      s.nak_more.clear();
+    } else if (s.nak_is_bitmap)
       last_activity_ =
           hdr_generator_port->send_bitmap_nak(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_block);
     else

@@ -91,6 +91,9 @@ class ReqManagerCore final : public ResponderWork, public ControlSource {
     bool cnp_queued = false;
     wire::BitmapBlock nak_block;
     wire::SchemeFeedback nak_feedback;
+    // UET NACKs past the register's first frame (control.req_manager.uet_nack_depth > 3),
+    // up to 3 PSNs each; sent after it.
+    std::vector<wire::SchemeFeedback> nak_more;
   };
   struct ReadJob {
     uint32_t qp;
@@ -103,7 +106,7 @@ class ReqManagerCore final : public ResponderWork, public ControlSource {
   };
   void apply(const Pending& w);
   // A UET NACK waits in the register: next is dropped (a UET ACK) or merged into it.
-  bool uet_nack_holds(wire::SchemeFeedback& pending, const wire::SchemeFeedback& next);
+  bool uet_nack_holds(Slot& s, const wire::SchemeFeedback& next);
   void prefetch(ReadJob& j, Cycle now);
 
   const OrnicParams& p_;
