@@ -27,9 +27,10 @@ void OrnicParams::describe(ParamTable& t) {
         "default OOO tolerance distance per QP (Eq. 3); psn - ePSN > OTD declares a loss", 1,
         1u << 22);
   t.add("nic.trim_dscp", &nic.trim_dscp, "DSCP",
-        "a request data frame arriving with this DSCP was trimmed by a switch (its payload "
-        "cut, switch.trim): not placed, NACKed at once in the scheme's form (a bitmap NAK for "
-        "ornic, else a Scheme Feedback NACK); match switch.trim_dscp",
+        "a request data frame arriving with this DSCP and no payload was trimmed by a switch "
+        "(switch.trim): not placed, NACKed at once in the scheme's form (a bitmap NAK for "
+        "ornic, a PDS NACK on UET's wire, else a Scheme Feedback NACK); match "
+        "switch.trim_dscp",
         0, 63);
   t.add("nic.trim_dscp_last_hop", &nic.trim_dscp_last_hop, "DSCP",
         "as nic.trim_dscp, for a frame trimmed at its last hop (switch.trim_dscp_last_hop)", 0, 63);
@@ -262,6 +263,11 @@ void OrnicParams::validate() const {
     throw Error(msg::kConfig, "nic.wire uet carries no " + recovery() +
                                   " metadata on data packets: tx.recovery " + recovery() +
                                   " needs nic.wire roce");
+  if (uet_wire() && window_psns() > 32767 - 64)
+    throw Error(msg::kConfig, "nic.wire uet: the PSN window (" + std::to_string(window_psns()) +
+                                  ") must fit UET's 16-bit ACK offsets: at most 32703 PSNs "
+                                  "(tx.qp_manager.max_inflight_psns, bitmap.nodes_per_qp x "
+                                  "bitmap.block_bits)");
   if (uet_wire() && rate() == "hpcc")
     throw Error(msg::kConfig,
                 "nic.wire uet carries no INT stack: tx.rate hpcc needs nic.wire roce");
@@ -273,6 +279,10 @@ void OrnicParams::validate() const {
 bool OrnicParams::uet_wire() const {
   return nic.wire == "uet" ||
          (nic.wire == "auto" && ordering::find_scheme(nic.ordering).traits.uet_ack);
+}
+
+bool OrnicParams::uet_ordered() const {
+  return ordering::find_scheme(nic.ordering).traits.ordered_delivery;
 }
 
 std::string OrnicParams::rate() const {

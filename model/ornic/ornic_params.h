@@ -169,6 +169,8 @@ struct OrnicParams {
   std::string recovery() const;  // tx.recovery, auto resolved by nic.ordering
   // nic.wire with auto resolved: whether the NIC's frames are UET's (model/wire/uet_nic.h).
   bool uet_wire() const;
+  // nic.ordering delivers in order (UET's ROD): its requests go as ROD_REQ on UET's wire.
+  bool uet_ordered() const;
   std::string rate() const;  // tx.rate, auto resolved by nic.ordering
   // The requester's PSN window: tx.qp_manager.max_inflight_psns, or with 0 the span the
   // receive scheme is sure to track from ePSN (N x M, less M - 1 for block-aligned

@@ -67,8 +67,9 @@ struct SchemeTraits {
   // block (0x1F); otherwise as a Scheme Feedback frame (0x1E) or a standard NAK.
   bool bitmap_nak = false;
   bool sack_as_mp_ack = false;  // a SACK goes out as an MP-RDMA ACK (AACK, SACK, VP)
-  // Every ACK is the unit's, sent as UET's ACK (kUetAck: SACK bitmap, OOO count, entropy
-  // value, ECE); no other ACK, and no CNP: the ACK echoes ECN.
+  // Every ACK of an OOO WQE is the unit's, sent as UET's ACK (kUetAck: SACK bitmap, OOO
+  // count, entropy value, ECE), and no CNP: the ACK echoes ECN. (A SEND, which goes
+  // through the in-order path, is still ACKed the RC way.)
   bool uet_ack = false;
   // The receiver takes only the next PSN (UET's ROD): UET's sender then keeps the resend
   // holdoff on NACKs, since going back N resends a trimmed packet anyway.

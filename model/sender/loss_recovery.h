@@ -83,7 +83,8 @@ class LossRecovery {
     if (fb.type == wire::SchemeFeedback::kNack) s.resend(qi, fb.psn[0]);
   }
   // Whether the NIC's resend holdoff (tx.resend_holdoff_ns) applies to the resends this
-  // frame asks for. UET: a NACK says the packet is gone (trimmed), so never.
+  // frame asks for. UET's RUD: a NACK says the packet is gone (trimmed), so never; its ROD
+  // keeps it (going back N resends the packet anyway).
   virtual bool holdoff(const wire::SchemeFeedback& fb) const { return true; }
   // The requester timeout fired while PSNs in [una, high) were outstanding.
   virtual void on_timeout(SendState& s, uint32_t qi) { s.go_back(qi, s.una(qi)); }

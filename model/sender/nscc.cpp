@@ -130,7 +130,7 @@ Cycle Nscc::send_at(uint32_t qi, Cycle now, const SendState& s, bool) {
   if (flight <= 0) return now;
   // Resends pass the window only in a loss-recovery episode (htsim's can_send_NSCC) or
   // after a timeout until una moves, and the recovery core's own queue (MP-RDMA's) always.
-  if ((recovery_ && recovery_->has_resend(s, qi)) || (s.has_queued_resend(qi) && episode))
+  if ((recovery_ && recovery_->has_resend(s, qi)) || (episode && s.queued_resends(qi) > 0))
     return now;
   return static_cast<double>(flight + 1) * mss_ > q.cwnd ? kNever : now;
 }

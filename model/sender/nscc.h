@@ -5,8 +5,8 @@
 // BDP = line x network_rtt, and the reference network of 100 Gbit/s and 12 us:
 //   a = BDP / (100 Gbit/s x 12 us), b = target_Qdelay / 12 us
 //   alpha = 4 MSS a b / target_Qdelay, fi = 5 MSS a, eta = 0.15 MSS a, fi_scale = 0.25 a
-//   maxwnd = 1.5 BDP (re-derived when a lower RTT is measured), cwnd starts at maxwnd,
-//   never below one MSS.
+//   maxwnd = 1.5 BDP (re-derived when a lower RTT is measured), cwnd starts at maxwnd
+//   (or cc.nscc.init_cwnd_pkts MSS, htsim's -cwnd), never below one MSS.
 // Every ACK that moves the first unacknowledged PSN gives the newly acknowledged bytes, a
 // delay sample (RTT of its last PSN, if that PSN was sent once, minus the lowest RTT seen)
 // and ECN (skip; see below):
@@ -25,15 +25,19 @@
 //     network_rtt.
 // avg_delay: an EWMA (delay_alpha) of the samples; a sample above target without ECN pulls
 // it towards base_rtt / 4 instead (htsim's update_delay).
-// On oonic's RoCEv2 frames a CNP is the ECN echo (UET's ACK carries it; the UET wire in the
-// NIC is still to come): the ACK after a CNP counts as ECN-marked, and data packets go out
-// ECT. The window: a packet is picked only while in flight + MSS <= cwnd, except a resend
-// the recovery core has queued (htsim sends its retransmission queue in loss recovery
-// whatever the window). Times in ps.
+// With other receivers a CNP is the ECN echo (UET's ACK carries it): the ACK after a CNP
+// counts as ECN-marked, and data packets go out ECT. The window (htsim's can_send_NSCC):
+// a packet is picked only while in flight + MSS <= cwnd, in flight leaving out PSNs the
+// recovery core holds as SACKed and, outside a loss-recovery episode, PSNs queued to go
+// again (a NACKed packet is out of the flight until it goes); queued resends pass the
+// window only in an episode (SLEEK's) or after a timeout until una moves (oonic's timeout
+// does not take every expired packet out of the flight as htsim's does), and the recovery
+// core's own queue (MP-RDMA's) always. Times in ps.
 // Spraying (cc.nscc.spray): each packet's UDP source port is an entropy value from UET's
-// entropy core (model/uet/entropy_core.h): oblivious (random), rr (round robin) or avoid
-// (round robin skipping penalised values) over cc.nscc.paths values, so the switches' ECMP
-// hash spreads a QP's packets over the paths.
+// entropy core (model/uet/entropy_core.h): oblivious (random), rr (round robin), avoid
+// (round robin skipping penalised values) or mixed (htsim's default: values unmarked ACKs
+// came back on first) over cc.nscc.paths values, so the switches' ECMP hash spreads a
+// QP's packets over the paths.
 // Per-packet ACKs: with MP-RDMA's receiver (nic.ordering mprdma) every data packet is
 // answered by an ACK frame (Scheme Feedback, MP-RDMA's ACK) naming the packet's PSN, its
 // source port (the entropy value) and its ECN, as UET's ACK does. NSCC then takes these
@@ -41,8 +45,8 @@
 // frame's own, the bytes are one MSS a packet, and avoid penalises the entropy value of an
 // ECN-marked ACK (1) or a NACK (4; the receiver dropped the packet). A NACK also
 // triggers quick adapt and takes its bytes off the window (htsim's updateCwndOnNack_NSCC).
-// With UET's receiver (nic.ordering uet-rud) the ACK is UET's own (kUetAck): coalesced, so
-// its bytes are the packets it covers, its delay sample the RTT of the PSN that sent it.
+// With UET's receivers (nic.ordering uet-rud, uet-rod) the ACK is UET's own (kUetAck): coalesced,
+// so its bytes are the packets it covers, its delay sample the RTT of the PSN that sent it.
 #pragma once
 
 #include <cstdint>

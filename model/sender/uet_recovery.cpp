@@ -72,7 +72,7 @@ void UetRecovery::advanced(uint32_t qi, uint32_t from, uint32_t to) {
   if (qi >= qps_.size()) return;
   Qp& q = qps_[qi];
   // PSNs now acknowledged leave the ring (their slots serve PSNs a ring further on).
-  if (!q.ring.empty()) {
+  if (!q.ring.empty() && q.una_set) {
     const int32_t n = wire::psn_diff(to, q.una);
     if (n >= static_cast<int32_t>(ring_bits_)) {
       std::fill(q.ring.begin(), q.ring.end(), 0);
@@ -85,7 +85,9 @@ void UetRecovery::advanced(uint32_t qi, uint32_t from, uint32_t to) {
       }
     }
   }
-  if (wire::psn_diff(to, q.una) > 0) q.una = to;
+  // The first advance (or the first ACK, on_feedback) places the ring: a QP's PSNs may
+  // start anywhere in the 24-bit space.
+  if (!q.una_set || wire::psn_diff(to, q.una) > 0) q.una = to, q.una_set = true;
   if (q.recovery && wire::psn_diff(q.una, q.recovery_psn) >= 0) q.recovery = false;
   (void)from;
 }
@@ -100,7 +102,7 @@ void UetRecovery::on_feedback(SendState& s, uint32_t qi, const wire::SchemeFeedb
   }
   if (fb.type != F::kUetAck) return;  // another scheme's frame: the timeout covers it
   Qp& q = qps_[qi];
-  if (wire::psn_diff(q.una, s.una(qi)) < 0) q.una = s.una(qi);
+  if (!q.una_set || wire::psn_diff(q.una, s.una(qi)) < 0) q.una = s.una(qi), q.una_set = true;
   mark(q, fb.psn[0]);
   if (!q.any_sacked || wire::psn_diff(fb.psn[0], q.high_sacked) > 0)
     q.high_sacked = fb.psn[0], q.any_sacked = true;

@@ -1,5 +1,5 @@
 // UET's loss recovery as htsim's UEC model runs it (SLEEK; tx.recovery uet, issue 31),
-// with UET's receiver (nic.ordering uet-rud, whose ACKs carry a SACK bitmap and the
+// with UET's receivers (nic.ordering uet-rud or uet-rod, whose ACKs carry a SACK bitmap and the
 // receiver's out-of-order count: model/wire/roce.h kUetAck). Plain C++.
 //
 // - Scoreboard: the PSNs past the first unacknowledged one that an ACK's SACK bitmap (or
@@ -8,23 +8,21 @@
 //     threshold = max(min(loss_retx_factor x cwnd, window), min_retx_pkts)
 //   packets past the cumulative PSN (cwnd: the rate core's window in packets, the NIC's
 //   PSN window when it keeps none), the QP enters loss recovery: it resends every PSN in
-//   [una, recovery_psn) the scoreboard does not hold, each once per episode and at most
-//   cwnd of them per ACK, and leaves recovery when the cumulative PSN passes recovery_psn
+//   [una, min(recovery_psn, una + cwnd, the highest PSN SACKed)) the scoreboard does not
+//   hold, each once per episode (htsim's span), and leaves recovery when the cumulative
+//   PSN passes recovery_psn
 //   (the highest PSN sent when it entered). A threshold by count rather than by PSN
 //   distance is what keeps spraying's reordering from reading as loss.
 // - A NACK (a trimmed packet, or one beyond the receiver's window) resends that PSN at
 //   once, even when it was resent less than tx.resend_holdoff_ns ago (that resend was
 //   trimmed too): UET's fast retransmit on trim.
-// - A resend asks for an ACK at once (AckReq); so does the packet that fills NSCC's window
-//   (model/sender/nscc.h), as in htsim.
+// - A resend of an OOO WQE's packet asks for an ACK at once (AckReq; every WRITE is one on
+//   UET's wire); so does the packet that fills NSCC's window (model/sender/nscc.h), as in
+//   htsim. tx.uet.sleek false turns episodes off (htsim without -sleek).
 // - The timeout resends the first unacknowledged PSN and every PSN below the highest one
 //   an ACK named that the scoreboard still does not hold (never a window: go-back-N is
 //   not UET's).
 // Choices where htsim differs, with why:
-// - htsim bounds an episode's resends by PSN distance (una + cwnd); here by count (cwnd
-//   resends an ACK). NSCC's window after a timeout is a packet or two (quick adapt to
-//   what was delivered), so a distance bound resent one or two PSNs an RTO: at 10 % loss
-//   on three of four paths the testbed's connection never finished in 2 s.
 // - htsim keeps a retransmission timer per packet, so every lost packet times out on its
 //   own; the NIC keeps one per QP (control.rsp_manager), so its timeout resends every
 //   hole the scoreboard shows.
@@ -91,6 +89,7 @@ class UetRecovery final : public LossRecovery {
   struct Qp {
     std::vector<uint64_t> ring;  // scoreboard bits, PSN mod ring bits (made on first use)
     uint32_t una = 0;            // the first unacknowledged PSN the ring is valid from
+    bool una_set = false;        // una is known (the QP's first PSN may be anywhere)
     uint32_t ooo = 0;            // the receiver's out-of-order count (the last ACK's)
     uint32_t count = 0;          // bits set in the ring
     uint32_t recovery_psn = 0;   // leave recovery when una passes it

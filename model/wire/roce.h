@@ -244,7 +244,7 @@ struct BitmapBlock {
 //              PSNs, entries 0..2, their count in info bits 0..1
 //   kMpAck     MP-RDMA ACK: entry 0 = AACK, entry 1 = SACK; vp = echoed UDP source
 //              port; info bit 0 = ECE, bit 1 = ReTx echo
-//   kUetAck    UET's ACK (nic.ordering uet-rud), its fields on this frame: entry 0 = the
+//   kUetAck    UET's ACK (nic.ordering uet-rud, uet-rod), its fields on this frame: entry 0 = the
 //              PSN whose arrival sent it; entry 1 = the receiver's out-of-order count
 //              (PSNs placed past the cumulative PSN; 0xFFFFFF: not known, a duplicate
 //              below it ACKed without reading the bitmap); a 48-bit SACK bitmap in entry 2's
@@ -423,10 +423,13 @@ size_t trim_frame(uint8_t* frame, size_t len, uint8_t dscp);
 // bits, the IP length (and IPv4 checksum) and the UDP length for a UDP datagram of
 // udp_len bytes. The IPv6 UDP checksum is left to the caller. Returns the UDP offset.
 size_t rewrite_ip_udp(uint8_t* frame, const PacketView& v, uint8_t dscp, size_t udp_len);
-// A request data frame a switch trimmed: its DSCP is one of the two trimmed classes.
+// A request data frame a switch trimmed: no payload left, and its DSCP one of the two
+// trimmed classes (a whole frame that happens to carry DSCP 16 or 18, CS2 in a capture,
+// is not taken for one).
 inline bool is_trimmed(const PacketView& v, uint8_t dscp, uint8_t dscp_last_hop) {
   const uint8_t d = v.tos >> 2;
-  return (v.flags & kIsRequest) && (d == dscp || d == dscp_last_hop);
+  return (v.flags & kIsRequest) && v.info && (v.info->flags & kHasPayload) && v.payload_len == 0 &&
+         (d == dscp || d == dscp_last_hop);
 }
 
 // Wire time helpers: bytes a frame occupies on an Ethernet link (adds FCS +

@@ -131,16 +131,16 @@ bool to_uet(const FrameSpec& s, uint32_t spdcid, const NicWire& w, UetFrameSpec&
   const int32_t ack_off = psn_diff(f.psn[0], cack);
   const uint32_t base = psn_add(f.psn[0], -static_cast<int64_t>(kSackSpan));
   const int32_t sack_off = psn_diff(base, cack);
-  if (!fits16(ack_off) || !fits16(sack_off))
-    return fail(why, "a UET ACK's PSN lies more than 32767 from its cumulative PSN");
   p.psn = cack;
-  p.ack_psn_offset = static_cast<int16_t>(ack_off);
-  p.sack_psn_offset = static_cast<int16_t>(sack_off);
-  const uint64_t bits = uet_sack_bits(f);  // bit i: PSN ACK_PSN - 1 - i
-  uint64_t map = 0;
-  for (uint32_t i = 0; i < kUetSackBits; ++i)
-    if (bits >> i & 1) map |= uint64_t{1} << (kSackSpan - 1 - i);
-  p.sack_bitmap = map;
+  if (fits16(ack_off) && fits16(sack_off)) {
+    p.ack_psn_offset = static_cast<int16_t>(ack_off);
+    p.sack_psn_offset = static_cast<int16_t>(sack_off);
+    const uint64_t bits = uet_sack_bits(f);  // bit i: PSN ACK_PSN - 1 - i
+    uint64_t map = 0;
+    for (uint32_t i = 0; i < kUetSackBits; ++i)
+      if (bits >> i & 1) map |= uint64_t{1} << (kSackSpan - 1 - i);
+    p.sack_bitmap = map;
+  }  // else (a duplicate far below the cumulative PSN): the cumulative ACK alone
   p.ooo_count = f.psn[1] >= 0xFFFF ? 0xFFFF : static_cast<uint16_t>(f.psn[1]);
   p.rcvd_bytes = std::min<uint32_t>(uet_coalesced(f) * w.pmtu_bytes, 0xFFFFFF);
   return true;

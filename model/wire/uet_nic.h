@@ -15,7 +15,9 @@
 //                                that sent it, the 48 SACK bits in the 64-bit bitmap
 //                                (SACK_PSN = ACK_PSN - 64, bit j = PSN SACK_PSN + j),
 //                                ooo_count (0xFFFF: not known), M = ECE, rcvd_bytes =
-//                                the coalesced packets x pmtu_bytes
+//                                the coalesced packets x pmtu_bytes; an ACK PSN more
+//                                than 32767 from CACK (a stale duplicate) leaves as the
+//                                cumulative ACK alone (offsets and bitmap 0)
 //   UET NACK (Scheme Feedback 3) one NACK per PSN it names: nack_code TRIMMED (or
 //                                PSN_OUT_OF_WINDOW), payload = ePSN
 //   ACK                          ACK (12 B): CACK_PSN = the ACKed PSN

@@ -253,6 +253,13 @@ ACK = 0x11
 OOO_NAK = 0x1F
 
 
+def stat_sum(stats, suffix):
+    """The values of every counter in stats (a stats.json's "stats") whose name ends with
+    suffix, summed (over NICs, switches, ...)."""
+    return sum(v["value"] for k, v in stats.items()
+               if k.endswith(suffix) and isinstance(v, dict) and "value" in v)
+
+
 def read_pcap_frames(path):
     """Frames (bytes) of a pcap/pcapng file, read with scapy."""
     import importlib

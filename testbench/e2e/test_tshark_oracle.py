@@ -209,10 +209,10 @@ class PfcFramesDissect(e2e.OonicTestCase):
 
 class UetFramesDissect(e2e.OonicTestCase):
     """examples/fabric-incast-uet.yaml on RoCEv2's wire (nic.wire roce; UET's own wire is
-    test_uet_pds.py's, Wireshark 4.0 has no UET dissector) with link pcaps: the receiver's trimmed requests
-    (DSCP 16, payload cut by a switch) and the senders' UET ACKs and NACKs (Scheme
-    Feedback 0x1E, types 5 and 3) dissect as RoCE, well formed, and their ICRCs are
-    what scapy computes."""
+    test_uet_pds.py's, Wireshark 4.0 has no UET dissector) with link pcaps: the receiver's
+    trimmed requests (DSCP 16, or 18 when trimmed at the last hop; payload cut by a
+    switch) and the senders' UET ACKs and NACKs (Scheme Feedback 0x1E, types 5 and 3)
+    dissect as RoCE, well formed, and their ICRCs are what scapy computes."""
 
     def test_trimmed_requests_and_uet_acks(self):
         out = os.path.join(self.mkdtemp(), "r")
@@ -222,7 +222,9 @@ class UetFramesDissect(e2e.OonicTestCase):
         self.assertOk(r)
         fields = ["infiniband.bth.opcode", "infiniband.bth.psn", "ip.dsfield.dscp", "_ws.malformed",
                   "_ws.expert.severity"]
-        trimmed = e2e.tshark_fields(r.path("h0_rx.pcap"), fields, ["-Y", "ip.dsfield.dscp == 16"])
+        # Trimmed at a spine (DSCP 16) or at the receiver's leaf, its last hop (18).
+        trimmed = e2e.tshark_fields(r.path("h0_rx.pcap"), fields,
+                                    ["-Y", "ip.dsfield.dscp == 16 || ip.dsfield.dscp == 18"])
         self.assertGreater(len(trimmed), 0)
         for row in trimmed:
             self.assertNotEqual(row[0], "", row)
@@ -230,7 +232,7 @@ class UetFramesDissect(e2e.OonicTestCase):
             for sev in filter(None, row[4].split(",")):
                 self.assertLess(int(sev, 0), PI_ERROR, row)
         frames = e2e.read_pcap_frames(r.path("h0_rx.pcap"))
-        cut = [f for f in frames if len(f) > 15 and f[15] >> 2 == 16]
+        cut = [f for f in frames if len(f) > 15 and f[15] >> 2 in (16, 18)]
         self.assertEqual(len(cut), len(trimmed))
         for f in cut:
             self.assertEqual(e2e.decode_roce(f)["icrc"].hex(), e2e.expected_icrc(f).hex())
@@ -243,6 +245,7 @@ class UetFramesDissect(e2e.OonicTestCase):
             t = d["udp"][20]  # the Scheme Feedback type, right after the BTH
             types[t] = types.get(t, 0) + 1
         self.assertGreater(types.get(5, 0), 0, types)  # UET ACKs
+        self.assertGreater(types.get(3, 0), 0, types)  # and the trims' NACKs
         self.assertEqual(set(types) - {3, 5}, set(), types)  # and NACKs only
         rows = e2e.tshark_fields(r.path("h1_rx.pcap"), fields, ["-Y", "infiniband.bth.opcode == 30"])
         self.assertEqual(len(rows), sum(types.values()))

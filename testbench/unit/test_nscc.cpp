@@ -78,6 +78,12 @@ class Sacks final : public sender::LossRecovery {
   bool episode = false;
 };
 
+// n paired with the recovery core sk and its QP 0 opened (window 225 x 1000 B).
+void open_paired(sender::Nscc& n, Sacks& sk) {
+  n.pair(sk);
+  n.picked(0, 0, 0, false, 7);
+}
+
 // Resends take the window as htsim's can_send_NSCC has them: outside a loss-recovery
 // episode a PSN queued to go again (a NACK's) is out of the flight until it goes and
 // waits for the window like new data; in an episode (SLEEK's) resends pass the window.
@@ -88,9 +94,8 @@ TEST(Nscc, QueuedResendsLeaveTheFlightAndPassTheWindowOnlyInRecovery) {
   Rig r;
   sender::Nscc n = r.make();
   Sacks sk;
-  n.pair(sk);
   State s;
-  n.picked(0, 0, 0, false, 7);
+  open_paired(n, sk);
   s.send_ = 226;
   s.queued_ = 1;
   EXPECT_EQ(n.send_at(0, 5, s, false), oonic::kNever);
@@ -131,9 +136,8 @@ TEST(Nscc, SackedPsnsLeaveTheFlightAndTheWindowsLastPacketAsksForAnAck) {
   Rig r;
   sender::Nscc n = r.make();
   Sacks sk;
-  n.pair(sk);
   State s;
-  n.picked(0, 0, 0, false, 7);
+  open_paired(n, sk);
   s.send_ = 230;
   sk.n = 5;
   EXPECT_EQ(n.send_at(0, 5, s, false), oonic::kNever);
@@ -149,9 +153,12 @@ TEST(Nscc, SackedPsnsLeaveTheFlightAndTheWindowsLastPacketAsksForAnAck) {
   EXPECT_FALSE(g.bth.ack_req);  // 223: another one fits after it
 }
 
-// UET's ACK (kUetAck) covering 3 packets: 3 x MSS acknowledged, the delay of its PSN
-// (sent at 0, ACKed at 13 us: 1 us over the 12 us base RTT), and ECE passes to the window
-// as a per-packet ACK's does: the window moves (one ACK counted).
+// UET's ACK (kUetAck) counts the packets it covers, as QuickAdaptThenFairIncrease below
+// shows with per-PSN ACKs. Four packets at t = 0; a UET ACK of PSN 0 (covers 1) at 13 us
+// opens quick adapt's period (it ends at 37 us); a timeout at 20 us triggers it; a UET ACK
+// of PSN 3 covering 3 packets at 40 us: 3 x 1000 B acknowledged < maxwnd >> 3, so cwnd =
+// 3000 (one MSS if the coverage were not counted). Each UET ACK is one NSCC ACK, and an
+// on_ack beside it (the cumulative ACK the same frame moved) is not counted again.
 TEST(Nscc, UetAckCountsThePacketsItCovers) {
   Rig r;
   sender::Nscc n = r.make();
@@ -159,12 +166,17 @@ TEST(Nscc, UetAckCountsThePacketsItCovers) {
   for (uint32_t psn = 0; psn < 4; ++psn) n.picked(0, 0, psn, false, 7);
   oonic::wire::SchemeFeedback fb;
   fb.type = oonic::wire::SchemeFeedback::kUetAck;
-  fb.psn[0] = 2;
-  fb.info = 3 << 2;
+  fb.psn[0] = 0;
+  fb.info = 1 << 2;
   EXPECT_TRUE(n.on_feedback(0, 13000, fb, s));
-  EXPECT_EQ(r.stats.scalar_value("tx.nscc_acks"), 1);
-  n.on_ack(0, 13000, 3);  // the UET ACKs carry the update: not counted twice
-  EXPECT_EQ(r.stats.scalar_value("tx.nscc_acks"), 1);
+  n.on_timeout(0, 20000);
+  fb.psn[0] = 3;
+  fb.info = 3 << 2;
+  EXPECT_TRUE(n.on_feedback(0, 40000, fb, s));
+  EXPECT_DOUBLE_EQ(n.cwnd_bytes(0), 3000);
+  EXPECT_EQ(r.stats.scalar_value("tx.nscc_acks"), 2);
+  n.on_ack(0, 40000, 3);  // the UET ACKs carry the update: not counted twice
+  EXPECT_EQ(r.stats.scalar_value("tx.nscc_acks"), 2);
 }
 
 // Four packets at t = 0.

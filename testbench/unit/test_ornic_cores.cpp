@@ -556,21 +556,27 @@ TEST(ReqManagerCore, UetNacksAreNotOverwrittenAndMerge) {
   EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.uet_nacks_merged"), 1u);
 }
 
+// n UET NACKs registered on QP 0 in one cycle (PSNs 40.., entropy values 0xC000..), then
+// every control frame sent.
+void nacks_in_one_cycle(ReqManagerRig& r, uint32_t n) {
+  for (uint32_t k = 0; k < n; ++k) {
+    wire::SchemeFeedback f;
+    f.type = wire::SchemeFeedback::kNack;
+    f.info = wire::kUetNackFlag | 1;
+    f.psn[0] = 40 + k;
+    f.vp = static_cast<uint16_t>(0xC000 + k);
+    r.rm.register_feedback(10, 0, 5, 1, f);
+  }
+  r.rm.apply_due(10);
+  while (r.rm.has_control()) r.rm.send_control(20);
+}
+
 // The register names up to 3 PSNs, each with the entropy value it came on; a fourth UET
 // NACK is lost (counted) rather than the three waiting.
 TEST(ReqManagerCore, UetNackRegisterHoldsThreeAndLosesTheFourth) {
   using F = wire::SchemeFeedback;
   ReqManagerRig r;
-  for (uint32_t k = 0; k < 4; ++k) {
-    F n;
-    n.type = F::kNack;
-    n.info = wire::kUetNackFlag | 1;
-    n.psn[0] = 40 + k;
-    n.vp = static_cast<uint16_t>(0xC000 + k);
-    r.rm.register_feedback(10, 0, 5, 1, n);
-  }
-  r.rm.apply_due(10);
-  while (r.rm.has_control()) r.rm.send_control(20);
+  nacks_in_one_cycle(r, 4);
   ASSERT_EQ(r.hdr.sent.size(), 1u);
   const F& f = r.hdr.sent[0].fb;
   EXPECT_EQ(wire::nack_entries(f), 3u);
@@ -589,16 +595,7 @@ TEST(ReqManagerCore, DeeperUetNackRegisterSendsFurtherFrames) {
   using F = wire::SchemeFeedback;
   ReqManagerRig r;
   r.p.req_manager.uet_nack_depth = 5;
-  for (uint32_t k = 0; k < 6; ++k) {
-    F n;
-    n.type = F::kNack;
-    n.info = wire::kUetNackFlag | 1;
-    n.psn[0] = 40 + k;
-    n.vp = static_cast<uint16_t>(0xC000 + k);
-    r.rm.register_feedback(10, 0, 5, 1, n);
-  }
-  r.rm.apply_due(10);
-  while (r.rm.has_control()) r.rm.send_control(20);
+  nacks_in_one_cycle(r, 6);
   ASSERT_EQ(r.hdr.sent.size(), 2u);
   EXPECT_EQ(wire::nack_entries(r.hdr.sent[0].fb), 3u);
   EXPECT_EQ(r.hdr.sent[0].fb.psn[2], 42u);

@@ -298,11 +298,19 @@ wire::SchemeFeedback uet_ack(uint32_t psn, uint32_t ooo, const std::set<uint32_t
   wire::SchemeFeedback f = fb(wire::SchemeFeedback::kUetAck, psn, ooo);
   uint64_t bits = 0;
   for (uint32_t i = 0; i < wire::kUetSackBits; ++i) {
-    const uint32_t p = psn - 1 - i;
-    if (p < epsn || have.count(p)) bits |= uint64_t{1} << i;
+    const uint32_t p = wire::psn_add(psn, -1 - static_cast<int64_t>(i));
+    if (wire::psn_diff(p, epsn) < 0 || have.count(p)) bits |= uint64_t{1} << i;
   }
   wire::set_uet_sack_bits(f, bits);
   return f;
+}
+
+// PSNs 101..115 received but 105 (una 100).
+std::set<uint32_t> sacked_but_105() {
+  std::set<uint32_t> have;
+  for (uint32_t p = 101; p <= 115; ++p)
+    if (p != 105) have.insert(p);
+  return have;
 }
 
 // SLEEK with a window of 8 packets: threshold = max(min(1.5 x 8, 320), 5) = 12. PSNs
@@ -319,9 +327,7 @@ TEST(UetRecovery, OutOfOrderCountEntersRecoveryAndResendsWhatSacksDoNotHold) {
   EXPECT_EQ(r.threshold(0), 12u);
   ScriptedState s;
   s.set(100, 130);
-  std::set<uint32_t> have;
-  for (uint32_t p = 101; p <= 115; ++p)
-    if (p != 105) have.insert(p);
+  const std::set<uint32_t> have = sacked_but_105();
   r.on_feedback(s, 0, uet_ack(112, 11, have, 100));
   EXPECT_TRUE(s.resent.empty());
   EXPECT_FALSE(r.in_recovery(0));
@@ -344,7 +350,8 @@ TEST(UetRecovery, OutOfOrderCountEntersRecoveryAndResendsWhatSacksDoNotHold) {
 }
 
 // tx.uet.sleek false (htsim without -sleek): the same out-of-order count starts no
-// episode and resends nothing; a NACK still resends its PSN.
+// episode and resends nothing; a NACK still resends its PSN, and the timeout una (and the
+// holes below the highest SACKed PSN, 105 here, queued already).
 TEST(UetRecovery, WithoutSleekOnlyNacksAndTheTimeoutResend) {
   Stats st;
   sender::UetRecoveryParams p;
@@ -354,14 +361,37 @@ TEST(UetRecovery, WithoutSleekOnlyNacksAndTheTimeoutResend) {
   r.pair(w);
   ScriptedState s;
   s.set(100, 130);
-  std::set<uint32_t> have;
-  for (uint32_t q = 101; q <= 115; ++q)
-    if (q != 105) have.insert(q);
+  const std::set<uint32_t> have = sacked_but_105();
   r.on_feedback(s, 0, uet_ack(115, 14, have, 100));
   EXPECT_FALSE(r.in_recovery(0));
   EXPECT_TRUE(s.resent.empty());
   r.on_feedback(s, 0, fb(wire::SchemeFeedback::kNack, 105));
   EXPECT_EQ(s.resent, (std::vector<uint32_t>{105}));
+  r.on_timeout(s, 0);
+  EXPECT_EQ(s.resent, (std::vector<uint32_t>{105, 100}));  // 105 is queued already
+}
+
+// A QP whose PSNs start in the upper half of the 24-bit space (0x900000) and wrap: the
+// scoreboard takes its place from the first ACK, as at PSN 100 (it once stayed at 0 and
+// marked nothing: psn - 0 reads negative past 2^23).
+TEST(UetRecovery, ScoreboardFollowsAQpStartingAnywhere) {
+  for (const uint32_t base : {0x900000u, 0xFFFFF8u}) {
+    Stats st;
+    sender::UetRecovery r(sender::UetRecoveryParams{}, 4, 320, StatGroup(st, "t"));
+    FixedWindow w(8);
+    r.pair(w);
+    ScriptedState s;
+    const uint32_t una = base;
+    s.set(una, wire::psn_add(una, 30));
+    std::set<uint32_t> have;
+    for (uint32_t k = 1; k <= 15; ++k)
+      if (k != 5) have.insert(wire::psn_add(una, k));
+    r.on_feedback(s, 0, uet_ack(wire::psn_add(una, 15), 14, have, una));
+    EXPECT_EQ(r.sacked_past_una(0), 14u) << base;
+    EXPECT_TRUE(r.sacked(0, wire::psn_add(una, 4))) << base;
+    EXPECT_FALSE(r.sacked(0, wire::psn_add(una, 5))) << base;
+    EXPECT_EQ(s.resent, (std::vector<uint32_t>{una, wire::psn_add(una, 5)})) << base;
+  }
 }
 
 // A NACK (a trimmed packet) resends its PSN at once; the timeout resends una and every

@@ -136,6 +136,23 @@ TEST(UetNic, UetAckRoundTripsOverRandomFields) {
   }
 }
 
+// A UET ACK for a duplicate 40,000 PSNs below ePSN (a stale resend) cannot say its PSN in
+// a signed 16-bit offset: it leaves as the cumulative ACK alone, ACK_PSN = CACK, no SACK.
+TEST(UetNic, FarDuplicateAckIsTheCumulativeAckAlone) {
+  FrameSpec s = base();
+  s.bth.opcode = kSchemeFeedback;
+  s.bth.psn = 50000;  // ePSN
+  s.feedback.type = SchemeFeedback::kUetAck;
+  s.feedback.psn[0] = 10000;
+  s.feedback.psn[1] = kUetOooUnknown;
+  set_uet_sack_bits(s.feedback, ~uint64_t{0} >> 16);
+  const PacketView v = back(wire_of(s));
+  EXPECT_EQ(v.bth.psn, 50000u);
+  EXPECT_EQ(v.feedback.psn[0], 49999u);
+  EXPECT_EQ(uet_sack_bits(v.feedback), 0u);
+  EXPECT_EQ(v.feedback.psn[1], kUetOooUnknown);
+}
+
 // A merged NACK (three trimmed PSNs in the QP's register) leaves as three NACK frames,
 // each on the entropy value its PSN came on; PSN_OUT_OF_WINDOW when the bit says so.
 TEST(UetNic, MergedNackIsOneFramePerPsn) {

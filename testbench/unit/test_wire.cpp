@@ -432,7 +432,10 @@ TEST(WireTrim, RequestDataKeepsItsHeadersAndAValidIcrc) {
       ASSERT_EQ(w::parse(b.data(), n, v, /*check_icrc=*/true), w::ParseStatus::kOk);
       EXPECT_EQ(v.payload_len, 0u);
       EXPECT_EQ(v.tos, 16 << 2 | 2);
-      EXPECT_TRUE(w::is_trimmed(v, 16, 18));
+      // A READ request never carries payload a switch would cut: never taken for trimmed.
+      EXPECT_EQ(w::is_trimmed(v, 16, 18), (i.flags & w::kHasPayload) != 0);
+      EXPECT_FALSE(w::is_trimmed(before, 16, 18));
+      before.tos = 16 << 2;  // a whole frame marked CS2 (DSCP 16): its payload says not trimmed
       EXPECT_FALSE(w::is_trimmed(before, 16, 18));
       EXPECT_EQ(v.bth.psn, before.bth.psn);
       EXPECT_EQ(v.bth.dest_qp, before.bth.dest_qp);

@@ -25,14 +25,17 @@ ReqManagerCore::ReqManagerCore(const CoreEnv& env, const QpContextTable& qps, Sr
       uet_acks_held_(env.stats.counter(
           "uet_acks_held", "frame",
           "UET ACKs not written over a UET NACK waiting in the QP's register (dropped: the "
-          "next ACK carries their state)")),
+          "NACK takes their cumulative PSN and the next ACK their SACK state; the packets "
+          "they covered go uncounted at the sender)")),
       uet_nacks_merged_(env.stats.counter(
           "uet_nacks_merged", "frame",
-          "UET NACKs that joined one waiting in the QP's register (one frame names up to 3)")),
+          "UET NACKs that joined those waiting in the QP's register, or named a PSN one of "
+          "them names (one frame names up to 3)")),
       uet_nacks_lost_(env.stats.counter(
           "uet_nacks_lost", "frame",
-          "UET NACKs lost because the QP's register already held 3 (the sender's SACK "
-          "recovery or timeout resends their PSNs)")) {
+          "UET NACKs lost because the QP's register already held "
+          "control.req_manager.uet_nack_depth (the sender's SACK recovery or timeout resends "
+          "their PSNs)")) {
   env.stats.derived(
       "ack_aggregation", "ratio", "ACK registrations per ACK sent (ORNIC Figure 8 aggregation)",
       [this] {
@@ -124,8 +127,19 @@ bool ReqManagerCore::uet_nack_holds(Slot& s, const wire::SchemeFeedback& next) {
     return true;
   }
   if (next.type != F::kNack || !(next.info & wire::kUetNackFlag)) return false;
-  uint32_t held = wire::nack_entries(pending);
-  for (const F& f : s.nak_more) held += wire::nack_entries(f);
+  uint32_t held = 0;
+  auto names = [&next](const F& f) {
+    for (uint32_t i = 0; i < wire::nack_entries(f); ++i)
+      if (f.psn[i] == next.psn[0]) return true;
+    return false;
+  };
+  bool again = names(pending);
+  held += wire::nack_entries(pending);
+  for (const F& f : s.nak_more) held += wire::nack_entries(f), again = again || names(f);
+  if (again) {  // its PSN waits already (a resend trimmed again): one NACK says it
+    uet_nacks_merged_.inc();
+    return true;
+  }
   if (held >= p_.req_manager.uet_nack_depth) {
     uet_nacks_lost_.inc();
     return true;
@@ -157,6 +171,8 @@ void ReqManagerCore::apply(const Pending& w) {
       break;
     case Kind::kFeedback:
       if (s.nak_queued && s.nak_is_feedback && uet_nack_holds(s, fbs_[w.block])) {
+        // What waits goes out with the newest cumulative PSN (the ePSN only grows).
+        if (wire::psn_diff(w.psn, s.nak_psn) > 0) s.nak_psn = w.psn, s.nak_msn = w.msn;
         free_fbs_.push_back(w.block);
         break;
       }

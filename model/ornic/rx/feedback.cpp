@@ -53,7 +53,7 @@ void uet_ack(uint32_t psn, uint32_t ooo, uint64_t sack_bits, uint32_t coalesced,
   *fb = F{};
   fb->type = F::kUetAck;
   fb->psn[0] = psn & wire::kPsnMask;
-  fb->psn[1] = ooo > wire::kUetOooUnknown ? wire::kUetOooUnknown : ooo;
+  fb->psn[1] = ooo >= wire::kUetOooUnknown ? wire::kUetOooUnknown - 1 : ooo;  // not "unknown"
   wire::set_uet_sack_bits(*fb, sack_bits);
   fb->vp = v.udp_sport;
   fb->info =

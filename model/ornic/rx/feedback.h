@@ -30,8 +30,9 @@ bool scheme_feedback(const ordering::Outcome& o, const wire::PacketView& v,
 void mp_ack(uint32_t aack, uint32_t sack, const wire::PacketView& v, wire::SchemeFeedback* fb);
 // UET's ACK (traits.uet_ack) of data packet v with PSN psn: the receiver's out-of-order
 // count, its SACK bitmap below psn, the packets it covers, the entropy value (UDP source
-// port) v came on, and ECE (v was CE-marked). The OOO count saturates at 2^24 - 1 and
-// the coalesced count at 63.
+// port) v came on, and ECE (v was CE-marked). The OOO count saturates at 2^24 - 2
+// (kUetOooUnknown, 2^24 - 1, means not known; 0xFFFF on UET's wire) and the coalesced
+// count at 63.
 void uet_ack(uint32_t psn, uint32_t ooo, uint64_t sack_bits, uint32_t coalesced,
              const wire::PacketView& v, wire::SchemeFeedback* fb);
 

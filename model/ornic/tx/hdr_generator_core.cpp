@@ -4,7 +4,6 @@
 #include <string>
 
 #include "model/core/error.h"
-#include "model/schemes/receive_schemes.h"
 
 namespace oonic::ornic {
 
@@ -13,8 +12,7 @@ HdrGeneratorCore::HdrGeneratorCore(const CoreEnv& env, MacPort& mac)
       mac_(mac),
       ip_id_per_qp_(env.p.hdr_generator.ip_id == "per_qp"),
       uet_(env.p.uet_wire()),
-      uet_wire_{env.p.nic.pmtu_bytes,
-                ordering::find_scheme(env.p.nic.ordering).traits.ordered_delivery},
+      uet_wire_{env.p.nic.pmtu_bytes, env.p.uet_ordered()},
       acks_(env.stats.counter("acks", "frame", "ACK frames sent")),
       cnps_(env.stats.counter("cnps", "frame",
                               "CNP frames sent (DCQCN notification point: CE-marked packets)")),

@@ -24,6 +24,7 @@ array never has more tasks; chunks grow instead), sbatch_args, python
 (/usr/bin/python3), oonic (the binary as the compute nodes see it), poll_seconds (2).
 """
 
+import csv
 import json
 import os
 import re
@@ -516,6 +517,35 @@ def run_points(points, out, backend="local", jobs=None, slurm=None, name="batch"
     if backend != "slurm":
         raise ValueError("backend must be one of %s" % ", ".join(BACKENDS))
     return SlurmBackend(out, slurm, name, prog).run(points, no_wait)
+
+
+def run_experiment_points(points, runs_dir, args, slurm, prog):
+    """run_points for a script under scripts/experiments/ (args: its --backend and -j):
+    the script's exit status when it cannot go on (1: Slurm unusable, 130: interrupted),
+    with the reason on stderr; None when every point ran."""
+    try:
+        stopped, _ = run_points(points, runs_dir, args.backend, max(1, args.jobs), slurm,
+                                name=prog, prog=prog)
+    except SlurmError as e:
+        sys.stderr.write("%s: error: slurm backend: %s\n" % (prog, e))
+        return 1
+    if stopped is not None:
+        sys.stderr.write("%s: interrupted\n" % prog)
+        return 130
+    return None
+
+
+def load_fabric_run(point):
+    """(its stats.json document, its fct.csv rows) of a finished fabric run, or (None, why
+    it has none)."""
+    fct = os.path.join(point.pdir, "fct.csv")
+    if point.status() != "ok" or not os.path.isfile(fct):
+        return None, point.error() or "did not finish"
+    with open(os.path.join(point.pdir, "stats.json")) as f:
+        doc = json.load(f)
+    with open(fct, newline="") as f:
+        rows = list(csv.DictReader(f))
+    return (doc, rows), None
 
 
 def add_backend_args(ap):

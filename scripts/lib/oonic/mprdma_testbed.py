@@ -15,7 +15,7 @@ import os
 import struct
 import sys
 
-from . import batch as B
+from . import batch as B, results
 from .points import BatchPoint
 
 PATHS = ["spine0", "spine1", "spine2", "spine3"]
@@ -50,12 +50,13 @@ SYSTEMS = {
     # NSCC with MP-RDMA's receiver: an ACK per packet naming its entropy value and ECN (as
     # UET's ACK does), so NSCC avoids the values ECN penalised (cc.nscc.spray avoid); L =
     # 256 slots, above NSCC's window (the receiver drops beyond rcv_nxt + L). A lost packet
-    # is not NACKed (no trimming on RoCEv2): it waits for the timeout (docs/experiments/uet.md).
+    # is not NACKed (the testbed's switches do not trim): it waits for the timeout
+    # (docs/experiments/uet.md).
     "nscc-avoid": ("NSCC + spraying with path avoidance, per-packet ACKs (MP-RDMA receiver)",
                    ["nic.ordering=mprdma", "tx.rate=nscc", "cc.nscc.spray=avoid",
                     "flows.mode=ooo", "bitmap.mprdma_slots=256",
                     "control.rsp_manager.rtt_ns=1000000"]),
-    # UET's transport as far as RoCEv2 frames carry it: NSCC spraying round robin (or with
+    # UET's transport on UET's own frames (nic.wire auto): NSCC spraying round robin (or with
     # path avoidance), UET's RUD receiver with its ACKs (SACK bitmap, OOO count, entropy
     # value, ECN; coalesced every 4 packets), and UET's SACK-driven recovery (tx.recovery
     # uet, the pairing uet-rud takes): loss is declared by the receiver's out-of-order
@@ -157,8 +158,7 @@ def stat(res, name):
 
 
 def sum_stat(res, suffix):
-    return sum(v["value"] for k, v in res["stats"].items()
-               if k.endswith(suffix) and isinstance(v, dict) and "value" in v)
+    return results.sum_stat(res["stats"], suffix)
 
 
 # What loss recovery cost a run, summed over its flows (fct.csv's columns) and its switches:

@@ -6,6 +6,8 @@
 - stat_unit(doc, path): the unit of that path, where one can be told
 - format_value(v): a value as written to --set and to results.csv
 - load_json(path)
+- sum_stat(stats, suffix): the values of every counter whose name ends with suffix, summed
+  (stats: a stats.json document's "stats")
 """
 
 import difflib
@@ -15,6 +17,11 @@ import subprocess
 # Top-level sections of stats.json; a stat path starting with anything else is the
 # short form of stats.<name>.value.
 SECTIONS = ("run", "stats", "sram", "integrity", "scoreboard", "setup", "trace_issues")
+
+
+def sum_stat(stats, suffix):
+    return sum(v["value"] for k, v in stats.items()
+               if k.endswith(suffix) and isinstance(v, dict) and "value" in v)
 
 
 class LookupFailed(Exception):
