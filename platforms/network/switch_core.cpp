@@ -144,34 +144,44 @@ uint64_t SwitchCore::serialization_ps(uint32_t port, uint32_t len) const {
       std::ceil(static_cast<double>(wire::wire_bytes(len)) * 8000.0 / gbps_[port]));
 }
 
-SwitchCore::Admit SwitchCore::enqueue(uint64_t now_ps, uint32_t out_port, const Frame& f) {
-  Admit a;
-  ++c_.frames_in;
-  if (out_port >= ports() || f.in_port >= ports() || f.prio >= p_.priorities)
-    throw Error(msg::kModel, name_ + ": frame for port " + std::to_string(out_port) + " priority " +
-                                 std::to_string(f.prio) + " from port " +
-                                 std::to_string(f.in_port) + " does not exist");
-  Queue& q = q_[idx(out_port, f.prio)];
+SwitchDrop SwitchCore::admission(uint32_t out_port, const Frame& f) const {
+  const Queue& q = q_[idx(out_port, f.prio)];
   const uint64_t b = f.len;
   const size_t ii = idx(f.in_port, f.prio);
-  SwitchDrop drop = SwitchDrop::kNone;
-  if (used_ + b > p_.buffer_bytes) {
-    drop = SwitchDrop::kBufferFull;
-  } else if (p_.pfc) {
+  if (used_ + b > p_.buffer_bytes) return SwitchDrop::kBufferFull;
+  if (p_.pfc) {
     const uint64_t room = headroom_.empty() ? p_.headroom_bytes : headroom_[f.in_port];
     if (pfc_dynamic_) {
       // ns-3 HPCC: dropped only when the headroom is full and the shared part past T.
       if (hdrm_[ii] + b > room && in_[ii] - hdrm_[ii] + b > pfc_xoff(f.in_port))
-        drop = SwitchDrop::kHeadroom;
+        return SwitchDrop::kHeadroom;
     } else if (in_[ii] + b > p_.xoff_bytes + room) {
-      drop = SwitchDrop::kHeadroom;
+      return SwitchDrop::kHeadroom;
     }
   } else if (f.prio != 0) {
     const double limit = static_admission_
                              ? static_cast<double>(p_.static_limit_bytes)
                              : p_.alpha * static_cast<double>(p_.buffer_bytes - used_);
-    if (static_cast<double>(q.bytes + b) > limit) drop = SwitchDrop::kThreshold;
+    if (static_cast<double>(q.bytes + b) > limit) return SwitchDrop::kThreshold;
   }
+  return SwitchDrop::kNone;
+}
+
+void SwitchCore::check(uint32_t out_port, const Frame& f) const {
+  if (out_port >= ports() || f.in_port >= ports() || f.prio >= p_.priorities)
+    throw Error(msg::kModel, name_ + ": frame for port " + std::to_string(out_port) + " priority " +
+                                 std::to_string(f.prio) + " from port " +
+                                 std::to_string(f.in_port) + " does not exist");
+}
+
+SwitchCore::Admit SwitchCore::enqueue(uint64_t now_ps, uint32_t out_port, const Frame& f) {
+  Admit a;
+  ++c_.frames_in;
+  check(out_port, f);
+  Queue& q = q_[idx(out_port, f.prio)];
+  const uint64_t b = f.len;
+  const size_t ii = idx(f.in_port, f.prio);
+  const SwitchDrop drop = admission(out_port, f);
   if (drop != SwitchDrop::kNone) {
     a.drop = drop;
     ++c_.drops[static_cast<size_t>(drop)];
@@ -202,6 +212,24 @@ SwitchCore::Admit SwitchCore::enqueue(uint64_t now_ps, uint32_t out_port, const 
     a.pause = Pause{f.in_port, f.prio, p_.pause_quanta};
   }
   return a;
+}
+
+std::optional<SwitchCore::Frame> SwitchCore::take_newest(uint32_t port, uint8_t prio) {
+  if (p_.pfc) throw Error(msg::kModel, name_ + ": take_newest with PFC on");
+  Queue& q = q_[idx(port, prio)];
+  if (q.items.empty()) return std::nullopt;
+  const Frame f = q.items.back().f;
+  q.items.pop_back();
+  q.bytes -= f.len;
+  used_ -= f.len;
+  in_[idx(f.in_port, prio)] -= f.len;
+  return f;
+}
+
+std::optional<SwitchCore::Frame> SwitchCore::newest(uint32_t port, uint8_t prio) const {
+  const Queue& q = q_[idx(port, prio)];
+  if (q.items.empty()) return std::nullopt;
+  return q.items.back().f;
 }
 
 uint64_t SwitchCore::next_start_ps(uint32_t port) const {

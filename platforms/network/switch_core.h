@@ -130,6 +130,14 @@ class SwitchCore {
   SwitchCore(const SwitchParams& p, std::vector<double> port_gbps, const std::string& name);
 
   Admit enqueue(uint64_t now_ps, uint32_t out_port, const Frame& f);
+  // The drop enqueue would make of f now (kNone: it would be admitted), counting nothing.
+  SwitchDrop admission(uint32_t out_port, const Frame& f) const;
+  // The newest frame queued on (port, prio), or nullopt when the queue is empty.
+  std::optional<Frame> newest(uint32_t port, uint8_t prio) const;
+  // Takes that frame back out of the buffer (a trimming switch's victim, htsim's
+  // CompositeQueue); it counts neither as sent nor dropped. Lossy buffers only: with PFC
+  // on it throws (an XON it would release is not modelled).
+  std::optional<Frame> take_newest(uint32_t port, uint8_t prio);
   // Earliest time start_next(port, t) can start a frame (UINT64_MAX: nothing).
   uint64_t next_start_ps(uint32_t port) const;
   // Starts the next frame on `port` at now_ps if one can start then.
@@ -188,6 +196,8 @@ class SwitchCore {
     uint64_t paused_until_ps = 0;
   };
   size_t idx(uint32_t port, uint8_t prio) const { return size_t{port} * p_.priorities + prio; }
+  void check(uint32_t out_port,
+             const Frame& f) const;  // throws for a port or priority out of range
 
   SwitchParams p_;
   std::string name_;

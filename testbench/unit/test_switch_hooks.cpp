@@ -345,6 +345,87 @@ TEST(SwitchHooks, TrimSendsARefusedDataFramesHeaders) {
   EXPECT_EQ(stats.counter_value("sw.trimmed"), 3u);
 }
 
+// htsim's victim (switch.trim_newest_p): at p = 1 a data frame the buffer (static limit
+// 2500 B) would refuse takes the place of the newest frame of its queue; that frame's
+// headers go ahead, its slot is released, and the arriving frame is then admitted. A
+// newest frame shorter than the arriving one is no victim (the arriving one is trimmed at
+// the buffered stage as before); control frames and admitted frames never trigger it.
+// The buffer counts the victim neither as sent nor as dropped. p = 0 keeps the hook to
+// the buffered stage; with PFC on the key is refused.
+TEST(SwitchHooks, TrimNewestTakesTheQueuedFramesPlace) {
+  Stats stats;
+  SwitchParams p;
+  p.hooks.find<RedParams>("red_ecn")->ecn = false;
+  p.admission = "static";
+  p.static_limit_bytes = 2500;
+  TrimParams& tp = *p.hooks.find<TrimParams>("trim");
+  tp.trim = true;
+  SwitchBuild b;
+  b.name = "sw";
+  b.stats = &stats;
+  b.sp = &p;
+  {
+    Stats s0;
+    b.stats = &s0;
+    FakePipe pipe(p);
+    EXPECT_EQ(hooks::trim_row().make(pipe, b)->stages(), SwitchHook::kBuffered);
+    tp.newest_p = 1;
+    p.pfc = true;
+    Stats s1;
+    b.stats = &s1;
+    EXPECT_THROW(hooks::trim_row().make(pipe, b), Error);
+    p.pfc = false;
+    b.stats = &stats;
+  }
+  FakePipe pipe(p);
+  auto hook = hooks::trim_row().make(pipe, b);
+  ASSERT_TRUE(hook);
+  EXPECT_EQ(hook->stages(), SwitchHook::kAdmission | SwitchHook::kBuffered);
+  SwitchCore& core = pipe.buffer();
+  const uint32_t s1 = pipe.put(roce_frame(1)), s2 = pipe.put(roce_frame(2)),
+                 s3 = pipe.put(roce_frame(3));
+  const uint32_t len = static_cast<uint32_t>(roce_frame(1).size());
+  ASSERT_TRUE(core.enqueue(0, 1, {s1, 1000, 1, false, 0}).accepted);
+  PipeFrame f;
+  f.out_port = 1;
+  f.fr = {s2, 1000, 1, false, 0};
+  f.slot = s2;
+  EXPECT_FALSE(hook->admission(f, 10));  // admitted as it is: no victim
+  ASSERT_TRUE(core.enqueue(10, 1, f.fr).accepted);
+  EXPECT_TRUE(pipe.sent.empty());
+  PipeFrame c = f;  // a control frame
+  c.fr = {s3, 1000, 0, false, 0};
+  EXPECT_FALSE(hook->admission(c, 15));
+  EXPECT_TRUE(pipe.sent.empty());
+  f.fr = {s3, 1000, 1, false, 0};
+  f.slot = s3;
+  ASSERT_EQ(core.admission(1, f.fr), SwitchDrop::kThreshold);
+  EXPECT_FALSE(hook->admission(f, 20));  // the frame goes on; s2, the newest, is trimmed
+  ASSERT_EQ(pipe.sent.size(), 1u);
+  w::PacketView rv;
+  ASSERT_EQ(w::parse(pipe.sent[0].bytes.data(), pipe.sent[0].bytes.size(), rv, true),
+            w::ParseStatus::kOk);
+  EXPECT_EQ(rv.bth.psn, 2u);
+  EXPECT_EQ(rv.payload_len, 0u);
+  EXPECT_EQ(pipe.sent[0].bytes.size(), len - 256);
+  EXPECT_EQ(pipe.released, std::vector<uint32_t>{s2});
+  EXPECT_EQ(core.queue_bytes(1, 1), 1000u);
+  EXPECT_EQ(core.used_bytes(), 1000u);
+  const SwitchCore::Admit a = core.enqueue(20, 1, f.fr);
+  EXPECT_TRUE(a.accepted);
+  EXPECT_EQ(core.newest(1, 1)->tag, s3);
+  EXPECT_EQ(stats.counter_value("sw.trimmed"), 1u);
+  EXPECT_EQ(stats.counter_value("sw.trimmed_newest"), 1u);
+  // A longer arriving frame finds no victim: the newest (1000 B) stays queued.
+  PipeFrame big = f;
+  big.fr.len = 1200;
+  EXPECT_FALSE(hook->admission(big, 30));
+  EXPECT_EQ(pipe.sent.size(), 1u);
+  EXPECT_EQ(core.queue_bytes(1, 1), 2000u);
+  EXPECT_EQ(core.counters().frames_out, 0u);
+  EXPECT_EQ(core.counters().drops[static_cast<size_t>(SwitchDrop::kThreshold)], 0u);
+}
+
 TEST(SwitchHooks, TrimDscpsMustDiffer) {
   TrimParams t;
   t.dscp_last_hop = t.dscp_trimmed;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "model/core/error.h"
+#include "model/core/rng.h"
 #include "model/core/stats.h"
 #include "model/wire/uet_frame.h"
 #include "platforms/network/hooks/builtin.h"
@@ -19,6 +20,11 @@ void TrimParams::describe(ParamTable& t) {
   t.add("switch.trim_dscp", &dscp_trimmed, "DSCP", "DSCP a trimmed frame carries", 0, 63);
   t.add("switch.trim_dscp_last_hop", &dscp_last_hop, "DSCP",
         "DSCP of a frame trimmed by the switch whose egress port leads to its host", 0, 63);
+  t.add("switch.trim_newest_p", &newest_p, "probability",
+        "when the buffer would refuse a data frame, the chance that the newest data frame "
+        "already in its queue is trimmed instead and the arriving one takes its place "
+        "(htsim's CompositeQueue: 0.5, by a coin; 0: the arriving frame is trimmed)",
+        0, 1);
 }
 
 void TrimParams::validate() const {
@@ -36,7 +42,18 @@ class TrimHook : public SwitchHook {
       : pipe_(pipe),
         trimmed_(b.stats->counter(b.name + ".trimmed", "frame",
                                   "data frames (UET, RoCEv2 requests) the buffer refused whose "
-                                  "headers went on trimmed (switch.trim)")) {
+                                  "headers went on trimmed (switch.trim)")),
+        newest_p_(p.newest_p),
+        rng_(make_rng(b.seed, b.name + ".trim")) {
+    if (newest_p_ > 0) {
+      if (b.sp && b.sp->pfc)
+        throw Error(msg::kConfig, "switch.trim_newest_p (" + std::to_string(newest_p_) +
+                                      ") needs a lossy buffer; switch.pfc is on");
+      trimmed_newest_ = &b.stats->counter(
+          b.name + ".trimmed_newest", "frame",
+          "of those, the newest frame of the queue, trimmed in the arriving one's place "
+          "(switch.trim_newest_p)");
+    }
     dscp_.trimmed = static_cast<uint8_t>(p.dscp_trimmed);
     dscp_.trimmed_last_hop = static_cast<uint8_t>(p.dscp_last_hop);
     const uint32_t ports = pipe.buffer().ports();
@@ -45,12 +62,42 @@ class TrimHook : public SwitchHook {
       for (uint32_t k = 0; k < ports && k < b.topology->ports[b.node].size(); ++k)
         to_host_[k] = b.topology->is_host(b.topology->ports[b.node][k].peer);
   }
-  uint32_t stages() const override { return kBuffered; }
+  uint32_t stages() const override { return newest_p_ > 0 ? kAdmission | kBuffered : kBuffered; }
   bool reads_view() const override { return false; }
+  // htsim's victim: with newest_p, a data frame the buffer would refuse takes the place of
+  // the newest frame of its queue, whose headers go on instead (when that frame is at
+  // least as long, so the arriving one is then admitted under a static limit; a dynamic
+  // threshold may still refuse it, and then it is trimmed too).
+  bool admission(PipeFrame& f, uint64_t now) override {
+    SwitchCore& core = pipe_.buffer();
+    if (f.fr.prio == 0 || core.admission(f.out_port, f.fr) == SwitchDrop::kNone) return false;
+    if (static_cast<double>(rng_() >> 11) * 0x1.0p-53 >= newest_p_) return false;
+    const std::optional<SwitchCore::Frame> v = core.newest(f.out_port, f.fr.prio);
+    if (!v || v->len < f.fr.len) return false;
+    const uint32_t slot = static_cast<uint32_t>(v->tag);
+    const size_t n = trimmed_copy(slot, f.out_port);
+    if (!n) return false;
+    core.take_newest(f.out_port, f.fr.prio);
+    pipe_.release(slot);
+    pipe_.send_ahead(f.out_port, hdr_.data(), static_cast<uint32_t>(n), now);
+    trimmed_.inc();
+    trimmed_newest_->inc();
+    return false;  // the arriving frame goes on into the buffer
+  }
   void buffered(PipeFrame& f, const SwitchCore::Admit& a, uint64_t now) override {
     if (a.accepted) return;
-    const std::vector<uint8_t>& b = pipe_.bytes(f.slot);
-    const bool last_hop = to_host_[f.out_port] != 0;
+    const size_t n = trimmed_copy(f.slot, f.out_port);
+    if (!n) return;
+    pipe_.send_ahead(f.out_port, hdr_.data(), static_cast<uint32_t>(n), now);
+    trimmed_.inc();
+  }
+
+ private:
+  // The frame in slot, trimmed for out_port, into hdr_: its length, or 0 when it is not
+  // a data frame with payload to cut (its drop stands).
+  size_t trimmed_copy(uint32_t slot, uint32_t out_port) {
+    const std::vector<uint8_t>& b = pipe_.bytes(slot);
+    const bool last_hop = to_host_[out_port] != 0;
     wire::uet::UetView v;
     size_t n = 0;
     hdr_.assign(b.begin(), b.end());
@@ -61,28 +108,29 @@ class TrimHook : public SwitchHook {
       if (v.trimmed)
         n = hdr_.size();
       else if (!v.payload_len)
-        return;
+        return 0;
       else
         n = wire::uet::trim_frame(hdr_.data(), hdr_.size(), last_hop, dscp_);
     } else {  // RoCEv2 request data, as the NICs send it
       wire::PacketView rv;
       if (wire::parse(b.data(), b.size(), rv, /*check_icrc=*/false) != wire::ParseStatus::kOk)
-        return;
+        return 0;
       if (wire::is_trimmed(rv, dscp_.trimmed, dscp_.trimmed_last_hop)) {
         n = hdr_.size();
       } else {
         n = wire::trim_frame(hdr_.data(), hdr_.size(),
                              last_hop ? dscp_.trimmed_last_hop : dscp_.trimmed);
-        if (n == hdr_.size()) return;  // not request data: the drop stands
+        if (n == hdr_.size()) return 0;  // not request data: the drop stands
       }
     }
-    pipe_.send_ahead(f.out_port, hdr_.data(), static_cast<uint32_t>(n), now);
-    trimmed_.inc();
+    return n;
   }
 
- private:
   SwitchPipe& pipe_;
   Counter& trimmed_;
+  Counter* trimmed_newest_ = nullptr;  // switch.trim_newest_p > 0
+  double newest_p_;
+  Rng rng_;
   wire::uet::UetDscp dscp_;
   std::vector<uint8_t> to_host_;  // per port: its peer is a host
   std::vector<uint8_t> hdr_;      // the trimmed copy (reused)

@@ -10,6 +10,8 @@
 // with an INT trailer) are dropped as before. The headers go out as the switch's own control
 // frames (SwitchPipe::send_ahead): an unbounded high-priority queue, where htsim's
 // UEC switch bounds it (2 x the queue size); trimmed headers are few next to data.
+// htsim's CompositeQueue trims, by a coin, either the arriving frame or the newest one
+// already queued (which the arriving frame then replaces): switch.trim_newest_p.
 #pragma once
 
 #include <cstdint>
@@ -18,10 +20,11 @@
 
 namespace oonic::network {
 
-struct TrimParams {  // the trim row's: switch.trim, switch.trim_dscp, switch.trim_dscp_last_hop
+struct TrimParams {  // the trim row's: switch.trim, switch.trim_dscp, _last_hop, _newest_p
   bool trim = false;
   uint32_t dscp_trimmed = 16;  // UET 1.0 leaves the values to the operator
   uint32_t dscp_last_hop = 18;
+  double newest_p = 0;  // htsim trims the newest queued frame instead with 0.5
   void describe(ParamTable& t);
   void validate() const;
 };
