@@ -214,7 +214,8 @@ bool Nscc::on_feedback(uint32_t qi, Cycle t, const wire::SchemeFeedback& fb, con
   q.per_packet = true;
   if (fb.type == F::kNack) {  // the receiver dropped the packet sent on entropy value fb.vp
     touch_state(mem_, t, true);
-    if (q.ev) q.ev->on_nack(fb.vp, false);
+    // htsim: a NACK for a packet trimmed at its last hop leaves its path's standing alone.
+    if (q.ev) q.ev->on_nack(fb.vp, wire::uet_nack_last_hop(fb, 0));
     const double now = ps(t), before = q.cwnd;
     const uint32_t n = wire::nack_entries(fb);  // UET's merged NACKs name up to 3 PSNs
     q.ignored += static_cast<int64_t>(mss_) * n;

@@ -40,8 +40,13 @@ class EntropyCore {
   void on_good(uint16_t ev) {
     if (mode_ == EvMode::kMixed) recycled_.push_back(ev);
   }
+  // A NACK for a packet sent on ev; one trimmed at its last hop says the path was good
+  // (htsim's UecSrc::processNack: PATH_GOOD; its ECN echo on a NACK is not carried here).
   void on_nack(uint16_t ev, bool trimmed_last_hop) {
-    add(ev, trimmed_last_hop ? kEcnPenalty : kNackPenalty);
+    if (trimmed_last_hop)
+      on_good(ev);
+    else
+      add(ev, kNackPenalty);
   }
   void on_timeout(uint16_t ev) { penalty_[index(ev)] = kMaxPenalty; }
   uint8_t penalty(uint16_t ev) const { return penalty_[index(ev)]; }

@@ -5,8 +5,7 @@
 // cumulative PSN, and says for each packet what the NIC does: place it or not, and
 // which ACK or NACK (model/wire/uet_pds.h) goes back. The NIC does not run this core:
 // its receivers are model/ordering/uet_rud.h (uet-rud, uet-rod, with clocked SRAM and
-// cycles), which apply the same rules (and answer a trimmed packet at the last hop with
-// TRIMMED, not TRIMMED_LASTHOP); folding the two into one is still to do.
+// cycles), which apply the same rules; folding the two into one is still to do.
 //
 // Choices where UET 1.0 leaves room (htsim's UEC model does the same):
 // - ACK coalescing: an ACK every `ack_every` placed packets, and at once for a packet

@@ -273,6 +273,14 @@ constexpr uint8_t kUetNackFlag = 0x80;
 // A UET NACK for a PSN beyond the receiver's window (UET's PSN_OUT_OF_WINDOW), not a
 // trimmed one (TRIMMED): info bit 6.
 constexpr uint8_t kUetNackOutOfWindow = 0x40;
+// A trimmed PSN's NACK whose packet was trimmed at its last hop (UET's TRIMMED_LASTHOP:
+// nic.trim_dscp_last_hop): bit 2 + i for PSN entry i.
+inline uint8_t uet_nack_last_hop_bit(uint32_t entry) {
+  return static_cast<uint8_t>(0x04u << entry);
+}
+inline bool uet_nack_last_hop(const SchemeFeedback& f, uint32_t entry) {
+  return (f.info & kUetNackFlag) && (f.info & uet_nack_last_hop_bit(entry));
+}
 inline uint32_t nack_entries(const SchemeFeedback& f) {
   return (f.info & kUetNackFlag) && (f.info & 3) ? (f.info & 3) : 1;
 }

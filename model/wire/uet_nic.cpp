@@ -114,8 +114,10 @@ bool to_uet(const FrameSpec& s, uint32_t spdcid, const NicWire& w, UetFrameSpec&
   const SchemeFeedback& f = s.feedback;
   if (f.type == SchemeFeedback::kNack && (f.info & kUetNackFlag)) {
     p.type = PdsType::kNack;
-    p.nack_code = (f.info & kUetNackOutOfWindow) ? kNackPsnOutOfWindow : kNackTrimmed;
     entry = std::min<uint32_t>(entry, 2);
+    p.nack_code = (f.info & kUetNackOutOfWindow) ? kNackPsnOutOfWindow
+                  : uet_nack_last_hop(f, entry)  ? kNackTrimmedLastHop
+                                                 : kNackTrimmed;
     p.psn = f.psn[entry];
     p.payload = s.bth.psn;
     if (entry && f.more_vp[entry - 1]) out.outer.udp_sport = f.more_vp[entry - 1];
@@ -189,8 +191,9 @@ ParseStatus to_view(const uint8_t* frame, const UetView& u, const NicWire& w, Pa
     v.aeth.syndrome = kAethAckNoCredit;
     SchemeFeedback& f = v.feedback;
     f.type = SchemeFeedback::kNack;
-    f.info = static_cast<uint8_t>(kUetNackFlag | 1 |
-                                  (p.nack_code == kNackPsnOutOfWindow ? kUetNackOutOfWindow : 0));
+    f.info = static_cast<uint8_t>(
+        kUetNackFlag | 1 | (p.nack_code == kNackPsnOutOfWindow ? kUetNackOutOfWindow : 0) |
+        (p.nack_code == kNackTrimmedLastHop ? uet_nack_last_hop_bit(0) : 0));
     f.psn[0] = p.psn & kPsnMask;
     f.vp = u.outer.udp_sport;
   } else if (p.type == PdsType::kAckCc && p.cc_type == CcType::kNscc) {

@@ -341,8 +341,8 @@ class UetWireFromTheNic(e2e.OonicTestCase):
     Every frame of sender h1 and receiver h0 is UDP 4793; h1's requests are RUD_REQs with
     a standard SES WRITE header whose buffer offset, message offset, length and SOM/EOM
     place each packet by itself, RETX only on a PSN sent before; the frames switches
-    trimmed reach h0 as bare PDS+SES headers; each NACK (TRIMMED) names a trimmed PSN on
-    the entropy value it came on, and h0 sends one for every trimmed frame it took but
+    trimmed reach h0 as bare PDS+SES headers; each NACK names a trimmed PSN on the entropy
+    value it came on, TRIMMED_LASTHOP when h0's leaf trimmed it (DSCP 18), else TRIMMED, and h0 sends one for every trimmed frame it took but
     those its NACK register lost (uet_nacks_lost); every ACK_CC's cumulative PSN, ACK PSN and SACK bitmap (above
     the cumulative PSN) name only PSNs h0 received whole."""
 
@@ -392,7 +392,7 @@ class UetWireFromTheNic(e2e.OonicTestCase):
             psn = PdsRequest(body[:12]).psn
             if ip.tos >> 2 in (16, 18):
                 self.assertEqual(udp.len, 8 + 12 + 44)
-                trimmed.setdefault(psn, []).append(udp.sport)
+                trimmed.setdefault(psn, []).append((udp.sport, 2 if ip.tos >> 2 == 18 else 1))
             else:
                 self.assertEqual(udp.len, 8 + 12 + 44 + pmtu)
                 whole.add(psn)
@@ -407,8 +407,8 @@ class UetWireFromTheNic(e2e.OonicTestCase):
             self.assertIn(t, (8, 10), raw[:64].hex())
             if t == 10:
                 n = PdsNack(body[:16])
-                self.assertEqual(n.nack_code, 1)  # TRIMMED
-                self.assertIn(udp.sport, trimmed.get(n.nack_psn, []), n.nack_psn)
+                # TRIMMED (1), or TRIMMED_LASTHOP (2) for a frame trimmed at the last hop
+                self.assertIn((udp.sport, n.nack_code), trimmed.get(n.nack_psn, []), n.nack_psn)
                 nacks.append(n.nack_psn)
                 continue
             a = PdsAckCcNscc(body[:32])
@@ -430,12 +430,13 @@ class UetWireFromTheNic(e2e.OonicTestCase):
             self.assertGreater(left.get(p, 0), 0, p)
             left[p] -= 1
         # Over every sender: each trimmed frame h0's Req Processor took (rx.drops.trimmed)
-        # is NACKed TRIMMED once, but for those its NACK register (3 a QP) lost.
+        # is NACKed TRIMMED or TRIMMED_LASTHOP once, but for those its NACK register (3 a
+        # QP) lost.
         sent = 0
         for raw in e2e.read_pcap_frames(r.path("h0_tx.pcap")):
             u = uet_frame(raw)
             self.assertIsNotNone(u, raw[:64].hex())
-            if u[2] == 10 and PdsNack(u[3][:16]).nack_code == 1:
+            if u[2] == 10 and PdsNack(u[3][:16]).nack_code in (1, 2):
                 sent += 1
         took = r.stat("h0.nic.rx.drops.trimmed")
         lost = r.stat("h0.nic.control.req_manager.uet_nacks_lost")

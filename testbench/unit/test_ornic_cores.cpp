@@ -554,6 +554,29 @@ TEST(ReqManagerCore, UetNacksAreNotOverwrittenAndMerge) {
   EXPECT_EQ(r.hdr.sent[1].fb.psn[0], 33u);
   EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.uet_acks_held"), 1u);
   EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.uet_nacks_merged"), 1u);
+  EXPECT_FALSE(wire::uet_nack_last_hop(r.hdr.sent[0].fb, 0));
+  EXPECT_FALSE(wire::uet_nack_last_hop(r.hdr.sent[0].fb, 1));
+}
+
+// A merged entry keeps whether its packet was trimmed at the last hop (UET's
+// TRIMMED_LASTHOP): PSN 7 trimmed upstream, 9 at the last hop -> entry 1's bit alone.
+TEST(ReqManagerCore, MergedUetNacksKeepTheirLastHopBit) {
+  using F = wire::SchemeFeedback;
+  ReqManagerRig r;
+  F nack7, nack9;
+  nack7.type = nack9.type = F::kNack;
+  nack7.info = wire::kUetNackFlag | 1;
+  nack9.info = wire::kUetNackFlag | 1 | wire::uet_nack_last_hop_bit(0);
+  nack7.psn[0] = 7, nack9.psn[0] = 9;
+  r.rm.register_feedback(10, 0, 5, 1, nack7);
+  r.rm.register_feedback(10, 0, 5, 1, nack9);
+  r.rm.apply_due(10);
+  while (r.rm.has_control()) r.rm.send_control(20);
+  ASSERT_EQ(r.hdr.sent.size(), 1u);
+  const F& f = r.hdr.sent[0].fb;
+  EXPECT_EQ(wire::nack_entries(f), 2u);
+  EXPECT_FALSE(wire::uet_nack_last_hop(f, 0));
+  EXPECT_TRUE(wire::uet_nack_last_hop(f, 1));
 }
 
 // n UET NACKs registered on QP 0 in one cycle (PSNs 40.., entropy values 0xC000..), then

@@ -45,8 +45,8 @@ TEST(UetEntropy, AvoidSkipsPenalizedPathsAndDrainsThem) {
   EXPECT_EQ(c.next() & 3, 0);
   EXPECT_EQ(c.next() & 3, 3);  // 1 (3 -> 2) and 2 skipped again
   EXPECT_EQ(c.penalty(e1), 2);
-  c.on_nack(e2, true);  // trimmed at the last hop: counts as ECN
-  EXPECT_EQ(c.penalty(e2), 2);
+  c.on_nack(e2, true);  // trimmed at the last hop: the path was good (htsim), no penalty
+  EXPECT_EQ(c.penalty(e2), 1);
   c.on_timeout(e1);
   EXPECT_EQ(c.penalty(e1), 15);
   c.on_nack(e1, false);
@@ -72,6 +72,14 @@ TEST(UetEntropy, MixedReusesEvsThatCameBackUnmarked) {
   EXPECT_EQ(c.reused(), 2u);
   EXPECT_EQ(c.next() & 3, 3);
   EXPECT_EQ(c.skipped(), 1u);
+  // A NACK for a packet trimmed at its last hop counts as a good ACK (htsim's PATH_GOOD):
+  // mixed takes its EV again; an upstream trim's NACK penalizes it.
+  const uint16_t e3 = (e0 & ~3) | 3;
+  c.on_nack(e3, true);
+  EXPECT_EQ(c.penalty(e3), 0);
+  EXPECT_EQ(c.next(), e3);
+  c.on_nack(e3, false);
+  EXPECT_EQ(c.penalty(e3), 4);
   EntropyCore a = make(EvMode::kAvoid, 4);  // avoid ignores good ACKs
   const uint16_t f0 = a.next();
   a.on_good(f0);

@@ -183,6 +183,15 @@ TEST(UetNic, MergedNackIsOneFramePerPsn) {
   const std::vector<uint8_t> b = wire_of(s);
   EXPECT_EQ(b[44], kNackPsnOutOfWindow);
   EXPECT_EQ(back(b).feedback.info, kUetNackFlag | kUetNackOutOfWindow | 1);
+  // Entry 1 trimmed at its last hop (bit 3): its frame says TRIMMED_LASTHOP, read back
+  // as entry 0's bit (2); entries 0 and 2 stay TRIMMED.
+  f.info = kUetNackFlag | 3 | uet_nack_last_hop_bit(1);
+  for (uint32_t e = 0; e < 3; ++e) {
+    const std::vector<uint8_t> m = wire_of(s, {}, e);
+    EXPECT_EQ(m[44], e == 1 ? kNackTrimmedLastHop : kNackTrimmed);
+    EXPECT_EQ(back(m).feedback.info, kUetNackFlag | 1 | (e == 1 ? 0x04 : 0));
+    EXPECT_EQ(uet_nack_last_hop(back(m).feedback, 0), e == 1);
+  }
 }
 
 TEST(UetNic, RcAckAndNaksKeepTheirSyndrome) {

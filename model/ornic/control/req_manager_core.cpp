@@ -152,6 +152,7 @@ bool ReqManagerCore::uet_nack_holds(Slot& s, const wire::SchemeFeedback& next) {
     last.psn[n] = next.psn[0];
     last.more_vp[n - 1] = next.vp;
     last.info = static_cast<uint8_t>((last.info & ~3u) | (n + 1));  // the first's kind
+    if (wire::uet_nack_last_hop(next, 0)) last.info |= wire::uet_nack_last_hop_bit(n);
   }
   uet_nacks_merged_.inc();
   return true;

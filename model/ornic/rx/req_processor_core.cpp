@@ -202,7 +202,11 @@ void ReqProcessorCore::trimmed(Cycle t3, const wire::PacketView& v, PacketRecord
     a.fb.type = wire::SchemeFeedback::kNack;
     a.fb.psn[0] = psn;
     a.fb.vp = v.udp_sport;
-    if (traits_.uet_ack) a.fb.info = wire::kUetNackFlag | 1;
+    if (traits_.uet_ack) {
+      a.fb.info = wire::kUetNackFlag | 1;
+      if (((v.tos >> 2) & 0x3F) == p_.nic.trim_dscp_last_hop)  // UET's TRIMMED_LASTHOP
+        a.fb.info |= wire::uet_nack_last_hop_bit(0);
+    }
   }
 }
 
