@@ -42,6 +42,10 @@ void NsccParams::describe(ParamTable& t) {
         "nscc: a QP's first window (htsim's -cwnd; its published permutations ran 75); 0: "
         "maxwnd",
         0, 1u << 20);
+  t.add("cc.nscc.base_rtt_on_nack", &base_rtt_on_nack,
+        "nscc: a NACK's RTT (its packet's send time to the NACK) lowers the base RTT, BDP and "
+        "maxwnd as an ACK's does (htsim's update_base_rtt_on_nack, on there: a packet trimmed "
+        "early comes back as a NACK sooner than any ACK)");
   t.add("cc.nscc.adjust_bytes_mss", &adjust_bytes_mss, "MSS",
         "nscc: acknowledged bytes between window adjustments (adjust_bytes_threshold)", 1, 1e6);
   t.add("cc.nscc.spray", &spray,
@@ -158,6 +162,12 @@ uint16_t Nscc::picked(uint32_t qi, Cycle now, uint32_t psn, bool retx, uint16_t 
   return q.ev->next();
 }
 
+void Nscc::lower_base_rtt(Qp& q, double now, double sent) const {
+  if (sent < 0 || now < sent || now - sent >= q.base_rtt) return;
+  q.base_rtt = now - sent;  // a lower base RTT: BDP and maxwnd follow
+  q.maxwnd = p_.maxwnd_bdp * line_ * q.base_rtt / 8000.0;
+}
+
 void Nscc::update_delay(Qp& q, double raw, bool skip) const {
   const double delay = raw - q.base_rtt;
   const double a = p_.delay_alpha;
@@ -219,6 +229,7 @@ bool Nscc::on_feedback(uint32_t qi, Cycle t, const wire::SchemeFeedback& fb, con
     const double now = ps(t), before = q.cwnd;
     const uint32_t n = wire::nack_entries(fb);  // UET's merged NACKs name up to 3 PSNs
     q.ignored += static_cast<int64_t>(mss_) * n;
+    if (p_.base_rtt_on_nack) lower_base_rtt(q, now, q.sent[fb.psn[0] % window_]);
     update_delay(q, q.base_rtt + network_rtt_, true);
     q.trigger_qa = true;
     if (!quick_adapt(q, true, true, 0, now)) {
@@ -249,10 +260,7 @@ void Nscc::acked(uint32_t qi, Qp& q, Cycle t, uint64_t newly, double sent, bool 
   double delay = q.avg_delay;
   if (sent >= 0 && now >= sent) {
     const double raw = now - sent;
-    if (raw < q.base_rtt) {  // a lower base RTT: BDP and maxwnd follow
-      q.base_rtt = raw;
-      q.maxwnd = p_.maxwnd_bdp * line_ * raw / 8000.0;
-    }
+    lower_base_rtt(q, now, sent);
     if (raw >= q.base_rtt) {
       update_delay(q, raw, skip);
       delay = raw - q.base_rtt;

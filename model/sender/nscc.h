@@ -75,6 +75,7 @@ struct NsccParams {               // cc.nscc.*
   double maxwnd_bdp = 1.5;        // maxwnd in BDPs
   uint32_t init_cwnd_pkts = 0;    // the first window in MSS (htsim's -cwnd); 0: maxwnd
   uint32_t adjust_bytes_mss = 8;  // adjust_bytes_threshold in MSS
+  bool base_rtt_on_nack = false;  // htsim's update_base_rtt_on_nack (its default: true)
   std::string spray = "off";      // off | oblivious | rr | avoid | mixed: an EV per packet
   uint32_t paths = 64;            // entropy values a QP sprays over (a power of two)
   void describe(ParamTable& t);
@@ -143,6 +144,8 @@ class Nscc final : public RateControl {
   // none), its ECN.
   void acked(uint32_t qi, Qp& q, Cycle t, uint64_t newly, double sent_ps, bool skip);
   void update_delay(Qp& q, double raw, bool skip) const;
+  // A sample of a packet sent at `sent` (ps; < 0: resent, none) seen at now.
+  void lower_base_rtt(Qp& q, double now, double sent) const;
   void set_bounds(Qp& q) const;
   void report(uint32_t qi, const Qp& q, Cycle t);
 

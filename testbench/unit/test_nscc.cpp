@@ -240,6 +240,28 @@ TEST(Nscc, LowerRttShrinksMaxwnd) {
   EXPECT_DOUBLE_EQ(n.maxwnd_bytes(0), 112500);
 }
 
+// cc.nscc.base_rtt_on_nack (htsim's update_base_rtt_on_nack): a NACK 6 us after its
+// packet lowers maxwnd to 1.5 x 100 Gbit/s x 6 us = 112,500 as an ACK's sample does; the
+// NACK then takes an MSS off the 225,000 window (quick adapt off), 224,000, which the new
+// maxwnd bounds: 112,500. Off, the same NACK leaves maxwnd at 225,000 (cwnd 224,000).
+TEST(Nscc, NackRttLowersTheBaseRttWhenAsked) {
+  for (bool on : {false, true}) {
+    Rig r;
+    r.p.quick_adapt = false;
+    r.p.base_rtt_on_nack = on;
+    sender::Nscc n = r.make();
+    n.picked(0, 0, 0, false, 7);
+    oonic::wire::SchemeFeedback fb;
+    fb.type = oonic::wire::SchemeFeedback::kNack;
+    fb.info = oonic::wire::kUetNackFlag | 1;
+    fb.psn = {0, 0, 0};
+    State s;
+    EXPECT_TRUE(n.on_feedback(0, 6000, fb, s));
+    EXPECT_DOUBLE_EQ(n.maxwnd_bytes(0), on ? 112500 : 225000);
+    EXPECT_DOUBLE_EQ(n.cwnd_bytes(0), on ? 112500 : 224000);
+  }
+}
+
 // Spraying: rr gives each packet the next of `paths` entropy values as its source port
 // (all distinct over a round, then again in the same order); off keeps the QP's port.
 TEST(Nscc, SprayRoundRobinOverEntropyValues) {
