@@ -1,7 +1,8 @@
 // UET's RUD receiver (reliable unordered delivery, issue 31) behind the receive seam
-// (nic.ordering uet-rud), plain C++: the same per-PDC state as UET's receiver core
-// (rud_receiver_core.h) in the NIC's ordering unit, so its on-chip cost and its ACKs run
-// under every arrival order the other schemes see (replay, oonic compare, the fabric).
+// (nic.ordering uet-rud), plain C++: UET's per-PDC receive state in the NIC's ordering
+// unit, so its on-chip cost and its ACKs run under every arrival order the other schemes
+// see (replay, oonic compare, the fabric). A trimmed request never reaches it: the Req
+// Processor drops it and NACKs it (TRIMMED, or TRIMMED_LASTHOP by its DSCP).
 //
 // State and cost: a static cyclic bitmap of W = window bits a QP (PDC) past the
 // cumulative PSN (in the NIC bitmap.nodes_per_qp x bitmap.block_bits, as for irn), the
@@ -69,7 +70,7 @@ class UetRud : public detail::CyclicBitmapUnit {
     uint32_t word_bits = 64;     // bitmap memory width: bits read or written per cycle
     uint32_t block_bits = 16;    // accounting block (bits) for blocks_held
     uint32_t max_qps = 2048;     // PDC slots
-    uint32_t ack_every = 4;      // placed packets per coalesced ACK (rud_receiver_core.h)
+    uint32_t ack_every = 4;      // placed packets per coalesced ACK (htsim: 16 KB of 4 KB)
   };
   explicit UetRud(const Params& p)
       : CyclicBitmapUnit(p.window_bits, p.word_bits, p.block_bits, p.max_qps, "UetRud"),

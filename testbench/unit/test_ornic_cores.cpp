@@ -898,6 +898,53 @@ TEST(ReqProcessorCore, MpRdmaAcksEveryPacketEchoesVpEceReTxAndDropsAnEarlySync) 
   EXPECT_EQ(r.dma.writes.size(), 4u);
 }
 
+// UET's receiver (uet-rud) and a trimmed request (wire::trim_frame, DSCP nic.trim_dscp 16
+// or nic.trim_dscp_last_hop 18): dropped as trimmed, nothing placed, and NACKed at once
+// on the entropy value it came on (its UDP source port): a UET NACK naming its PSN,
+// TRIMMED_LASTHOP's bit for DSCP 18 alone. A whole frame carrying DSCP 18 (CS2 in a
+// capture) is no trimmed one: it is placed.
+TEST(ReqProcessorCore, UetTrimmedRequestIsNackedWithItsLastHop) {
+  ResponderRig r("uet-rud");
+  auto send = [&](uint32_t psn, uint16_t sport, int dscp, bool trim) {
+    std::vector<uint8_t> payload(256, static_cast<uint8_t>(psn + 1));
+    wire::FrameSpec s;
+    s.bth.opcode = wire::kOooWriteFSpot, s.bth.dest_qp = 0x33, s.bth.psn = psn;
+    s.reth.va = 0x10000 + uint64_t{psn} * 256, s.reth.rkey = 7, s.reth.dma_len = 768;
+    s.payload = payload.data(), s.payload_len = 256;
+    s.udp_sport = sport;
+    s.tos = static_cast<uint8_t>(dscp << 2 | 2);
+    r.frame.assign(wire::frame_size(s), 0);
+    r.frame.resize(wire::build(s, r.frame.data(), r.frame.size()));
+    if (trim)
+      r.frame.resize(wire::trim_frame(r.frame.data(), r.frame.size(), static_cast<uint8_t>(dscp)));
+    wire::PacketView v;
+    EXPECT_EQ(wire::parse(r.frame.data(), r.frame.size(), v), wire::ParseStatus::kOk);
+    r.hdr_buf.write(r.t, v.header_len);
+    if (v.payload_len) r.pkt_buf.write(r.t, v.payload_len);
+    PacketRecord rec;
+    r.rp.process(r.t, v, rec);
+    r.t += 20;
+    return rec;
+  };
+  using F = wire::SchemeFeedback;
+  EXPECT_EQ(send(1, 50001, 16, true).drop, Drop::kTrimmed);
+  ASSERT_EQ(r.work.fbs.size(), 1u);
+  EXPECT_EQ(r.work.fbs[0].type, F::kNack);
+  EXPECT_EQ(r.work.fbs[0].psn[0], 1u);
+  EXPECT_EQ(r.work.fbs[0].vp, 50001);
+  EXPECT_EQ(wire::nack_entries(r.work.fbs[0]), 1u);
+  EXPECT_TRUE(r.work.fbs[0].info & wire::kUetNackFlag);
+  EXPECT_FALSE(wire::uet_nack_last_hop(r.work.fbs[0], 0));
+  EXPECT_EQ(send(2, 50002, 18, true).drop, Drop::kTrimmed);
+  ASSERT_EQ(r.work.fbs.size(), 2u);
+  EXPECT_EQ(r.work.fbs[1].psn[0], 2u);
+  EXPECT_EQ(r.work.fbs[1].vp, 50002);
+  EXPECT_TRUE(wire::uet_nack_last_hop(r.work.fbs[1], 0));
+  EXPECT_TRUE(r.dma.writes.empty());
+  EXPECT_EQ(send(0, 50000, 18, false).drop, Drop::kNone);  // whole: placed
+  EXPECT_EQ(r.dma.writes.size(), 1u);
+}
+
 TEST(ReqProcessorCore, FSpotOutsideTheRegionIsNakedAsRemoteAccess) {
   ResponderRig r;
   // PSN 2 claims Write_Addr 0x10200 but a WQE of 768 B from 0x10000 with R_Key 8 is not
