@@ -104,6 +104,7 @@ std::vector<Sram*> OrnicNic::srams() {
   v.insert(v.end(),
            {&qp_ctx_sram_, &control_.req_manager.acked_psn_mem, &tx_.qp_manager.wqe_cache});
   if (cc_ctx_sram_) v.push_back(cc_ctx_sram_.get());
+  if (control_.req_manager.uet_nack_mem) v.push_back(control_.req_manager.uet_nack_mem.get());
   return v;
 }
 

@@ -281,6 +281,10 @@ bool OrnicParams::uet_wire() const {
          (nic.wire == "auto" && ordering::find_scheme(nic.ordering).traits.uet_ack);
 }
 
+bool OrnicParams::uet_acks() const {
+  return ordering::find_scheme(nic.ordering).traits.uet_ack;
+}
+
 bool OrnicParams::uet_ordered() const {
   return ordering::find_scheme(nic.ordering).traits.ordered_delivery;
 }

@@ -171,6 +171,9 @@ struct OrnicParams {
   bool uet_wire() const;
   // nic.ordering delivers in order (UET's ROD): its requests go as ROD_REQ on UET's wire.
   bool uet_ordered() const;
+  // The receiver answers with UET's ACKs and NACKs (uet-rud, uet-rod): the Req Manager's
+  // UET NACK register (control.uet_nack_register) exists.
+  bool uet_acks() const;
   std::string rate() const;  // tx.rate, auto resolved by nic.ordering
   // The requester's PSN window: tx.qp_manager.max_inflight_psns, or with 0 the span the
   // receive scheme is sure to track from ePSN (N x M, less M - 1 for block-aligned

@@ -477,10 +477,14 @@ struct ReqManagerRig {
   Sram ctx_sram{"qp.context", p.sram.qp_context, stats, "nic0.sram.qp.context"};
   QpContextTable qps{&ctx_sram, p.nic.max_qps};
   Sram acked{"control.acked_psn_mem", p.sram.acked_psn_mem, stats, "nic0.sram.acked"};
+  // The UET NACK register's entries: 40 bits each, 3 a QP.
+  Sram nacks{"control.uet_nack_register", SramParams{40, 3 * p.nic.max_qps, "1R1W", 1}, stats,
+             "nic0.sram.uet_nacks"};
   FakeDma dma;
   WakeRecorder wake;
   RecordingHdr hdr;
-  ReqManagerCore rm{CoreEnv{p, StatGroup(stats, "nic0.control.req_manager")}, qps, acked, dma};
+  ReqManagerCore rm{CoreEnv{p, StatGroup(stats, "nic0.control.req_manager")}, qps, acked, dma,
+                    &nacks};
   ReqManagerRig() {
     rm.wake_port.bind(wake);
     rm.hdr_generator_port.bind(hdr);
@@ -610,6 +614,14 @@ TEST(ReqManagerCore, UetNackRegisterHoldsThreeAndLosesTheFourth) {
   EXPECT_EQ(f.more_vp[1], 0xC002);
   EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.uet_nacks_merged"), 2u);
   EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.uet_nacks_lost"), 1u);
+  // The register's SRAM held the 3 entries (3 x 40 bits) from cycle 10 until the frame
+  // went (read at 20 + schedule + latency), then none: 3 written, 3 read.
+  r.nacks.occupancy().finalize(100);
+  EXPECT_EQ(r.nacks.occupancy().peak(), 120);
+  EXPECT_EQ(r.nacks.occupancy().final_value(), 0);
+  EXPECT_EQ(r.nacks.writes(), 3u);
+  EXPECT_EQ(r.nacks.reads(), 3u);
+  EXPECT_EQ(r.nacks.capacity_bits(), 40u * 3 * r.p.nic.max_qps);
 }
 
 // control.req_manager.uet_nack_depth 5: six UET NACKs in one cycle leave as two frames,

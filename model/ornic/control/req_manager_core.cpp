@@ -5,10 +5,11 @@
 namespace oonic::ornic {
 
 ReqManagerCore::ReqManagerCore(const CoreEnv& env, const QpContextTable& qps, Sram& acked_psn_mem,
-                               DmaPort& dma)
+                               DmaPort& dma, Sram* uet_nack_mem)
     : p_(env.p),
       qps_(qps),
       mem_(acked_psn_mem),
+      uet_nack_mem_(uet_nack_mem),
       dma_(dma),
       slots_(env.p.nic.max_qps),
       ack_regs_(env.stats.counter("ack_registrations", "registration",
@@ -114,6 +115,21 @@ void ReqManagerCore::register_read(Cycle t, uint32_t qp, uint64_t va, uint32_t l
   wake_port->wake(t);
 }
 
+void ReqManagerCore::sync_uet_nacks(Cycle t, Slot& s, bool sent) {
+  if (!uet_nack_mem_) return;
+  uint32_t n = 0;
+  if (!sent && s.nak_queued && s.nak_is_feedback &&
+      s.nak_feedback.type == wire::SchemeFeedback::kNack &&
+      (s.nak_feedback.info & wire::kUetNackFlag)) {
+    n = wire::nack_entries(s.nak_feedback);
+    for (const wire::SchemeFeedback& f : s.nak_more) n += wire::nack_entries(f);
+  }
+  if (n > s.uet_nack_entries) uet_nack_mem_->count(false, n - s.uet_nack_entries);
+  if (sent) uet_nack_mem_->count(true, s.uet_nack_entries);
+  uet_nack_mem_->occupy(t, (static_cast<int64_t>(n) - s.uet_nack_entries) * kUetNackEntryBits);
+  s.uet_nack_entries = n;
+}
+
 bool ReqManagerCore::uet_nack_holds(Slot& s, const wire::SchemeFeedback& next) {
   // One feedback register a QP (ORNIC's): a later frame replaces one not yet sent. UET's
   // NACK (a trimmed packet) must not be lost so: a UET ACK waits (the next one carries
@@ -175,6 +191,7 @@ void ReqManagerCore::apply(const Pending& w) {
         // What waits goes out with the newest cumulative PSN (the ePSN only grows).
         if (wire::psn_diff(w.psn, s.nak_psn) > 0) s.nak_psn = w.psn, s.nak_msn = w.msn;
         free_fbs_.push_back(w.block);
+        sync_uet_nacks(w.t, s, false);
         break;
       }
       [[fallthrough]];
@@ -193,6 +210,7 @@ void ReqManagerCore::apply(const Pending& w) {
         free_blocks_.push_back(w.block);
       }
       if (!s.nak_queued) s.nak_queued = true, nak_q_.push_back(w.qp);
+      sync_uet_nacks(w.t, s, false);
       break;
     case Kind::kRead: {
       if (w.dup) {
@@ -250,6 +268,7 @@ void ReqManagerCore::send_control(Cycle now) {
     Slot& s = slots_[qp];
     s.nak_queued = false;
     Cycle t = mem_.read(now + p_.req_manager.schedule_cycles, 64);
+    sync_uet_nacks(t, s, true);
     if (s.nak_is_feedback) {
       last_activity_ =
           hdr_generator_port->send_feedback(t, qps_.at(qp), s.nak_psn, s.nak_msn, s.nak_feedback);

@@ -36,7 +36,11 @@ namespace oonic::ornic {
 
 class ReqManagerCore final : public ResponderWork, public ControlSource {
  public:
-  ReqManagerCore(const CoreEnv& env, const QpContextTable& qps, Sram& acked_psn_mem, DmaPort& dma);
+  // uet_nack_mem: the UET NACK register's entries (UET's receivers only; else null).
+  ReqManagerCore(const CoreEnv& env, const QpContextTable& qps, Sram& acked_psn_mem, DmaPort& dma,
+                 Sram* uet_nack_mem = nullptr);
+  // Bits of a UET NACK register entry: its PSN (24) and the entropy value it came on (16).
+  static constexpr uint32_t kUetNackEntryBits = 40;
   // Bound where the NIC is assembled (built after the control plane).
   Link<HdrGeneratorPort> hdr_generator_port{"control.req_manager.hdr_generator_port"};
   Link<WakeUp> wake_port{"control.req_manager.wake_port"};
@@ -94,6 +98,7 @@ class ReqManagerCore final : public ResponderWork, public ControlSource {
     // UET NACKs past the register's first frame (control.req_manager.uet_nack_depth > 3),
     // up to 3 PSNs each; sent after it.
     std::vector<wire::SchemeFeedback> nak_more;
+    uint32_t uet_nack_entries = 0;  // what uet_nack_mem holds of this QP's
   };
   struct ReadJob {
     uint32_t qp;
@@ -112,6 +117,11 @@ class ReqManagerCore final : public ResponderWork, public ControlSource {
   const OrnicParams& p_;
   const QpContextTable& qps_;
   Sram& mem_;
+  Sram* uet_nack_mem_;
+  // uet_nack_mem's occupancy follows the UET NACK entries slot s (QP qp) holds at t; each
+  // entry written counts as one write, each sent as one read (the ACKed-PSN word's access
+  // times them: not booked apart).
+  void sync_uet_nacks(Cycle t, Slot& s, bool sent);
   DmaPort& dma_;
   QpTable<Slot> slots_;
   std::deque<uint32_t> ack_q_, nak_q_, cnp_q_;
