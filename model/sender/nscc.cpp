@@ -27,8 +27,8 @@ void NsccParams::describe(ParamTable& t) {
         "network.propagation_ns",
         0, 1e7);
   t.add("cc.nscc.target_qdelay_us", &target_qdelay_us, "us",
-        "nscc: target_Qdelay, the queueing delay it steers to; 0: network_rtt (htsim's choice "
-        "without trimming)",
+        "nscc: target_Qdelay, the queueing delay it steers to; 0: in a fabric whose switches "
+        "trim (switch.trim) 0.75 x network_rtt, else network_rtt (htsim's choices)",
         0, 1e7);
   t.add("cc.nscc.qa_gate", &qa_gate, "shift",
         "nscc: quick adapt cuts the window only when fewer than maxwnd >> qa_gate bytes were "
@@ -162,6 +162,15 @@ uint16_t Nscc::picked(uint32_t qi, Cycle now, uint32_t psn, bool retx, uint16_t 
   return q.ev->next();
 }
 
+double Nscc::sent_time(const Qp& q, uint32_t psn) const {
+  // The ring keeps the newest PSN of each slot: an answer about a PSN a window or more
+  // below the newest sent (a late duplicate's ACK) would read a later packet's time, an
+  // RTT of nanoseconds that then held base_rtt, and with it maxwnd, near zero.
+  const int32_t behind = wire::psn_diff(q.next_psn, psn);
+  if (behind <= 0 || static_cast<uint32_t>(behind) > window_) return -1.0;
+  return q.sent[psn % window_];
+}
+
 void Nscc::lower_base_rtt(Qp& q, double now, double sent) const {
   if (sent < 0 || now < sent || now - sent >= q.base_rtt) return;
   q.base_rtt = now - sent;  // a lower base RTT: BDP and maxwnd follow
@@ -212,7 +221,7 @@ bool Nscc::on_ack(uint32_t qi, Cycle t, uint32_t acked_psns) {
   q.ecn = false;
   // The delay sample: the RTT of the last PSN acknowledged, if it went once.
   const uint32_t last = (q.first_psn + q.acked - 1) & wire::kPsnMask;
-  acked(qi, q, t, uint64_t{acked_psns} * mss_, q.sent[last % window_], skip);
+  acked(qi, q, t, uint64_t{acked_psns} * mss_, sent_time(q, last), skip);
   return true;
 }
 
@@ -229,7 +238,7 @@ bool Nscc::on_feedback(uint32_t qi, Cycle t, const wire::SchemeFeedback& fb, con
     const double now = ps(t), before = q.cwnd;
     const uint32_t n = wire::nack_entries(fb);  // UET's merged NACKs name up to 3 PSNs
     q.ignored += static_cast<int64_t>(mss_) * n;
-    if (p_.base_rtt_on_nack) lower_base_rtt(q, now, q.sent[fb.psn[0] % window_]);
+    if (p_.base_rtt_on_nack) lower_base_rtt(q, now, sent_time(q, fb.psn[0]));
     update_delay(q, q.base_rtt + network_rtt_, true);
     q.trigger_qa = true;
     if (!quick_adapt(q, true, true, 0, now)) {
@@ -242,11 +251,11 @@ bool Nscc::on_feedback(uint32_t qi, Cycle t, const wire::SchemeFeedback& fb, con
   const bool ece = fb.info & 1, retx_echo = fb.info & 2;
   if (fb.type == F::kUetAck) {  // UET's ACK: the packets it covers, the delay of its PSN
     if (q.ev) ece ? q.ev->on_ecn(fb.vp) : q.ev->on_good(fb.vp);
-    acked(qi, q, t, uint64_t{wire::uet_coalesced(fb)} * mss_, q.sent[fb.psn[0] % window_], ece);
+    acked(qi, q, t, uint64_t{wire::uet_coalesced(fb)} * mss_, sent_time(q, fb.psn[0]), ece);
     return true;
   }
   if (q.ev) ece ? q.ev->on_ecn(fb.vp) : q.ev->on_good(fb.vp);
-  acked(qi, q, t, mss_, retx_echo ? -1.0 : q.sent[fb.psn[1] % window_], ece);
+  acked(qi, q, t, mss_, retx_echo ? -1.0 : sent_time(q, fb.psn[1]), ece);
   return true;
 }
 

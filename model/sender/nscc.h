@@ -144,6 +144,8 @@ class Nscc final : public RateControl {
   // none), its ECN.
   void acked(uint32_t qi, Qp& q, Cycle t, uint64_t newly, double sent_ps, bool skip);
   void update_delay(Qp& q, double raw, bool skip) const;
+  // When psn went (ps), or -1: resent, or no longer the newest PSN of its ring slot.
+  double sent_time(const Qp& q, uint32_t psn) const;
   // A sample of a packet sent at `sent` (ps; < 0: resent, none) seen at now.
   void lower_base_rtt(Qp& q, double now, double sent) const;
   void set_bounds(Qp& q) const;

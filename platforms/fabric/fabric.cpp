@@ -26,6 +26,7 @@
 #include "model/schemes/receive_schemes.h"
 #include "model/schemes/sender_policies.h"
 #include "model/sender/hpcc.h"
+#include "model/sender/nscc.h"
 #include "model/wire/roce.h"
 #include "model/wire/uet_nic.h"
 #include "platforms/common/results.h"
@@ -34,6 +35,7 @@
 #include "platforms/host/host_node.h"
 #include "platforms/network/frame_keys.h"
 #include "platforms/network/hooks/int_stamp.h"
+#include "platforms/network/hooks/trim.h"
 #include "platforms/network/network_link.h"
 #include "platforms/network/switch_node.h"
 #include "platforms/network/workload.h"
@@ -680,6 +682,22 @@ void resolve_rate_core(FabricRun& r) {
                                     std::to_string(wire::kMaxIntHops));
     r.table.set("cc.hpcc.int_hops", std::to_string(hops), "the fabric's longest path");
   }
+}
+
+// NSCC's target_Qdelay at 0 under trimming switches: 0.75 x network_rtt, htsim's
+// (UecSrc::initNsccParams: a trimmed packet tells of congestion before its queue's delay
+// does); without trimming the rate core takes network_rtt itself.
+void resolve_nscc_target(FabricRun& r) {
+  if (r.all.nic.rate() != "nscc") return;
+  const network::TrimParams* tp = r.all.sw.hooks.find<network::TrimParams>("trim");
+  if (!tp || !tp->trim) return;
+  const ParamTable::Entry* target = r.table.find("cc.nscc.target_qdelay_us");
+  const ParamTable::Entry* rtt = r.table.find("cc.nscc.network_rtt_us");
+  if (!target || !rtt || std::stod(r.table.value_text(*target)) != 0) return;
+  const double rtt_us = std::stod(r.table.value_text(*rtt));
+  if (rtt_us <= 0) return;
+  r.table.set("cc.nscc.target_qdelay_us", fmt(0.75 * rtt_us, 6),
+              "0.75 x network_rtt: switch.trim is on (htsim's target with trimming)");
 }
 
 // The results directory, cleared of a previous run's files, with the run's inputs.
@@ -1575,6 +1593,7 @@ class FabricJob : public system::Job {
       std::fprintf(stderr, "oonic run: note: %s\n", n.c_str());
     take_inputs(r_);
     resolve_rate_core(r_);
+    resolve_nscc_target(r_);
     prepare_results(r_);
     name_flows(r_);
     list_themis_flows(r_);

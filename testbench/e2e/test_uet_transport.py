@@ -6,11 +6,13 @@ and uet-rod (UET's ACKs), tx.recovery uet (their pairing) and tx.rate nscc with 
   100 KB: with switch.trim on, the switches trim refused data frames, the receiving NICs
   take them as trimmed (rx.drops.trimmed) and NACK them, the senders resend on the NACKs,
   and every flow completes with its bytes intact (scoreboard ok); with it off the same
-  drops are recovered by SACKs and timeouts, and nothing is trimmed.
+  drops are recovered by SACKs and timeouts, and nothing is trimmed. NSCC's target is
+  htsim's under trimming (0.75 x the network RTT) only when the switches trim.
 * Two NICs (the pair topology, no switch) with wire losses and reordering: both UET
   receivers complete every WQE intact, answering with UET ACKs, and losses are resent.
 """
 import os
+import re
 import unittest
 
 import oonic_e2e as e2e
@@ -54,6 +56,28 @@ class UetTransport(e2e.OonicTestCase):
                 resent = (e2e.stat_sum(st, ".tx.uet_recovery.recovery_resends") +
                           e2e.stat_sum(st, ".tx.uet_recovery.timeout_resends"))
                 self.assertGreater(resent, 0)
+
+    def test_nscc_target_follows_trimming(self):
+        """cc.nscc.target_qdelay_us 0 resolves, as htsim's initNsccParams, to 0.75 x the
+        network RTT when the switches trim; without trimming it stays 0 (the rate core
+        takes the network RTT); a target the user sets is kept."""
+        def resolved(*sets):
+            out = os.path.join(self.mkdtemp(), "r")
+            args = ["run", "-", "--out", out, "--quiet", "--set", "topology.kind=leaf-spine",
+                    "--set", "nic.ordering=uet-rud"] + INCAST
+            for x in sets:
+                args += ["--set", x]
+            r = e2e.run_oonic(args, out=out)
+            self.assertOk(r)
+            with open(r.path("config.yaml")) as f:
+                text = f.read()
+            get = lambda key: float(re.search(r"\n\s*%s: ([0-9.e+-]+)" % key, text).group(1))
+            return get("target_qdelay_us"), get("network_rtt_us")
+        target, rtt = resolved("switch.trim=true")
+        self.assertGreater(rtt, 0)
+        self.assertAlmostEqual(target, 0.75 * rtt, places=5)
+        self.assertEqual(resolved("switch.trim=false")[0], 0)
+        self.assertEqual(resolved("switch.trim=true", "cc.nscc.target_qdelay_us=3")[0], 3)
 
     def test_two_nics_with_loss_and_reordering(self):
         for ordering in ("uet-rud", "uet-rod"):

@@ -262,6 +262,28 @@ TEST(Nscc, NackRttLowersTheBaseRttWhenAsked) {
   }
 }
 
+// The send-time ring keeps a window (320) of PSNs: an answer about PSN 0 once PSN 320 has
+// gone (a late duplicate's ACK) is no RTT sample, else it would read PSN 320's time (1 ns
+// before it) and hold the base RTT, and maxwnd with it, near zero (a WebSearch flow then
+// crawled at one packet a round trip). PSN 1's answer, a window below, is still a sample:
+// 6 us, maxwnd 112,500.
+TEST(Nscc, NoRttSampleFromAPsnItsRingSlotNoLongerHolds) {
+  Rig r;
+  r.p.quick_adapt = false;
+  sender::Nscc n = r.make();
+  for (uint32_t psn = 0; psn < 320; ++psn) n.picked(0, 0, psn, false, 7);
+  n.picked(0, 5999, 320, false, 7);
+  oonic::wire::SchemeFeedback fb;
+  fb.type = oonic::wire::SchemeFeedback::kMpAck;
+  fb.psn = {1, 0, 0};  // the PSN it answers: 0
+  State s;
+  EXPECT_TRUE(n.on_feedback(0, 6000, fb, s));
+  EXPECT_DOUBLE_EQ(n.maxwnd_bytes(0), 225000);
+  fb.psn = {2, 1, 0};
+  EXPECT_TRUE(n.on_feedback(0, 6000, fb, s));
+  EXPECT_DOUBLE_EQ(n.maxwnd_bytes(0), 112500);
+}
+
 // Spraying: rr gives each packet the next of `paths` entropy values as its source port
 // (all distinct over a round, then again in the same order); off keeps the QP's port.
 TEST(Nscc, SprayRoundRobinOverEntropyValues) {
