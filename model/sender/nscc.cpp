@@ -151,8 +151,10 @@ uint16_t Nscc::picked(uint32_t qi, Cycle now, uint32_t psn, bool retx, uint16_t 
     q.first_psn = q.next_psn = psn;
     q.last_adjust = ps(now);
     q.sent.assign(window_, -1.0);
+    q.sent_psn.assign(window_, 0);
   }
   q.sent[psn % window_] = retx ? -1.0 : ps(now);  // a resent PSN gives no RTT sample
+  q.sent_psn[psn % window_] = psn & wire::kPsnMask;
   if (wire::psn_diff(psn + 1, q.next_psn) > 0) q.next_psn = (psn + 1) & wire::kPsnMask;
   if (!spray_) return port;
   if (!q.ev)  // seeded by the QP's own port (drawn from the run seed) and index
@@ -166,9 +168,12 @@ double Nscc::sent_time(const Qp& q, uint32_t psn) const {
   // The ring keeps the newest PSN of each slot: an answer about a PSN a window or more
   // below the newest sent (a late duplicate's ACK) would read a later packet's time, an
   // RTT of nanoseconds that then held base_rtt, and with it maxwnd, near zero.
+  // Across the PSN wrap two PSNs within a window can share a slot (2^24 is no multiple of
+  // most windows): the slot names its PSN.
   const int32_t behind = wire::psn_diff(q.next_psn, psn);
   if (behind <= 0 || static_cast<uint32_t>(behind) > window_) return -1.0;
-  return q.sent[psn % window_];
+  const uint32_t slot = psn % window_;
+  return q.sent_psn[slot] == (psn & wire::kPsnMask) ? q.sent[slot] : -1.0;
 }
 
 void Nscc::lower_base_rtt(Qp& q, double now, double sent) const {
@@ -233,7 +238,7 @@ bool Nscc::on_feedback(uint32_t qi, Cycle t, const wire::SchemeFeedback& fb, con
   q.per_packet = true;
   if (fb.type == F::kNack) {  // the receiver dropped the packet sent on entropy value fb.vp
     touch_state(mem_, t, true);
-    // htsim: a NACK for a packet trimmed at its last hop leaves its path's standing alone.
+    // htsim: a NACK for a packet trimmed at its last hop counts as a good path (PATH_GOOD).
     if (q.ev) q.ev->on_nack(fb.vp, wire::uet_nack_last_hop(fb, 0));
     const double now = ps(t), before = q.cwnd;
     const uint32_t n = wire::nack_entries(fb);  // UET's merged NACKs name up to 3 PSNs

@@ -135,6 +135,7 @@ class Nscc final : public RateControl {
     uint32_t first_psn = 0, acked = 0,
              next_psn = 0;                 // PSNs acknowledged; one past the highest picked
     std::vector<double> sent;              // send time by PSN mod window (ps; < 0: resent)
+    std::vector<uint32_t> sent_psn;        // the PSN each slot's time is of
     std::shared_ptr<uet::EntropyCore> ev;  // spraying: the QP's entropy values
   };
   Qp& qp(uint32_t qi);

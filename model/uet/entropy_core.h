@@ -5,8 +5,9 @@
 //   rr         round robin over the EVs;
 //   avoid      round robin, skipping EVs with a penalty ("path avoidance", htsim's
 //              BITMAP): an ECN-marked ACK on an EV adds 1, a NACK 4, a timeout sets 15
-//              (the cap); a NACK for a packet trimmed at the last hop counts as ECN (the
-//              path was not the cause). Each EV skipped while choosing loses 1 of its
+//              (the cap); a NACK for a packet trimmed at the last hop counts as a good
+//              ACK (htsim's PATH_GOOD: the path was not the cause; mixed takes the EV
+//              again). Each EV skipped while choosing loses 1 of its
 //              penalty only if it is the first skipped, so penalties drain as the round
 //              robin passes; when every EV has a penalty the next one is taken anyway.
 //   mixed      htsim's default (MIXED): an EV an unmarked ACK came back on is used again

@@ -241,7 +241,9 @@ struct BitmapBlock {
 //   kSack      IRN / Eunomia SACK: entry 0 = the SACKed PSN
 //   kNack      PSN not tracked (Eunomia; beyond the window): entry 0 = the PSN; UET's
 //              (info bit 7, kUetNackFlag: trimmed or beyond the window) names 1 to 3
-//              PSNs, entries 0..2, their count in info bits 0..1
+//              PSNs, entries 0..2, their count in info bits 0..1; bit 6 the frame's
+//              PSNs are beyond the window (kUetNackOutOfWindow), bit 2 + i entry i was
+//              trimmed at its last hop (uet_nack_last_hop_bit)
 //   kMpAck     MP-RDMA ACK: entry 0 = AACK, entry 1 = SACK; vp = echoed UDP source
 //              port; info bit 0 = ECE, bit 1 = ReTx echo
 //   kUetAck    UET's ACK (nic.ordering uet-rud, uet-rod), its fields on this frame: entry 0 = the

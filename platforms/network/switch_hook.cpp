@@ -14,7 +14,7 @@ std::vector<SwitchHookRow>& switch_hook_registry() {
       hooks::int_stamp_row(),    // dequeued (HPCC's INT record)
       hooks::port_faults_row(),  // egress (a port down, PSN rules)
       hooks::wire_loss_row(),    // egress (random loss)
-      hooks::trim_row(),         // buffered (a refused UET data frame's headers go on)
+      hooks::trim_row(),         // admission (trimmed headers' priority, trim_newest_p), buffered
   };
   return rows;
 }

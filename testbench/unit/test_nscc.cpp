@@ -284,6 +284,27 @@ TEST(Nscc, NoRttSampleFromAPsnItsRingSlotNoLongerHolds) {
   EXPECT_DOUBLE_EQ(n.maxwnd_bytes(0), 112500);
 }
 
+// Across the PSN wrap: the ring's 320 slots do not divide 2^24 (2^24 mod 320 = 256), so
+// PSN 0xFFFFFF and PSN 255, 256 apart, share slot 255. An answer about 0xFFFFFF after 255
+// went (1 ns before it) is no sample; one about PSN 254, sent at 0, is (6 us: 112,500).
+TEST(Nscc, NoRttSampleFromASlotAPsnAcrossTheWrapTook) {
+  Rig r;
+  r.p.quick_adapt = false;
+  sender::Nscc n = r.make();
+  for (uint32_t psn = 0xFFFFFF - 63; psn <= 0xFFFFFF; ++psn) n.picked(0, 0, psn, false, 7);
+  for (uint32_t psn = 0; psn < 255; ++psn) n.picked(0, 0, psn, false, 7);
+  n.picked(0, 5999, 255, false, 7);
+  oonic::wire::SchemeFeedback fb;
+  fb.type = oonic::wire::SchemeFeedback::kMpAck;
+  fb.psn = {0, 0xFFFFFF, 0};
+  State s;
+  EXPECT_TRUE(n.on_feedback(0, 6000, fb, s));
+  EXPECT_DOUBLE_EQ(n.maxwnd_bytes(0), 225000);
+  fb.psn = {255, 254, 0};
+  EXPECT_TRUE(n.on_feedback(0, 6000, fb, s));
+  EXPECT_DOUBLE_EQ(n.maxwnd_bytes(0), 112500);
+}
+
 // Spraying: rr gives each packet the next of `paths` entropy values as its source port
 // (all distinct over a round, then again in the same order); off keeps the QP's port.
 TEST(Nscc, SprayRoundRobinOverEntropyValues) {

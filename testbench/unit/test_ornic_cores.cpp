@@ -583,6 +583,41 @@ TEST(ReqManagerCore, MergedUetNacksKeepTheirLastHopBit) {
   EXPECT_TRUE(wire::uet_nack_last_hop(f, 1));
 }
 
+// NACKs of two kinds do not merge into one frame (a frame's kind is its own): a trimmed
+// PSN 7 and an out-of-window PSN 9 leave as two frames. A NAK of another kind (a PSN-
+// sequence NAK, uet-rod's) that replaces waiting UET NACKs counts them as lost.
+TEST(ReqManagerCore, UetNacksOfTwoKindsAndTheirReplacement) {
+  using F = wire::SchemeFeedback;
+  ReqManagerRig r;
+  F trimmed, oow;
+  trimmed.type = oow.type = F::kNack;
+  trimmed.info = wire::kUetNackFlag | 1;
+  oow.info = wire::kUetNackFlag | wire::kUetNackOutOfWindow | 1;
+  trimmed.psn[0] = 7, oow.psn[0] = 9;
+  r.rm.register_feedback(10, 0, 5, 1, trimmed);
+  r.rm.register_feedback(10, 0, 5, 1, oow);
+  r.rm.apply_due(10);
+  while (r.rm.has_control()) r.rm.send_control(20);
+  ASSERT_EQ(r.hdr.sent.size(), 2u);
+  EXPECT_EQ(r.hdr.sent[0].fb.psn[0], 7u);
+  EXPECT_EQ(wire::nack_entries(r.hdr.sent[0].fb), 1u);
+  EXPECT_FALSE(r.hdr.sent[0].fb.info & wire::kUetNackOutOfWindow);
+  EXPECT_EQ(r.hdr.sent[1].fb.psn[0], 9u);
+  EXPECT_TRUE(r.hdr.sent[1].fb.info & wire::kUetNackOutOfWindow);
+  EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.uet_nacks_lost"), 0u);
+  // Two UET NACKs wait on QP 1; a PSN-sequence NAK replaces them: 2 lost, the NAK goes.
+  trimmed.psn[0] = 30;
+  r.rm.register_feedback(30, 1, 28, 1, trimmed);
+  trimmed.psn[0] = 31;
+  r.rm.register_feedback(30, 1, 28, 1, trimmed);
+  r.rm.register_nak(30, 1, wire::kAethNakPsnSeqErr, 28, 1);
+  r.rm.apply_due(30);
+  while (r.rm.has_control()) r.rm.send_control(40);
+  EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.uet_nacks_lost"), 2u);
+  r.nacks.occupancy().finalize(100);
+  EXPECT_EQ(r.nacks.occupancy().final_value(), 0);
+}
+
 // n UET NACKs registered on QP 0 in one cycle (PSNs 40.., entropy values 0xC000..), then
 // every control frame sent.
 void nacks_in_one_cycle(ReqManagerRig& r, uint32_t n) {

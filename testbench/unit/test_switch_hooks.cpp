@@ -368,7 +368,8 @@ TEST(SwitchHooks, TrimNewestTakesTheQueuedFramesPlace) {
     Stats s0;
     b.stats = &s0;
     FakePipe pipe(p);
-    EXPECT_EQ(hooks::trim_row().make(pipe, b)->stages(), SwitchHook::kBuffered);
+    EXPECT_EQ(hooks::trim_row().make(pipe, b)->stages(),
+              SwitchHook::kAdmission | SwitchHook::kBuffered);
     tp.newest_p = 1;
     p.pfc = true;
     Stats s1;
@@ -416,6 +417,19 @@ TEST(SwitchHooks, TrimNewestTakesTheQueuedFramesPlace) {
   EXPECT_EQ(core.newest(1, 1)->tag, s3);
   EXPECT_EQ(stats.counter_value("sw.trimmed"), 1u);
   EXPECT_EQ(stats.counter_value("sw.trimmed_newest"), 1u);
+  // A header trimmed upstream arriving at the full queue takes no victim's place: it goes
+  // to the control priority (htsim's high-priority queue), nothing is trimmed.
+  const std::vector<uint8_t> whole = roce_frame(9);
+  std::vector<uint8_t> hdr = whole;
+  hdr.resize(w::trim_frame(hdr.data(), hdr.size(), 16));
+  const uint32_t sh = pipe.put(hdr);
+  PipeFrame th = f;
+  th.slot = sh;
+  th.fr = {sh, static_cast<uint32_t>(hdr.size()), 1, false, 0};
+  EXPECT_FALSE(hook->admission(th, 25));
+  EXPECT_EQ(th.fr.prio, 0);
+  EXPECT_EQ(pipe.sent.size(), 1u);
+  EXPECT_EQ(core.queue_bytes(1, 1), 2000u);
   // A longer arriving frame finds no victim: the newest (1000 B) stays queued.
   PipeFrame big = f;
   big.fr.len = 1200;

@@ -1,6 +1,7 @@
 // Control plane: the Req Manager block (shell). It owns the ACKed-PSN memory
 // (`control.acked_psn_mem`) and, with UET's receivers, the UET NACK register's entries
-// (`control.uet_nack_register`: 40 bits an entry, its PSN and entropy value,
+// (`control.uet_nack_register`: 40 bits an entry, its PSN and entropy value; NACKs of
+// one kind, TRIMMED or PSN_OUT_OF_WINDOW, share a frame;
 // control.req_manager.uet_nack_depth a QP, for nic.max_qps QPs; its geometry follows those
 // two keys); the register-schedulers are in req_manager_core.h.
 #pragma once

@@ -35,8 +35,8 @@ ReqManagerCore::ReqManagerCore(const CoreEnv& env, const QpContextTable& qps, Sr
       uet_nacks_lost_(env.stats.counter(
           "uet_nacks_lost", "frame",
           "UET NACKs lost because the QP's register already held "
-          "control.req_manager.uet_nack_depth (the sender's SACK recovery or timeout resends "
-          "their PSNs)")) {
+          "control.req_manager.uet_nack_depth, or a NAK of another kind replaced them there "
+          "(the sender's SACK recovery, go-back-N or timeout resends their PSNs)")) {
   env.stats.derived(
       "ack_aggregation", "ratio", "ACK registrations per ACK sent (ORNIC Figure 8 aggregation)",
       [this] {
@@ -115,15 +115,18 @@ void ReqManagerCore::register_read(Cycle t, uint32_t qp, uint64_t va, uint32_t l
   wake_port->wake(t);
 }
 
+uint32_t ReqManagerCore::uet_nacks_waiting(const Slot& s) {
+  if (!s.nak_queued || !s.nak_is_feedback || s.nak_feedback.type != wire::SchemeFeedback::kNack ||
+      !(s.nak_feedback.info & wire::kUetNackFlag))
+    return 0;
+  uint32_t n = wire::nack_entries(s.nak_feedback);
+  for (const wire::SchemeFeedback& f : s.nak_more) n += wire::nack_entries(f);
+  return n;
+}
+
 void ReqManagerCore::sync_uet_nacks(Cycle t, Slot& s, bool sent) {
   if (!uet_nack_mem_) return;
-  uint32_t n = 0;
-  if (!sent && s.nak_queued && s.nak_is_feedback &&
-      s.nak_feedback.type == wire::SchemeFeedback::kNack &&
-      (s.nak_feedback.info & wire::kUetNackFlag)) {
-    n = wire::nack_entries(s.nak_feedback);
-    for (const wire::SchemeFeedback& f : s.nak_more) n += wire::nack_entries(f);
-  }
+  const uint32_t n = sent ? 0 : uet_nacks_waiting(s);
   if (n > s.uet_nack_entries) uet_nack_mem_->count(false, n - s.uet_nack_entries);
   if (sent) uet_nack_mem_->count(true, s.uet_nack_entries);
   uet_nack_mem_->occupy(t, (static_cast<int64_t>(n) - s.uet_nack_entries) * kUetNackEntryBits);
@@ -162,7 +165,8 @@ bool ReqManagerCore::uet_nack_holds(Slot& s, const wire::SchemeFeedback& next) {
   }
   F& last = s.nak_more.empty() ? s.nak_feedback : s.nak_more.back();
   const uint32_t n = wire::nack_entries(last);
-  if (n >= 3) {
+  // A frame names PSNs of one kind (TRIMMED or PSN_OUT_OF_WINDOW: the kind is the frame's).
+  if (n >= 3 || ((last.info ^ next.info) & wire::kUetNackOutOfWindow)) {
     s.nak_more.push_back(next);  // a further frame
   } else {
     last.psn[n] = next.psn[0];
@@ -197,6 +201,8 @@ void ReqManagerCore::apply(const Pending& w) {
       [[fallthrough]];
     case Kind::kNak:
     case Kind::kBitmapNak:
+      // A NAK of another kind replaces UET NACKs still waiting: they are lost as well.
+      if (s.nak_queued) uet_nacks_lost_.inc(uet_nacks_waiting(s));
       s.nak_psn = w.psn, s.nak_msn = w.msn, s.nak_syndrome = w.syndrome;
       s.nak_is_bitmap = w.kind == Kind::kBitmapNak;
       s.nak_is_feedback = w.kind == Kind::kFeedback;

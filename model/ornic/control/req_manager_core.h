@@ -118,10 +118,11 @@ class ReqManagerCore final : public ResponderWork, public ControlSource {
   const QpContextTable& qps_;
   Sram& mem_;
   Sram* uet_nack_mem_;
-  // uet_nack_mem's occupancy follows the UET NACK entries slot s (QP qp) holds at t; each
-  // entry written counts as one write, each sent as one read (the ACKed-PSN word's access
-  // times them: not booked apart).
+  // uet_nack_mem's occupancy follows the UET NACK entries slot s holds at t; each entry
+  // written counts as one write (untimed), each sent as one read (timed with the
+  // ACKed-PSN word's read at send: not booked apart).
   void sync_uet_nacks(Cycle t, Slot& s, bool sent);
+  static uint32_t uet_nacks_waiting(const Slot& s);  // UET NACK entries s holds
   DmaPort& dma_;
   QpTable<Slot> slots_;
   std::deque<uint32_t> ack_q_, nak_q_, cnp_q_;

@@ -62,18 +62,31 @@ class TrimHook : public SwitchHook {
       for (uint32_t k = 0; k < ports && k < b.topology->ports[b.node].size(); ++k)
         to_host_[k] = b.topology->is_host(b.topology->ports[b.node][k].peer);
   }
-  uint32_t stages() const override { return newest_p_ > 0 ? kAdmission | kBuffered : kBuffered; }
+  uint32_t stages() const override { return kAdmission | kBuffered; }
   bool reads_view() const override { return false; }
-  // htsim's victim: with newest_p, a data frame the buffer would refuse takes the place of
-  // the newest frame of its queue, whose headers go on instead (when that frame is at
-  // least as long, so the arriving one is then admitted under a static limit; a dynamic
-  // threshold may still refuse it, and then it is trimmed too).
+  // A header trimmed upstream takes the control priority here too (htsim's header-only
+  // packets go to the high-priority queue at every hop), so its NACK does not wait behind
+  // data. htsim's victim: with newest_p, an untrimmed data frame the buffer would refuse
+  // takes the place of the newest frame of its queue, whose headers go on instead (when
+  // that frame is at least as long, so the arriving one is then admitted under a static
+  // limit; a dynamic threshold may still refuse it, and then it is trimmed too).
   bool admission(PipeFrame& f, uint64_t now) override {
+    if (f.fr.prio == 0) return false;
+    const uint8_t dscp = pipe_.desc(f.slot).tos >> 2;
+    if ((dscp == dscp_.trimmed || dscp == dscp_.trimmed_last_hop) && trimmed_header(f.slot)) {
+      f.fr.prio = 0;
+      return false;
+    }
+    if (newest_p_ <= 0) return false;
     SwitchCore& core = pipe_.buffer();
-    if (f.fr.prio == 0 || core.admission(f.out_port, f.fr) == SwitchDrop::kNone) return false;
+    if (core.admission(f.out_port, f.fr) == SwitchDrop::kNone) return false;
     if (static_cast<double>(rng_() >> 11) * 0x1.0p-53 >= newest_p_) return false;
     const std::optional<SwitchCore::Frame> v = core.newest(f.out_port, f.fr.prio);
     if (!v || v->len < f.fr.len) return false;
+    // Only a data frame with payload to cut takes a victim's place (htsim flips its coin
+    // for those alone).
+    const size_t own = trimmed_copy(f.slot, f.out_port);
+    if (!own || own >= pipe_.bytes(f.slot).size()) return false;
     const uint32_t slot = static_cast<uint32_t>(v->tag);
     const size_t n = trimmed_copy(slot, f.out_port);
     if (!n) return false;
@@ -93,6 +106,16 @@ class TrimHook : public SwitchHook {
   }
 
  private:
+  // Whether the frame in slot is a header a switch trimmed (UET's or a RoCEv2 request's).
+  bool trimmed_header(uint32_t slot) {
+    const std::vector<uint8_t>& b = pipe_.bytes(slot);
+    wire::uet::UetView v;
+    if (wire::uet::parse_frame(b.data(), b.size(), v, dscp_) == wire::uet::UetStatus::kOk)
+      return v.trimmed;
+    wire::PacketView rv;
+    return wire::parse(b.data(), b.size(), rv, /*check_icrc=*/false) == wire::ParseStatus::kOk &&
+           wire::is_trimmed(rv, dscp_.trimmed, dscp_.trimmed_last_hop);
+  }
   // The frame in slot, trimmed for out_port, into hdr_: its length, or 0 when it is not
   // a data frame with payload to cut (its drop stands).
   size_t trimmed_copy(uint32_t slot, uint32_t out_port) {
