@@ -165,13 +165,10 @@ uint16_t Nscc::picked(uint32_t qi, Cycle now, uint32_t psn, bool retx, uint16_t 
 }
 
 double Nscc::sent_time(const Qp& q, uint32_t psn) const {
-  // The ring keeps the newest PSN of each slot: an answer about a PSN a window or more
-  // below the newest sent (a late duplicate's ACK) would read a later packet's time, an
-  // RTT of nanoseconds that then held base_rtt, and with it maxwnd, near zero.
-  // Across the PSN wrap two PSNs within a window can share a slot (2^24 is no multiple of
-  // most windows): the slot names its PSN.
-  const int32_t behind = wire::psn_diff(q.next_psn, psn);
-  if (behind <= 0 || static_cast<uint32_t>(behind) > window_) return -1.0;
+  // A slot holds the newest PSN picked into it: an answer about an older one (a late
+  // duplicate's ACK a window below, or a PSN across the wrap, since 2^24 is no multiple
+  // of most windows) would read a later packet's time, an RTT of nanoseconds that then
+  // held base_rtt, and with it maxwnd, near zero.
   const uint32_t slot = psn % window_;
   return q.sent_psn[slot] == (psn & wire::kPsnMask) ? q.sent[slot] : -1.0;
 }

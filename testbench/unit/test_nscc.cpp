@@ -267,21 +267,27 @@ TEST(Nscc, NackRttLowersTheBaseRttWhenAsked) {
 // before it) and hold the base RTT, and maxwnd with it, near zero (a WebSearch flow then
 // crawled at one packet a round trip). PSN 1's answer, a window below, is still a sample:
 // 6 us, maxwnd 112,500.
+// MP-RDMA-style per-packet ACKs at 6 us, first about `stale` (no sample: maxwnd stays
+// 225,000), then about `fresh`, sent at 0 (a 6 us sample: maxwnd 112,500).
+void stale_then_fresh(sender::Nscc& n, uint32_t stale, uint32_t fresh) {
+  oonic::wire::SchemeFeedback fb;
+  fb.type = oonic::wire::SchemeFeedback::kMpAck;
+  State s;
+  fb.psn = {0, stale, 0};
+  EXPECT_TRUE(n.on_feedback(0, 6000, fb, s));
+  EXPECT_DOUBLE_EQ(n.maxwnd_bytes(0), 225000);
+  fb.psn = {0, fresh, 0};
+  EXPECT_TRUE(n.on_feedback(0, 6000, fb, s));
+  EXPECT_DOUBLE_EQ(n.maxwnd_bytes(0), 112500);
+}
+
 TEST(Nscc, NoRttSampleFromAPsnItsRingSlotNoLongerHolds) {
   Rig r;
   r.p.quick_adapt = false;
   sender::Nscc n = r.make();
   for (uint32_t psn = 0; psn < 320; ++psn) n.picked(0, 0, psn, false, 7);
   n.picked(0, 5999, 320, false, 7);
-  oonic::wire::SchemeFeedback fb;
-  fb.type = oonic::wire::SchemeFeedback::kMpAck;
-  fb.psn = {1, 0, 0};  // the PSN it answers: 0
-  State s;
-  EXPECT_TRUE(n.on_feedback(0, 6000, fb, s));
-  EXPECT_DOUBLE_EQ(n.maxwnd_bytes(0), 225000);
-  fb.psn = {2, 1, 0};
-  EXPECT_TRUE(n.on_feedback(0, 6000, fb, s));
-  EXPECT_DOUBLE_EQ(n.maxwnd_bytes(0), 112500);
+  stale_then_fresh(n, 0, 1);
 }
 
 // Across the PSN wrap: the ring's 320 slots do not divide 2^24 (2^24 mod 320 = 256), so
@@ -294,15 +300,7 @@ TEST(Nscc, NoRttSampleFromASlotAPsnAcrossTheWrapTook) {
   for (uint32_t psn = 0xFFFFFF - 63; psn <= 0xFFFFFF; ++psn) n.picked(0, 0, psn, false, 7);
   for (uint32_t psn = 0; psn < 255; ++psn) n.picked(0, 0, psn, false, 7);
   n.picked(0, 5999, 255, false, 7);
-  oonic::wire::SchemeFeedback fb;
-  fb.type = oonic::wire::SchemeFeedback::kMpAck;
-  fb.psn = {0, 0xFFFFFF, 0};
-  State s;
-  EXPECT_TRUE(n.on_feedback(0, 6000, fb, s));
-  EXPECT_DOUBLE_EQ(n.maxwnd_bytes(0), 225000);
-  fb.psn = {255, 254, 0};
-  EXPECT_TRUE(n.on_feedback(0, 6000, fb, s));
-  EXPECT_DOUBLE_EQ(n.maxwnd_bytes(0), 112500);
+  stale_then_fresh(n, 0xFFFFFF, 254);
 }
 
 // Spraying: rr gives each packet the next of `paths` entropy values as its source port

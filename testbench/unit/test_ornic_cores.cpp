@@ -562,18 +562,22 @@ TEST(ReqManagerCore, UetNacksAreNotOverwrittenAndMerge) {
   EXPECT_FALSE(wire::uet_nack_last_hop(r.hdr.sent[0].fb, 1));
 }
 
+// A UET NACK naming psn (info: kUetNackFlag, one entry, and `more` bits).
+wire::SchemeFeedback uet_nack(uint32_t psn, uint8_t more = 0) {
+  wire::SchemeFeedback f;
+  f.type = wire::SchemeFeedback::kNack;
+  f.info = static_cast<uint8_t>(wire::kUetNackFlag | 1 | more);
+  f.psn[0] = psn;
+  return f;
+}
+
 // A merged entry keeps whether its packet was trimmed at the last hop (UET's
 // TRIMMED_LASTHOP): PSN 7 trimmed upstream, 9 at the last hop -> entry 1's bit alone.
 TEST(ReqManagerCore, MergedUetNacksKeepTheirLastHopBit) {
   using F = wire::SchemeFeedback;
   ReqManagerRig r;
-  F nack7, nack9;
-  nack7.type = nack9.type = F::kNack;
-  nack7.info = wire::kUetNackFlag | 1;
-  nack9.info = wire::kUetNackFlag | 1 | wire::uet_nack_last_hop_bit(0);
-  nack7.psn[0] = 7, nack9.psn[0] = 9;
-  r.rm.register_feedback(10, 0, 5, 1, nack7);
-  r.rm.register_feedback(10, 0, 5, 1, nack9);
+  r.rm.register_feedback(10, 0, 5, 1, uet_nack(7));
+  r.rm.register_feedback(10, 0, 5, 1, uet_nack(9, wire::uet_nack_last_hop_bit(0)));
   r.rm.apply_due(10);
   while (r.rm.has_control()) r.rm.send_control(20);
   ASSERT_EQ(r.hdr.sent.size(), 1u);
@@ -587,15 +591,9 @@ TEST(ReqManagerCore, MergedUetNacksKeepTheirLastHopBit) {
 // PSN 7 and an out-of-window PSN 9 leave as two frames. A NAK of another kind (a PSN-
 // sequence NAK, uet-rod's) that replaces waiting UET NACKs counts them as lost.
 TEST(ReqManagerCore, UetNacksOfTwoKindsAndTheirReplacement) {
-  using F = wire::SchemeFeedback;
   ReqManagerRig r;
-  F trimmed, oow;
-  trimmed.type = oow.type = F::kNack;
-  trimmed.info = wire::kUetNackFlag | 1;
-  oow.info = wire::kUetNackFlag | wire::kUetNackOutOfWindow | 1;
-  trimmed.psn[0] = 7, oow.psn[0] = 9;
-  r.rm.register_feedback(10, 0, 5, 1, trimmed);
-  r.rm.register_feedback(10, 0, 5, 1, oow);
+  r.rm.register_feedback(10, 0, 5, 1, uet_nack(7));
+  r.rm.register_feedback(10, 0, 5, 1, uet_nack(9, wire::kUetNackOutOfWindow));
   r.rm.apply_due(10);
   while (r.rm.has_control()) r.rm.send_control(20);
   ASSERT_EQ(r.hdr.sent.size(), 2u);
@@ -606,14 +604,15 @@ TEST(ReqManagerCore, UetNacksOfTwoKindsAndTheirReplacement) {
   EXPECT_TRUE(r.hdr.sent[1].fb.info & wire::kUetNackOutOfWindow);
   EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.uet_nacks_lost"), 0u);
   // Two UET NACKs wait on QP 1; a PSN-sequence NAK replaces them: 2 lost, the NAK goes.
-  trimmed.psn[0] = 30;
-  r.rm.register_feedback(30, 1, 28, 1, trimmed);
-  trimmed.psn[0] = 31;
-  r.rm.register_feedback(30, 1, 28, 1, trimmed);
+  r.rm.register_feedback(30, 1, 28, 1, uet_nack(30));
+  r.rm.register_feedback(30, 1, 28, 1, uet_nack(31));
   r.rm.register_nak(30, 1, wire::kAethNakPsnSeqErr, 28, 1);
   r.rm.apply_due(30);
   while (r.rm.has_control()) r.rm.send_control(40);
   EXPECT_EQ(r.stats.counter_value("nic0.control.req_manager.uet_nacks_lost"), 2u);
+  ASSERT_EQ(r.hdr.sent.size(), 3u);
+  EXPECT_EQ(r.hdr.sent[2].kind, "NAK");
+  EXPECT_EQ(r.hdr.sent[2].syndrome, wire::kAethNakPsnSeqErr);
   r.nacks.occupancy().finalize(100);
   EXPECT_EQ(r.nacks.occupancy().final_value(), 0);
 }

@@ -269,12 +269,18 @@ TEST(SwitchHooks, PortFaultsDownUpAndPsnRules) {
 // already trimmed goes ahead as it is; a RoCEv2 request's headers go with a fresh ICRC.
 // A refused RoCE ACK and an accepted UET frame are left alone. Off (the default), the
 // row makes no hook.
-TEST(SwitchHooks, TrimSendsARefusedDataFramesHeaders) {
-  Stats stats;
+// The trimming tests' switch: no RED, a static limit of 2500 B a queue.
+SwitchParams trim_switch() {
   SwitchParams p;
   p.hooks.find<RedParams>("red_ecn")->ecn = false;
   p.admission = "static";
   p.static_limit_bytes = 2500;
+  return p;
+}
+
+TEST(SwitchHooks, TrimSendsARefusedDataFramesHeaders) {
+  Stats stats;
+  SwitchParams p = trim_switch();
   SwitchBuild b;
   b.name = "sw";
   b.stats = &stats;
@@ -350,14 +356,11 @@ TEST(SwitchHooks, TrimSendsARefusedDataFramesHeaders) {
 // headers go ahead, its slot is released, and the arriving frame is then admitted. A
 // newest frame shorter than the arriving one is no victim (the arriving one is trimmed at
 // the buffered stage as before); control frames and admitted frames never trigger it.
-// The buffer counts the victim neither as sent nor as dropped. p = 0 keeps the hook to
-// the buffered stage; with PFC on the key is refused.
+// The buffer counts the victim neither as sent nor as dropped; with PFC on the key is
+// refused.
 TEST(SwitchHooks, TrimNewestTakesTheQueuedFramesPlace) {
   Stats stats;
-  SwitchParams p;
-  p.hooks.find<RedParams>("red_ecn")->ecn = false;
-  p.admission = "static";
-  p.static_limit_bytes = 2500;
+  SwitchParams p = trim_switch();
   TrimParams& tp = *p.hooks.find<TrimParams>("trim");
   tp.trim = true;
   SwitchBuild b;

@@ -73,7 +73,8 @@ class TrimHook : public SwitchHook {
   bool admission(PipeFrame& f, uint64_t now) override {
     if (f.fr.prio == 0) return false;
     const uint8_t dscp = pipe_.desc(f.slot).tos >> 2;
-    if ((dscp == dscp_.trimmed || dscp == dscp_.trimmed_last_hop) && trimmed_header(f.slot)) {
+    if ((dscp == dscp_.trimmed || dscp == dscp_.trimmed_last_hop) &&
+        kind_of(f.slot) == Kind::kTrimmed) {
       f.fr.prio = 0;
       return false;
     }
@@ -85,8 +86,8 @@ class TrimHook : public SwitchHook {
     if (!v || v->len < f.fr.len) return false;
     // Only a data frame with payload to cut takes a victim's place (htsim flips its coin
     // for those alone).
-    const size_t own = trimmed_copy(f.slot, f.out_port);
-    if (!own || own >= pipe_.bytes(f.slot).size()) return false;
+    const Kind own = kind_of(f.slot);
+    if (own != Kind::kUetData && own != Kind::kRoceData) return false;
     const uint32_t slot = static_cast<uint32_t>(v->tag);
     const size_t n = trimmed_copy(slot, f.out_port);
     if (!n) return false;
@@ -106,47 +107,34 @@ class TrimHook : public SwitchHook {
   }
 
  private:
-  // Whether the frame in slot is a header a switch trimmed (UET's or a RoCEv2 request's).
-  bool trimmed_header(uint32_t slot) {
+  enum class Kind { kOther, kTrimmed, kUetData, kRoceData };
+  // What the frame in slot is to trimming: a header a switch trimmed (UET's or a RoCEv2
+  // request's), a UET or RoCEv2 request carrying payload, or neither.
+  Kind kind_of(uint32_t slot) {
     const std::vector<uint8_t>& b = pipe_.bytes(slot);
     wire::uet::UetView v;
     if (wire::uet::parse_frame(b.data(), b.size(), v, dscp_) == wire::uet::UetStatus::kOk)
-      return v.trimmed;
+      return v.trimmed ? Kind::kTrimmed : v.payload_len ? Kind::kUetData : Kind::kOther;
     wire::PacketView rv;
-    return wire::parse(b.data(), b.size(), rv, /*check_icrc=*/false) == wire::ParseStatus::kOk &&
-           wire::is_trimmed(rv, dscp_.trimmed, dscp_.trimmed_last_hop);
+    if (wire::parse(b.data(), b.size(), rv, /*check_icrc=*/false) != wire::ParseStatus::kOk)
+      return Kind::kOther;
+    if (wire::is_trimmed(rv, dscp_.trimmed, dscp_.trimmed_last_hop)) return Kind::kTrimmed;
+    return (rv.flags & wire::kIsRequest) && rv.payload_len ? Kind::kRoceData : Kind::kOther;
   }
-  // The frame in slot, trimmed for out_port, into hdr_: its length, or 0 when it is not
-  // a data frame with payload to cut (its drop stands).
+  // The frame in slot, trimmed for out_port, into hdr_: its length (a header trimmed
+  // upstream as it is), or 0 when it has nothing to cut (its drop stands).
   size_t trimmed_copy(uint32_t slot, uint32_t out_port) {
+    const Kind k = kind_of(slot);
+    if (k == Kind::kOther) return 0;
     const std::vector<uint8_t>& b = pipe_.bytes(slot);
-    const bool last_hop = to_host_[out_port] != 0;
-    wire::uet::UetView v;
-    size_t n = 0;
     hdr_.assign(b.begin(), b.end());
-    const wire::uet::UetStatus st = wire::uet::parse_frame(b.data(), b.size(), v, dscp_);
-    // A header trimmed upstream goes ahead here too (htsim's trimmed packets take the
-    // priority queue at every hop); a frame with nothing to cut stays dropped.
-    if (st == wire::uet::UetStatus::kOk) {
-      if (v.trimmed)
-        n = hdr_.size();
-      else if (!v.payload_len)
-        return 0;
-      else
-        n = wire::uet::trim_frame(hdr_.data(), hdr_.size(), last_hop, dscp_);
-    } else {  // RoCEv2 request data, as the NICs send it
-      wire::PacketView rv;
-      if (wire::parse(b.data(), b.size(), rv, /*check_icrc=*/false) != wire::ParseStatus::kOk)
-        return 0;
-      if (wire::is_trimmed(rv, dscp_.trimmed, dscp_.trimmed_last_hop)) {
-        n = hdr_.size();
-      } else {
-        n = wire::trim_frame(hdr_.data(), hdr_.size(),
-                             last_hop ? dscp_.trimmed_last_hop : dscp_.trimmed);
-        if (n == hdr_.size()) return 0;  // not request data: the drop stands
-      }
-    }
-    return n;
+    if (k == Kind::kTrimmed) return hdr_.size();
+    const bool last_hop = to_host_[out_port] != 0;
+    if (k == Kind::kUetData)
+      return wire::uet::trim_frame(hdr_.data(), hdr_.size(), last_hop, dscp_);
+    const size_t n = wire::trim_frame(hdr_.data(), hdr_.size(),
+                                      last_hop ? dscp_.trimmed_last_hop : dscp_.trimmed);
+    return n == hdr_.size() ? 0 : n;  // an INT trailer: nothing cut, the drop stands
   }
 
   SwitchPipe& pipe_;

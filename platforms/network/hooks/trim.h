@@ -9,7 +9,9 @@
 // drop; <switch>.trimmed counts the headers sent. Other frames (responses, PFC, frames
 // with an INT trailer) are dropped as before. The headers go out as the switch's own control
 // frames (SwitchPipe::send_ahead): an unbounded high-priority queue, where htsim's
-// UEC switch bounds it (2 x the queue size); trimmed headers are few next to data.
+// UEC switch bounds it (2 x the queue size); trimmed headers are few next to data. At
+// every later switch a trimmed header takes the control priority (htsim's header-only
+// packets use its high-priority queue at every hop).
 // htsim's CompositeQueue trims, by a coin, either the arriving frame or the newest one
 // already queued (which the arriving frame then replaces): switch.trim_newest_p.
 #pragma once
