@@ -51,7 +51,7 @@ PcieLinkCore::PcieLinkCore(const PcieParams& p, const StatGroup& stats)
                             "transactions answered with a TLM error response")),
       tag_wait_ps_(
           stats.counter("tag_wait_ps", "ps", "time read requests waited for a free read tag")) {
-  for (uint32_t i = 0; i < p_.read_tags; ++i) tags_.push(0);
+  tags_.assign(p_.read_tags, 0);
   wire_ps_table_ = wire_ps_table(ps_per_byte_);
   stats.derived("up_busy_ps", "ps", "time the NIC-to-host direction carried TLPs",
                 [this] { return static_cast<double>(up_.busy_ps()); });
@@ -88,23 +88,25 @@ uint64_t PcieLinkCore::book_read(uint64_t t_ps, uint64_t addr, uint64_t len) {
   uint64_t done = t_ps;
   uint64_t a = addr, left = len;
   const uint64_t lat = static_cast<uint64_t>(p_.read_latency_ns * 1000.0 + 0.5);
+  const uint64_t req_ps = wire_ps(p_.tlp_overhead_bytes);  // a header-only request TLP
+  uint64_t requests = 0, cpls = 0, tag_wait = 0;
   do {
     uint64_t n = std::min<uint64_t>(left, p_.mrrs_bytes - a % p_.mrrs_bytes);
-    uint64_t tag_free = tags_.top();
-    tags_.pop();
-    uint64_t issue = std::max(t_ps, tag_free);
-    tag_wait_ps_.inc(issue - t_ps);
-    uint64_t g = up_.acquire(issue, wire_ps(p_.tlp_overhead_bytes));
-    uint64_t sent = g + wire_ps(p_.tlp_overhead_bytes);
-    uint64_t ncpl = chunks(a, n, p_.mps_bytes);
-    uint64_t cbytes = n + ncpl * p_.tlp_overhead_bytes;
-    uint64_t cg = down_.acquire(sent + lat, wire_ps(cbytes));
-    uint64_t arrived = cg + wire_ps(cbytes);
-    tags_.push(arrived);
+    uint64_t& tag = tags_[tag_head_];
+    const uint64_t issue = std::max(t_ps, tag);
+    tag_wait += issue - t_ps;
+    const uint64_t sent = up_.acquire(issue, req_ps) + req_ps;
+    const uint64_t ncpl = chunks(a, n, p_.mps_bytes);
+    const uint64_t cpl_ps = wire_ps(n + ncpl * p_.tlp_overhead_bytes);
+    const uint64_t arrived = down_.acquire(sent + lat, cpl_ps) + cpl_ps;
+    tag = arrived;
+    if (++tag_head_ == tags_.size()) tag_head_ = 0;
     done = std::max(done, arrived);
-    tlps_up_.inc(), read_requests_.inc(), tlps_down_.inc(ncpl);
+    ++requests, cpls += ncpl;
     a += n, left -= n;
   } while (left);
+  tag_wait_ps_.inc(tag_wait);
+  tlps_up_.inc(requests), read_requests_.inc(requests), tlps_down_.inc(cpls);
   read_bytes_.inc(len);
   return done;
 }

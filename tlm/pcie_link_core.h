@@ -12,7 +12,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <queue>
 #include <vector>
 
 #include "model/core/params.h"
@@ -51,7 +50,11 @@ class PcieLinkCore {
   // Shared by every link of the same rate (64 KB each: most of an idle host).
   std::shared_ptr<const std::vector<uint64_t>> wire_ps_table_;
   PsResource up_, down_;
-  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> tags_;
+  // When each read tag is free again, oldest first. Completions leave the host->NIC
+  // direction in booking order, so the times are pushed in rising order and a ring's
+  // head is always the earliest free tag (a heap would give the same answers).
+  std::vector<uint64_t> tags_;
+  size_t tag_head_ = 0;
   Counter& write_bytes_;
   Counter& read_bytes_;
   Counter& tlps_up_;

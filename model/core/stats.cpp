@@ -31,9 +31,16 @@ std::vector<TimeWeighted::Point> TimeWeighted::sorted_pending() const {
   for (const auto& c : chunks_) n += c.size();
   ev.reserve(n);
   for (const auto& c : chunks_) ev.insert(ev.end(), c.begin(), c.end());
-  std::stable_sort(ev.begin(), ev.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (!in_order_)
+    std::stable_sort(ev.begin(), ev.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
   return ev;
+}
+
+std::vector<TimeWeighted::Point>& TimeWeighted::sorted_pending(std::vector<Point>* scratch) {
+  if (in_order_ && chunks_.size() == 1) return chunks_.front();
+  *scratch = sorted_pending();
+  return *scratch;
 }
 
 // One value per cycle: the changes booked for a cycle are summed first, so a
@@ -64,7 +71,8 @@ void TimeWeighted::track_histogram(int64_t top, int n) {
 }
 
 void TimeWeighted::settle(Cycle before, std::vector<Point>* taken) {
-  std::vector<Point> ev = sorted_pending();
+  std::vector<Point> scratch;
+  std::vector<Point>& ev = sorted_pending(&scratch);
   size_t i = 0;
   points_.resize(kept_);  // a previous finalize's tail is recomputed later
   while (i < ev.size() && ev[i].first < before) {
@@ -79,8 +87,13 @@ void TimeWeighted::settle(Cycle before, std::vector<Point>* taken) {
     else
       points_.push_back({t, settled_.v}), ++kept_;
   }
+  // What is left is sorted and lies at or after `before`; a right-sized copy (a
+  // fabric holds thousands of gauges: none keeps a chunk's capacity while idle).
+  std::vector<Point> rest(ev.begin() + static_cast<std::ptrdiff_t>(i), ev.end());
   chunks_.clear();
-  if (i < ev.size()) chunks_.emplace_back(ev.begin() + static_cast<std::ptrdiff_t>(i), ev.end());
+  if (!rest.empty()) chunks_.push_back(std::move(rest));
+  in_order_ = true;
+  last_booked_ = chunks_.empty() ? 0 : chunks_.back().back().first;
   settled_before_ = std::max(settled_before_, before);
   finalized_ = false;
 }

@@ -45,6 +45,11 @@ class TimeWeighted {
   // t must not lie before a cycle already settled (an Error of kModel).
   void change(Cycle t, int64_t delta) {
     if (t < settled_before_) late(t);
+    // Most gauges book in cycle order: settling then needs no sort.
+    if (t < last_booked_)
+      in_order_ = false;
+    else
+      last_booked_ = t;
     // Chunked: growing never copies what is already recorded (runs book millions).
     if (chunks_.empty() || chunks_.back().size() >= kChunk) {
       // The first chunk grows as it fills (most gauges change a few times: a
@@ -90,12 +95,17 @@ class TimeWeighted {
   };
   [[noreturn]] void late(Cycle t) const;
   std::vector<Point> sorted_pending() const;
+  // The pending changes in cycle order (stable), as one vector: the only chunk
+  // itself when it is already sorted, else a sorted copy left in *scratch.
+  std::vector<Point>& sorted_pending(std::vector<Point>* scratch);
   static constexpr size_t kChunk = 4096;
   std::vector<std::vector<Point>> chunks_;  // booked, not yet settled
   std::vector<Point> points_;               // settled points kept, then finalize's
   size_t kept_ = 0;                         // of points_, the settled ones
   bool taken_ = false;                      // some settled points went elsewhere
   Cycle settled_before_ = 0;
+  Cycle last_booked_ = 0;  // the latest cycle booked while in_order_
+  bool in_order_ = true;   // the pending changes were booked in cycle order
   Fold settled_;
   int64_t hist_top_ = 0;
   int hist_n_ = 0;

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <pcap/pcap.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -98,6 +99,36 @@ void advise_huge_pages(std::vector<uint8_t>& arena) {
   throw Error(msg::kTrace, path + ": " + what);
 }
 
+// A mapped capture cut short while the replay reads it raises SIGBUS at the
+// first page past its new end: say so, naming the file, instead of a crash.
+char g_bus_text[4200];
+size_t g_bus_len = 0;
+void on_sigbus(int) {
+  if (g_bus_len) (void)!::write(2, g_bus_text, g_bus_len);
+  ::_exit(3);
+}
+void catch_sigbus(const std::string& path) {
+  const std::string m = "oonic: error: " + path +
+                        ": the capture became shorter during the replay (read past its end)\n";
+  g_bus_len = std::min(m.size(), sizeof g_bus_text);
+  std::memcpy(g_bus_text, m.data(), g_bus_len);
+  struct sigaction sa {};
+  sa.sa_handler = on_sigbus;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGBUS, &sa, nullptr);
+}
+
+// The whole file mapped read-only, or null (every pass reads the capture's own
+// bytes: nothing downstream writes into a frame it is handed).
+std::shared_ptr<uint8_t> map_file(int fd, uint64_t size) {
+  if (fd < 0 || size == 0 || size > (uint64_t{1} << 46)) return nullptr;
+  void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (m == MAP_FAILED) return nullptr;
+  ::madvise(m, size, MADV_SEQUENTIAL);  // best effort: read ahead, drop behind
+  return std::shared_ptr<uint8_t>(static_cast<uint8_t*>(m),
+                                  [size](uint8_t* p) { ::munmap(p, size); });
+}
+
 bool is_pcap_magic(const uint8_t m[4]) {
   static const uint8_t kMagics[4][4] = {{0xd4, 0xc3, 0xb2, 0xa1},
                                         {0xa1, 0xb2, 0xc3, 0xd4},
@@ -184,6 +215,7 @@ int64_t ng_data_offset(int fd, bool big, int64_t end, uint32_t caplen) {
 
 const uint8_t* Trace::frame(const Record& r, std::vector<uint8_t>& buf) const {
   if (!file_) return arena_.data() + r.offset;
+  if (map_ && r.offset + r.len <= map_len_) return map_.get() + r.offset;
   buf.resize(r.len);
   if (!read_at(*file_, r.offset, buf.data(), r.len))
     fail_file(path, "cannot read record " + std::to_string(r.index) +
@@ -192,12 +224,25 @@ const uint8_t* Trace::frame(const Record& r, std::vector<uint8_t>& buf) const {
 }
 
 Trace::Cursor::Cursor(const Trace& t) : t_(&t) {
-  if (t.in_file()) in_ = std::make_unique<PcapReader>(t.path);
+  if (t.in_file() && !t.mapped()) in_ = std::make_unique<PcapReader>(t.path);
 }
 
 Trace::Cursor::~Cursor() = default;
 
 const uint8_t* Trace::Cursor::frame(const Record& r) {
+  if (t_->mapped()) {
+    // Records come in file order: the pages well before this one are not read
+    // again by this cursor; let them go (they stay in the page cache).
+    constexpr uint64_t kWindow = 2u << 20;
+    if (r.offset >= kept_from_ + 2 * kWindow) {
+      const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+      const uint64_t from = kept_from_ / page * page;
+      const uint64_t to = (r.offset - kWindow) / page * page;
+      if (to > from) ::madvise(t_->map_.get() + from, to - from, MADV_DONTNEED);
+      kept_from_ = to;
+    }
+    return t_->frame(r, buf_);
+  }
   if (!in_) return t_->frame(r, buf_);
   PcapReader::Record h;
   while (in_ && at_ < r.index) {
@@ -295,6 +340,13 @@ void Trace::load_pcap() {
       ::close(*p);
       delete p;
     });
+    // Mapped only if every record lies inside the file as it is now.
+    uint64_t end = 0;
+    for (const Record& r : records) end = std::max(end, r.offset + r.len);
+    if (file_size > 0 && end <= static_cast<uint64_t>(file_size)) {
+      map_ = map_file(fd, static_cast<uint64_t>(file_size));
+      if (map_) map_len_ = static_cast<uint64_t>(file_size), catch_sigbus(path);
+    }
   } else if (fd >= 0) {
     ::close(fd);
   }

@@ -3,8 +3,11 @@
 // writer (nanosecond timestamps) for the frames the NIC sends (tx.pcap).
 //
 // A capture's frames stay in the file: loading keeps each record's time,
-// lengths and the file offset of its bytes (40 B a record), and frame() reads
-// them back when the replay needs them, so memory does not hold the capture.
+// lengths and the file offset of its bytes (40 B a record), and frame() finds
+// them there when the replay needs them, so memory does not hold the capture.
+// The file is mapped (read back without a copy; a Cursor lets go of the pages
+// behind it, so the pages resident stay a few MB whatever the capture's size);
+// where it cannot be mapped, frames are read back through libpcap or pread.
 // A text trace's frames are built once, into one contiguous arena.
 //
 // Errors (missing file, unsupported link type, bad text line) throw
@@ -79,14 +82,18 @@ class Trace {
     std::unique_ptr<PcapReader> in_;
     uint32_t at_ = 0;  // index of the record the reader returned last
     std::vector<uint8_t> buf_;
+    uint64_t kept_from_ = 0;  // mapped: the first file byte whose pages may be resident
   };
   bool in_file() const { return file_ != nullptr; }  // frames read back from the capture
+  bool mapped() const { return map_ != nullptr; }    // ... through a mapping of it
 
  private:
   void load_pcap();
   void load_text();
   std::vector<uint8_t> arena_;
   std::shared_ptr<const int> file_;  // the capture's descriptor (closed with the last copy)
+  std::shared_ptr<uint8_t> map_;     // the capture mapped (unmapped with the last copy)
+  uint64_t map_len_ = 0;
 };
 
 // The deterministic payload pattern of `payload=pat:<addr>` (traces/README.md):

@@ -389,6 +389,24 @@ TEST(CoreStatsGauge, SettlingKeepsEveryFigure) {
   }
 }
 
+// A gauge booked in cycle order settles without a sort; a change booked after a
+// settle, before a change still pending, must still come first.
+TEST(CoreStatsGauge, InOrderThenEarlierThanThePendingTail) {
+  TimeWeighted g;
+  g.change(10, 1), g.change(20, 1), g.change(30, -1);
+  g.settle(15);
+  g.change(25, 5);  // before the pending change at 30
+  g.settle(100);
+  g.change(120, -6);
+  g.change(110, 1);  // out of order within the pending changes
+  g.finalize(200);
+  const std::vector<TimeWeighted::Point> want = {{10, 1}, {20, 2},  {25, 7},
+                                                 {30, 6}, {110, 7}, {120, 1}};
+  EXPECT_EQ(g.points(), want);
+  EXPECT_EQ(g.peak(), 7);
+  EXPECT_EQ(g.final_value(), 1);
+}
+
 TEST(CoreStatsGauge, SettledCyclesCannotBeBookedAgain) {
   TimeWeighted g;
   g.change(3, +1);

@@ -9,11 +9,14 @@
 // frame, DMA setup 2 cycles + one per 64-byte beat, SRAM read latency 1.
 #include <gtest/gtest.h>
 
+#include <queue>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <queue>
 #include <string>
 #include <vector>
 
@@ -264,6 +267,47 @@ TEST(DmaEngineCore, ChannelsHoldSetupPlusOneCyclePerBeat) {
 }
 
 // ---------------------------------------------------------------- PCIe link
+
+// The read tags as a ring give what a min-heap of the tags' free times gives: the
+// completions leave in booking order, so the times come back rising.
+TEST(PcieLinkCore, ReadTagsFreeInTheOrderAHeapWouldGive) {
+  PcieParams pp;
+  pp.read_tags = 5, pp.read_latency_ns = 700;
+  Stats stats;
+  PcieLinkCore link(pp, StatGroup(stats, "t"));
+  // The reference: the same arithmetic with a heap of tag free times.
+  PsResource up, down;
+  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> tags;
+  for (uint32_t i = 0; i < pp.read_tags; ++i) tags.push(0);
+  uint64_t wait = 0;
+  auto ref = [&](uint64_t t, uint64_t a, uint64_t len) {
+    uint64_t done = t;
+    const uint64_t req = link.wire_ps(pp.tlp_overhead_bytes);
+    do {
+      const uint64_t n = std::min<uint64_t>(len, pp.mrrs_bytes - a % pp.mrrs_bytes);
+      const uint64_t issue = std::max(t, tags.top());
+      tags.pop();
+      wait += issue - t;
+      const uint64_t sent = up.acquire(issue, req) + req;
+      const uint64_t c =
+          link.wire_ps(n + PcieLinkCore::chunks(a, n, pp.mps_bytes) * pp.tlp_overhead_bytes);
+      const uint64_t arrived = down.acquire(sent + 700'000, c) + c;
+      tags.push(arrived);
+      done = std::max(done, arrived);
+      a += n, len -= n;
+    } while (len);
+    return done;
+  };
+  uint64_t s = 12345, t = 0;
+  for (int i = 0; i < 2000; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    t += (s >> 33) % 3000;  // bursts and gaps
+    const uint64_t a = (s >> 20) % 100000, len = 1 + (s >> 40) % 5000;
+    ASSERT_EQ(link.book_read(t, a, len), ref(t, a, len)) << "read " << i;
+  }
+  EXPECT_EQ(stats.counter_value("t.tag_wait_ps"), wait);
+  EXPECT_GT(wait, 0u);
+}
 
 TEST(PcieLinkCore, TransfersSplitAtAlignedMpsAndMrrsBoundaries) {
   EXPECT_EQ(PcieLinkCore::chunks(0, 4096, 256), 16u);
