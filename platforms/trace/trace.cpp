@@ -105,7 +105,7 @@ char g_bus_text[4200];
 size_t g_bus_len = 0;
 void on_sigbus(int) {
   if (g_bus_len) (void)!::write(2, g_bus_text, g_bus_len);
-  ::_exit(3);
+  ::_exit(2);  // as for any other bad input
 }
 void catch_sigbus(const std::string& path) {
   const std::string m = "oonic: error: " + path +
