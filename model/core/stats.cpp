@@ -37,7 +37,7 @@ std::vector<TimeWeighted::Point> TimeWeighted::sorted_pending() const {
   return ev;
 }
 
-std::vector<TimeWeighted::Point>& TimeWeighted::sorted_pending(std::vector<Point>* scratch) {
+std::vector<TimeWeighted::Point>& TimeWeighted::pending_in_order(std::vector<Point>* scratch) {
   if (in_order_ && chunks_.size() == 1) return chunks_.front();
   *scratch = sorted_pending();
   return *scratch;
@@ -72,7 +72,7 @@ void TimeWeighted::track_histogram(int64_t top, int n) {
 
 void TimeWeighted::settle(Cycle before, std::vector<Point>* taken) {
   std::vector<Point> scratch;
-  std::vector<Point>& ev = sorted_pending(&scratch);
+  std::vector<Point>& ev = pending_in_order(&scratch);
   size_t i = 0;
   points_.resize(kept_);  // a previous finalize's tail is recomputed later
   while (i < ev.size() && ev[i].first < before) {

@@ -97,7 +97,7 @@ class TimeWeighted {
   std::vector<Point> sorted_pending() const;
   // The pending changes in cycle order (stable), as one vector: the only chunk
   // itself when it is already sorted, else a sorted copy left in *scratch.
-  std::vector<Point>& sorted_pending(std::vector<Point>* scratch);
+  std::vector<Point>& pending_in_order(std::vector<Point>* scratch);
   static constexpr size_t kChunk = 4096;
   std::vector<std::vector<Point>> chunks_;  // booked, not yet settled
   std::vector<Point> points_;               // settled points kept, then finalize's

@@ -100,33 +100,64 @@ void advise_huge_pages(std::vector<uint8_t>& arena) {
 }
 
 // A mapped capture cut short while the replay reads it raises SIGBUS at the
-// first page past its new end: say so, naming the file, instead of a crash.
-char g_bus_text[4200];
-size_t g_bus_len = 0;
-void on_sigbus(int) {
-  if (g_bus_len) (void)!::write(2, g_bus_text, g_bus_len);
-  ::_exit(2);  // as for any other bad input
+// first page past its new end: say so, naming the file, instead of a crash. Each
+// mapping has a slot (address range, message) the handler reads; a SIGBUS outside
+// every mapping is not ours and takes the default action.
+struct BusSlot {
+  const uint8_t* base = nullptr;
+  uint64_t len = 0;
+  char text[1024];
+  size_t text_len = 0;
+};
+BusSlot g_bus[8];
+
+void on_sigbus(int sig, siginfo_t* info, void*) {
+  const auto* a = static_cast<const uint8_t*>(info->si_addr);
+  for (const BusSlot& b : g_bus) {
+    if (!b.base || a < b.base || a >= b.base + b.len) continue;
+    (void)!::write(2, b.text, b.text_len);
+    ::_exit(2);  // as for any other bad input
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
 }
-void catch_sigbus(const std::string& path) {
-  const std::string m = "oonic: error: " + path +
-                        ": the capture became shorter during the replay (read past its end)\n";
-  g_bus_len = std::min(m.size(), sizeof g_bus_text);
-  std::memcpy(g_bus_text, m.data(), g_bus_len);
+
+void watch_mapping(const uint8_t* base, uint64_t len, const std::string& path) {
+  for (BusSlot& b : g_bus) {
+    if (b.base) continue;
+    const std::string m = "oonic: error: " + path +
+                          ": the capture became shorter during the replay (read past its end)\n";
+    b.text_len = std::min(m.size(), sizeof b.text);
+    std::memcpy(b.text, m.data(), b.text_len);
+    b.len = len;
+    b.base = base;  // last: the handler reads a slot whole or not at all
+    break;
+  }
   struct sigaction sa {};
-  sa.sa_handler = on_sigbus;
+  sa.sa_sigaction = on_sigbus;
+  sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGBUS, &sa, nullptr);
 }
 
+void unwatch_mapping(const uint8_t* base) {
+  for (BusSlot& b : g_bus)
+    if (b.base == base) b.base = nullptr;
+}
+
 // The whole file mapped read-only, or null (every pass reads the capture's own
 // bytes: nothing downstream writes into a frame it is handed).
-std::shared_ptr<uint8_t> map_file(int fd, uint64_t size) {
+std::shared_ptr<uint8_t> map_file(int fd, uint64_t size, const std::string& path) {
   if (fd < 0 || size == 0 || size > (uint64_t{1} << 46)) return nullptr;
   void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   if (m == MAP_FAILED) return nullptr;
   ::madvise(m, size, MADV_SEQUENTIAL);  // best effort: read ahead, drop behind
-  return std::shared_ptr<uint8_t>(static_cast<uint8_t*>(m),
-                                  [size](uint8_t* p) { ::munmap(p, size); });
+  auto* p = static_cast<uint8_t*>(m);
+  watch_mapping(p, size, path);
+  return std::shared_ptr<uint8_t>(p, [size](uint8_t* q) {
+    unwatch_mapping(q);
+    ::munmap(q, size);
+  });
 }
 
 bool is_pcap_magic(const uint8_t m[4]) {
@@ -344,8 +375,8 @@ void Trace::load_pcap() {
     uint64_t end = 0;
     for (const Record& r : records) end = std::max(end, r.offset + r.len);
     if (file_size > 0 && end <= static_cast<uint64_t>(file_size)) {
-      map_ = map_file(fd, static_cast<uint64_t>(file_size));
-      if (map_) map_len_ = static_cast<uint64_t>(file_size), catch_sigbus(path);
+      map_ = map_file(fd, static_cast<uint64_t>(file_size), path);
+      if (map_) map_len_ = static_cast<uint64_t>(file_size);
     }
   } else if (fd >= 0) {
     ::close(fd);

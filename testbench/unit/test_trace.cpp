@@ -524,6 +524,31 @@ TEST_F(TracePcap, MappedCursorsReadTheCapturesBytes) {
   EXPECT_TRUE(buf.empty());  // read in place, not copied
 }
 
+// A mapped capture cut short after it loaded: reading a frame past the new end is
+// an error naming the file (exit status 2), not a crash.
+TEST_F(TracePcap, MappedCaptureCutShortIsAnErrorNamingIt) {
+  const std::string p = dir_ + "/cut.pcap";
+  {
+    PcapWriter w(p);
+    for (uint32_t i = 0; i < 64; ++i) {
+      const auto f = frame(i, 4000);
+      w.write(uint64_t{i} * 1000, f.data(), f.size());
+    }
+    w.close();
+  }
+  Trace t = Trace::load(p);
+  ASSERT_TRUE(t.mapped());
+  EXPECT_EXIT(
+      {
+        ASSERT_EQ(::truncate(p.c_str(), 4096), 0);
+        Trace::Cursor cur(t);
+        volatile uint8_t b = cur.frame(t.records.back())[0];
+        (void)b;
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(2), "cut.pcap: the capture became shorter during the replay");
+}
+
 TEST_F(TracePcap, WriterCannotOpenNamesPath) {
   const std::string p = dir_ + "/no/such/dir/tx.pcap";
   std::string m = error_of([&] { PcapWriter w(p); }, msg::kIo);
